@@ -1,0 +1,136 @@
+//! [`TierContext`] (what to compact) and [`CompactOptions`] (how), with their validation.
+
+use crate::error::{CompactionError, Result, describe_number};
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::summarise::Summariser;
+use crate::tokens::TokenCounter;
+use crate::transcript::Format;
+
+/// The seed's default price per 1,000 tokens, in USD.
+pub const DEFAULT_COST_PER_1K_TOKENS: f64 = 0.003;
+
+/// Which format structured messages are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FormatChoice {
+    /// Detect from the messages (the default).
+    #[default]
+    Auto,
+    /// The host names the format.
+    Fixed(Format),
+}
+
+impl FormatChoice {
+    /// Parses the `format` option: `"auto"`, `"openai"`, `"anthropic"`, `"ai-sdk"`, `"text"`.
+    pub fn parse(name: &str) -> Result<Self> {
+        Ok(match name {
+            "auto" => FormatChoice::Auto,
+            "openai" => FormatChoice::Fixed(Format::OpenAi),
+            "anthropic" => FormatChoice::Fixed(Format::Anthropic),
+            "ai-sdk" => FormatChoice::Fixed(Format::AiSdk),
+            "text" => FormatChoice::Fixed(Format::Text),
+            other => {
+                return Err(CompactionError::type_error(
+                    "format",
+                    format!(
+                        "must be one of \"auto\", \"openai\", \"anthropic\", \"ai-sdk\", \"text\", got {other:?}"
+                    ),
+                ));
+            }
+        })
+    }
+}
+
+/// The context to compact: exactly one of structured messages or flat text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContextInput {
+    /// Messages in the host's wire format.
+    Messages {
+        /// The messages, as JSON values.
+        messages: Vec<serde_json::Value>,
+        /// Their format.
+        format: FormatChoice,
+    },
+    /// The seed's flat text.
+    Text(String),
+}
+
+/// What to compact, for which session, under which pressure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TierContext {
+    /// The session's id (part of correlation ids and summary requests).
+    pub session_id: String,
+    /// The session's budget pressure; `compact` selects a tier from it.
+    pub pressure: BudgetPressure,
+    /// Price per 1,000 tokens in USD (default 0.003).
+    pub cost_per_1k_tokens: f64,
+    /// The context.
+    pub input: ContextInput,
+}
+
+impl TierContext {
+    /// A context with the default price.
+    pub fn new(
+        session_id: impl Into<String>,
+        pressure: BudgetPressure,
+        input: ContextInput,
+    ) -> Self {
+        Self {
+            session_id: session_id.into(),
+            pressure,
+            cost_per_1k_tokens: DEFAULT_COST_PER_1K_TOKENS,
+            input,
+        }
+    }
+
+    /// Checks the fields that are not checked on construction.
+    pub fn validate(&self) -> Result<()> {
+        if !self.cost_per_1k_tokens.is_finite() || self.cost_per_1k_tokens < 0.0 {
+            return Err(CompactionError::range_error(
+                "costPer1kTokens",
+                format!(
+                    "must be a finite number >= 0, got {}",
+                    describe_number(self.cost_per_1k_tokens)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How to compact: thresholds, counter, summariser, ids.
+pub struct CompactOptions<'a> {
+    /// Thresholds (seed defaults).
+    pub policy: PolicyConfig,
+    /// Token counter; `None` is the seed's rule with `policy.chars_per_token`.
+    pub counter: Option<&'a dyn TokenCounter>,
+    /// The summariser for `auto` and `session_memory`; without one they digest structurally.
+    pub summariser: Option<&'a dyn Summariser>,
+    /// The host's correlation id; derived from session, turn and content when absent.
+    pub correlation_id: Option<String>,
+    /// Overrides the default summarisation prompt.
+    pub instructions: Option<String>,
+}
+
+impl Default for CompactOptions<'_> {
+    fn default() -> Self {
+        Self {
+            policy: PolicyConfig::default(),
+            counter: None,
+            summariser: None,
+            correlation_id: None,
+            instructions: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CompactOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompactOptions")
+            .field("policy", &self.policy)
+            .field("summariser", &self.summariser.is_some())
+            .field("correlation_id", &self.correlation_id)
+            .field("instructions", &self.instructions)
+            .finish()
+    }
+}

@@ -1,0 +1,58 @@
+//! Format adapters: the edge where the host's wire format meets the internal
+//! [`Transcript`]. Each adapter reads its format into a transcript and applies a
+//! [`Plan`]'s edits back to it, copying untouched messages through and keeping every
+//! field it does not understand.
+
+pub mod ai_sdk;
+pub mod anthropic;
+pub mod body;
+pub mod detect;
+mod json;
+pub mod openai;
+pub mod text;
+
+use crate::error::Result;
+use crate::plan::Edit;
+use crate::result::ArchiveEntry;
+use crate::transcript::{Format, Transcript};
+use serde_json::Value;
+
+/// An adapter's output: the edited context and what the edits removed (entry ids are assigned
+/// by the caller, so they can depend on the whole result).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied<T> {
+    /// The context after the edits.
+    pub output: T,
+    /// One entry per edit, in edit order.
+    pub archive: Vec<ArchiveEntry>,
+}
+
+/// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
+pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript> {
+    match format {
+        Format::OpenAi => openai::read(messages),
+        Format::Anthropic => anthropic::read(messages),
+        Format::AiSdk => ai_sdk::read(messages),
+        Format::Text => Err(crate::error::CompactionError::type_error(
+            "format",
+            "\"text\" needs a text context, not messages",
+        )),
+    }
+}
+
+/// Applies `edits` (sorted, non-overlapping) to `messages` that `transcript` was read from.
+pub fn apply_messages(
+    messages: &[Value],
+    transcript: &Transcript,
+    edits: &[Edit],
+) -> Result<Applied<Vec<Value>>> {
+    match transcript.format {
+        Format::OpenAi => json::apply(&openai::Writer, messages, transcript, edits),
+        Format::Anthropic => json::apply(&anthropic::Writer, messages, transcript, edits),
+        Format::AiSdk => json::apply(&ai_sdk::Writer, messages, transcript, edits),
+        Format::Text => Err(crate::error::CompactionError::type_error(
+            "format",
+            "\"text\" needs a text context, not messages",
+        )),
+    }
+}

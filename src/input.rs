@@ -1,0 +1,111 @@
+//! Reading host-supplied option fields with errors that name them. The binding reads JS values
+//! into [`Scalar`]s (keeping NaN and Infinity, which JSON cannot carry); JSON callers convert
+//! `serde_json::Value`s. Both go through the same checks.
+
+use crate::error::{CompactionError, Result};
+
+/// One field of a host's options object, as far as validation needs to know it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    /// The field is absent (or `undefined`).
+    Missing,
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number (may be NaN or infinite when it comes from JS).
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// Anything else; the JS type name (`object`, `array`, `function`, `bigint`).
+    Other(&'static str),
+}
+
+impl Scalar {
+    /// The JS type name, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Scalar::Missing => "undefined",
+            Scalar::Null => "null",
+            Scalar::Bool(_) => "boolean",
+            Scalar::Number(_) => "number",
+            Scalar::Text(_) => "string",
+            Scalar::Other(name) => name,
+        }
+    }
+
+    /// Reads a field of a JSON object.
+    pub fn from_json_field(
+        object: &serde_json::Map<String, serde_json::Value>,
+        name: &str,
+    ) -> Self {
+        match object.get(name) {
+            None => Scalar::Missing,
+            Some(value) => Scalar::from_json(value),
+        }
+    }
+
+    /// Converts a JSON value.
+    pub fn from_json(value: &serde_json::Value) -> Self {
+        match value {
+            serde_json::Value::Null => Scalar::Null,
+            serde_json::Value::Bool(b) => Scalar::Bool(*b),
+            serde_json::Value::Number(n) => Scalar::Number(n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::String(s) => Scalar::Text(s.clone()),
+            serde_json::Value::Array(_) => Scalar::Other("array"),
+            serde_json::Value::Object(_) => Scalar::Other("object"),
+        }
+    }
+}
+
+/// A required number.
+pub fn required_number(name: &str, value: Scalar) -> Result<f64> {
+    match value {
+        Scalar::Number(n) => Ok(n),
+        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
+        other => Err(CompactionError::type_error(
+            name,
+            format!("must be a number, got {}", other.type_name()),
+        )),
+    }
+}
+
+/// An optional number (`undefined` → `None`; `null` is a type error, so a typo'd null is seen).
+pub fn optional_number(name: &str, value: Scalar) -> Result<Option<f64>> {
+    match value {
+        Scalar::Missing => Ok(None),
+        other => required_number(name, other).map(Some),
+    }
+}
+
+/// A required boolean.
+pub fn required_bool(name: &str, value: Scalar) -> Result<bool> {
+    match value {
+        Scalar::Bool(b) => Ok(b),
+        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
+        other => Err(CompactionError::type_error(
+            name,
+            format!("must be a boolean, got {}", other.type_name()),
+        )),
+    }
+}
+
+/// A required string.
+pub fn required_string(name: &str, value: Scalar) -> Result<String> {
+    match value {
+        Scalar::Text(s) => Ok(s),
+        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
+        other => Err(CompactionError::type_error(
+            name,
+            format!("must be a string, got {}", other.type_name()),
+        )),
+    }
+}
+
+/// An optional string.
+pub fn optional_string(name: &str, value: Scalar) -> Result<Option<String>> {
+    match value {
+        Scalar::Missing => Ok(None),
+        other => required_string(name, other).map(Some),
+    }
+}

@@ -1,0 +1,44 @@
+//! # tiered-compaction
+//!
+//! Decides, turn by turn, how an LLM agent's context is compacted and how much to spend doing it,
+//! and does the compaction. A policy ([`select_tier`]) picks exactly one tier per call from the
+//! session's [`BudgetPressure`]; each tier (`tiers/`) plans edits over one internal
+//! [`transcript::Transcript`]; format adapters (`formats/`) read the host's messages (OpenAI,
+//! Anthropic, AI SDK, flat text) and apply the plan without touching what did not change.
+//!
+//! This crate's core is plain Rust; `wasm/` is the only code that knows about JavaScript.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod formats;
+pub mod markers;
+pub mod plan;
+pub mod policy;
+pub mod pressure;
+pub mod result;
+pub mod tier;
+pub mod tokens;
+pub mod transcript;
+
+pub use error::{CompactionError, ErrorKind};
+pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};
+pub use pressure::BudgetPressure;
+pub use result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+pub use tier::{TIER_COST_WEIGHT, Tier};
+pub use tokens::{SeedRule, TokenCounter, estimate_tokens};
+pub mod summarise;
+pub use summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
+pub mod context;
+pub mod input;
+pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+pub mod engine;
+pub mod legacy;
+pub mod trace;
+pub use engine::{compact, compact_with_tier};
+pub use formats::body::compact_request_body;
+pub use legacy::run_legacy_compaction;
+pub use trace::record_tier_event;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

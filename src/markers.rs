@@ -1,0 +1,47 @@
+//! The texts this library writes into a context. Readers recognise them on the next call, which
+//! is what makes tiers idempotent and keeps `auto` from summarising its own summary.
+
+/// What a stale turn's agent blocks become (`time_based`, seed text).
+pub const STALE_BLOCK: &str = "[stale block pruned]";
+/// Heading of a model-written summary of older tool runs (`auto`).
+pub const RUN_SUMMARY: &str = "[summary of earlier tool runs]";
+/// Heading of a structural digest of a tool run (`auto` without a summariser, or its fallback).
+pub const RUN_DIGEST: &str = "[digest of earlier tool runs]";
+/// First line of a session summary (`session_memory`, seed text).
+pub const SESSION_SUMMARY: &str = "[session summary]";
+/// Heading of `mustKeep` items a summary left out, appended verbatim.
+pub const KEPT_VERBATIM: &str = "[kept verbatim]";
+
+/// The marker that ends a collapsed tool-result body (`micro`, seed text).
+pub fn pruned_body(chars: usize) -> String {
+    format!("[tool result body pruned: {chars} chars]")
+}
+
+/// The placeholder that stands for stripped media: type, size and content hash.
+pub fn media_placeholder(media_type: &str, bytes: usize, sha256_hex: &str) -> String {
+    format!("[media removed: {media_type}, {bytes} bytes, sha256:{sha256_hex}]")
+}
+
+/// Whether `text` is something this library wrote in place of removed content.
+pub fn is_library_text(text: &str) -> bool {
+    let text = text.trim_start();
+    [STALE_BLOCK, RUN_SUMMARY, RUN_DIGEST, SESSION_SUMMARY]
+        .iter()
+        .any(|marker| text.starts_with(marker))
+}
+
+/// Whether `text` is a summary (not a stale-block marker): the loop guard looks for these.
+pub fn is_summary_text(text: &str) -> bool {
+    let text = text.trim_start();
+    [RUN_SUMMARY, RUN_DIGEST, SESSION_SUMMARY]
+        .iter()
+        .any(|marker| text.starts_with(marker))
+}
+
+/// Whether `text` is a body `micro` already collapsed (ends with the pruned-body marker).
+pub fn is_collapsed_body(text: &str) -> bool {
+    text.trim_end().ends_with(" chars]")
+        && text
+            .rfind("[tool result body pruned: ")
+            .is_some_and(|at| !text[at..].contains('\n'))
+}

@@ -1,0 +1,112 @@
+//! A tier's output: a [`Plan`] of edits over a [`crate::transcript::Transcript`]. Tiers never
+//! rewrite the input; adapters apply plans to their own format and record what each edit removed
+//! in the archive. Keeping edits this small is what lets untouched messages pass through as is.
+
+use crate::result::SummariserUsage;
+use std::ops::Range;
+
+/// What an archive entry holds (SPEC §7 `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveKind {
+    /// A tool-result body collapsed by `micro`.
+    ToolResult,
+    /// An image, document or file stripped by `auto`.
+    Media,
+    /// A stale turn's agent blocks pruned by `time_based`.
+    Turn,
+    /// A tool run replaced by a summary or digest by `auto`.
+    Run,
+    /// Messages folded into the session summary by `session_memory`.
+    Session,
+}
+
+impl ArchiveKind {
+    /// The wire name (`"tool_result"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArchiveKind::ToolResult => "tool_result",
+            ArchiveKind::Media => "media",
+            ArchiveKind::Turn => "turn",
+            ArchiveKind::Run => "run",
+            ArchiveKind::Session => "session",
+        }
+    }
+}
+
+/// One edit to make.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// Replace the content of block `block` of message `message` by `text`: a tool result keeps
+    /// its id and flags and gets `text` as its body; media becomes a text part.
+    ReplaceBlock {
+        /// Message index in the transcript.
+        message: usize,
+        /// Block index in that message.
+        block: usize,
+        /// The new content.
+        text: String,
+        /// What the removed content was.
+        kind: ArchiveKind,
+    },
+    /// Replace messages `range` by one assistant message of `text`, or remove them when `text`
+    /// is `None`.
+    ReplaceMessages {
+        /// Message indices in the transcript, non-empty.
+        range: Range<usize>,
+        /// The replacement's text.
+        text: Option<String>,
+        /// What the removed messages were.
+        kind: ArchiveKind,
+        /// The replacement is a summary or digest written by this library (loop guard).
+        is_summary: bool,
+    },
+}
+
+impl Edit {
+    /// The first message index the edit touches (edits are applied in this order).
+    pub fn first_message(&self) -> usize {
+        match self {
+            Edit::ReplaceBlock { message, .. } => *message,
+            Edit::ReplaceMessages { range, .. } => range.start,
+        }
+    }
+}
+
+/// What a tier decided: edits, and what the result should say about them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// Edits in message order, non-overlapping.
+    pub edits: Vec<Edit>,
+    /// Why the tier did what it did (becomes `TierResult.reason`).
+    pub reason: String,
+    /// The session summary (`session_memory`).
+    pub summary: Option<String>,
+    /// The summariser misbehaved and the structural digest was used instead.
+    pub degraded: bool,
+    /// Human-readable warnings (the summariser's failure cause, skipped edits).
+    pub warnings: Vec<String>,
+    /// The summariser's reported spend.
+    pub summariser_usage: Option<SummariserUsage>,
+}
+
+impl Plan {
+    /// A plan that changes nothing, with its reason.
+    pub fn unchanged(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sorts edits into message order (adapters apply them in one pass).
+    pub fn sorted(mut self) -> Self {
+        self.edits.sort_by_key(|edit| {
+            let block = match edit {
+                Edit::ReplaceBlock { block, .. } => *block,
+                Edit::ReplaceMessages { .. } => 0,
+            };
+            (edit.first_message(), block)
+        });
+        self
+    }
+}

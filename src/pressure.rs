@@ -1,0 +1,153 @@
+//! [`BudgetPressure`]: the four inputs the policy reads, and their validation. Unlike the seed,
+//! NaN, negative or infinite numbers are errors, never a silent tier choice.
+
+use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{Scalar, required_bool, required_number};
+use serde::Serialize;
+
+/// Budget pressure of one session at one turn: what the policy selects a tier from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetPressure {
+    /// 1-based turn number of the session (0 means "before the first turn").
+    pub turn_count: u64,
+    /// Fraction of the context window used, in `0.0..=1.0`.
+    pub context_pct_used: f64,
+    /// Seconds since the last turn.
+    pub idle_seconds: f64,
+    /// Whether the session has finished.
+    pub session_complete: bool,
+}
+
+impl BudgetPressure {
+    /// Validates raw numbers into a pressure. Errors name the JS field (`turnCount`, ...) relative
+    /// to the pressure object; callers prefix the object's own path with [`CompactionError::under`].
+    pub fn new(
+        turn_count: f64,
+        context_pct_used: f64,
+        idle_seconds: f64,
+        session_complete: bool,
+    ) -> Result<Self> {
+        Ok(Self {
+            turn_count: validate_turn_count(turn_count)?,
+            context_pct_used: validate_fraction("contextPctUsed", context_pct_used)?,
+            idle_seconds: validate_non_negative("idleSeconds", idle_seconds)?,
+            session_complete,
+        })
+    }
+
+    /// Reads a pressure from its four fields, fetched by JS name (`turnCount`, `contextPctUsed`,
+    /// `idleSeconds`, `sessionComplete`); all are required.
+    pub fn from_fields(field: &dyn Fn(&str) -> Scalar) -> Result<Self> {
+        Self::new(
+            required_number("turnCount", field("turnCount"))?,
+            required_number("contextPctUsed", field("contextPctUsed"))?,
+            required_number("idleSeconds", field("idleSeconds"))?,
+            required_bool("sessionComplete", field("sessionComplete"))?,
+        )
+    }
+
+    /// Reads a pressure from a JSON object.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+        let object = value.as_object().ok_or_else(|| {
+            CompactionError::type_error("", format!("must be an object, got {}", json_type(value)))
+        })?;
+        Self::from_fields(&|name| Scalar::from_json_field(object, name))
+    }
+}
+
+fn validate_turn_count(value: f64) -> Result<u64> {
+    if !value.is_finite() || value < 0.0 || value.fract() != 0.0 || value > 9_007_199_254_740_991.0
+    {
+        return Err(CompactionError::range_error(
+            "turnCount",
+            format!("must be an integer >= 0, got {}", describe_number(value)),
+        ));
+    }
+    Ok(value as u64)
+}
+
+fn validate_fraction(name: &str, value: f64) -> Result<f64> {
+    if !value.is_finite() || !(0.0..=1.0).contains(&value) {
+        return Err(CompactionError::range_error(
+            name,
+            format!(
+                "must be a finite number in [0, 1], got {}",
+                describe_number(value)
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
+    if !value.is_finite() || value < 0.0 {
+        return Err(CompactionError::range_error(
+            name,
+            format!(
+                "must be a finite number >= 0, got {}",
+                describe_number(value)
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// The JS name of a JSON value's type, for error messages.
+pub(crate) fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rejects_nan_naming_the_field() {
+        let e = BudgetPressure::new(1.0, f64::NAN, 0.0, false)
+            .unwrap_err()
+            .under("pressure");
+        assert_eq!(
+            e.to_string(),
+            "pressure.contextPctUsed must be a finite number in [0, 1], got NaN"
+        );
+    }
+
+    #[test]
+    fn rejects_negative_idle_and_fractional_turn() {
+        let e = BudgetPressure::new(1.0, 0.1, -1.0, false).unwrap_err();
+        assert_eq!(e.path, "idleSeconds");
+        let e = BudgetPressure::new(1.5, 0.1, 0.0, false).unwrap_err();
+        assert_eq!(e.path, "turnCount");
+        let e = BudgetPressure::new(1.0, 1.01, 0.0, false).unwrap_err();
+        assert_eq!(e.path, "contextPctUsed");
+        let e = BudgetPressure::new(1.0, 0.1, f64::INFINITY, false).unwrap_err();
+        assert!(e.to_string().contains("Infinity"));
+    }
+
+    #[test]
+    fn non_boolean_session_complete_is_an_error() {
+        let e = BudgetPressure::from_json(&json!({
+            "turnCount": 1, "contextPctUsed": 0.1, "idleSeconds": 0, "sessionComplete": "yes"
+        }))
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sessionComplete must be a boolean, got string"
+        );
+    }
+
+    #[test]
+    fn missing_field_is_named() {
+        let e = BudgetPressure::from_json(&json!({"turnCount": 1})).unwrap_err();
+        assert_eq!(e.path, "contextPctUsed");
+    }
+}

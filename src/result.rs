@@ -1,0 +1,91 @@
+//! [`TierResult`] and what it carries: the compacted context, token counts, cost, the archive of
+//! everything removed, and the summariser's reported spend.
+
+use crate::tier::Tier;
+use serde::Serialize;
+
+/// The compacted context, in the shape it was given.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ContextData {
+    /// Structured messages in the host's wire format.
+    Messages(Vec<serde_json::Value>),
+    /// Flat text.
+    Text(String),
+}
+
+/// One removed piece of content, exactly as it was, with where it was.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArchiveEntry {
+    /// Stable id, unique within the result (`a0-3f9c1b2e`).
+    pub id: String,
+    /// `tool_result`, `media`, `turn`, `run` or `session`.
+    pub kind: &'static str,
+    /// The exact removed value: a message array, a content part, a tool-result body, a substring.
+    pub content: serde_json::Value,
+    /// Where it was in the input: `messages[3].content[1]`, `messages[4..9]`, `text[120..1020]`
+    /// (flat text ranges are code points).
+    pub location: String,
+    /// What now stands in its place in the output (empty when it was removed outright).
+    pub replacement: String,
+}
+
+/// Spend the summariser reported for one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummariserUsage {
+    /// Input tokens of the summarisation call.
+    pub input_tokens: u64,
+    /// Output tokens of the summarisation call.
+    pub output_tokens: u64,
+    /// Cost in USD, when the host knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl SummariserUsage {
+    /// Adds another call's usage to this one.
+    pub fn add(&mut self, other: SummariserUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+}
+
+/// The outcome of one compaction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierResult {
+    /// The tier that ran.
+    pub tier: Tier,
+    /// The compacted context (unchanged for `none` and for a tier that could not reduce).
+    pub context: ContextData,
+    /// Tokens before.
+    pub before_tokens: u64,
+    /// Tokens after (never more than before).
+    pub after_tokens: u64,
+    /// `max(0, before - after)`.
+    pub tokens_saved: u64,
+    /// `tokens_saved / 1000 × cost_per_1k_tokens × weight`, unrounded, in USD.
+    pub cost_estimate: f64,
+    /// Correlation id of this event.
+    pub correlation_id: String,
+    /// Why this tier was chosen and what it did (or why it changed nothing).
+    pub reason: String,
+    /// Everything removed.
+    pub archive: Vec<ArchiveEntry>,
+    /// The session summary (`session_memory`).
+    pub summary: Option<String>,
+    /// The summariser misbehaved and the structural digest was used instead.
+    pub degraded: bool,
+    /// Warnings, e.g. the summariser's failure cause.
+    pub warnings: Vec<String>,
+    /// The summariser's reported spend, when it reported any.
+    pub summariser_usage: Option<SummariserUsage>,
+    /// The format the context was read as (`openai`, `anthropic`, `ai-sdk`, `text`).
+    pub format: &'static str,
+}

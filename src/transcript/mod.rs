@@ -1,0 +1,243 @@
+//! The one internal conversation model every tier works on. Format adapters (`formats/`) read the
+//! host's wire format into a [`Transcript`] and apply a tier's [`crate::plan::Plan`] back to it;
+//! tiers never see a wire format. A transcript is a skeleton: roles, tool ids, the text of each
+//! block (what tokens are counted on and what summaries are made of) and where each came from.
+
+pub mod pairing;
+pub mod protect;
+
+/// Who wrote a message, normalised across formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A system prompt (OpenAI `system`, Anthropic's top-level `system` never appears here).
+    System,
+    /// An OpenAI `developer` message: treated like a system prompt.
+    Developer,
+    /// A message of the user. Whether it holds the user's own words is [`Message::has_user_words`].
+    User,
+    /// The model's turn: text, tool calls, thinking.
+    Assistant,
+    /// A tool-result message (OpenAI / AI SDK `tool`).
+    Tool,
+}
+
+/// What a block holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Prose.
+    Text,
+    /// A tool call; its arguments (as JSON text) are the block's text.
+    ToolCall {
+        /// The call id the result refers to.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// A tool result; its body (text parts joined) is the block's text.
+    ToolResult {
+        /// The call id this result answers (`None` in flat text, which has no ids).
+        id: Option<String>,
+        /// The tool's name where the format carries it.
+        name: Option<String>,
+        /// The result is marked as an error.
+        is_error: bool,
+    },
+    /// An image, document or file; the block's text is its data (base64 or URL).
+    Media {
+        /// MIME type where known (`image/png`), else a coarse kind (`image`).
+        media_type: String,
+        /// The data is inline (base64 / data URI), not a URL reference.
+        inline: bool,
+    },
+    /// Model reasoning (`thinking`, `reasoning`).
+    Thinking,
+    /// Anything else: kept as is, counted by its JSON text.
+    Other,
+}
+
+/// One piece of a message's content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// What the block holds.
+    pub kind: BlockKind,
+    /// Its text: prose, tool arguments, tool-result body, media data.
+    pub text: String,
+    /// Where it sits inside its message's content: `[]` for a string content, `[2]` for
+    /// `content[2]`, `[2, 1]` for media nested in `content[2]` (an image inside a tool result).
+    /// Only media is nested: nested text is part of its parent's text.
+    pub path: Vec<usize>,
+}
+
+impl Block {
+    /// The tool-call id this block carries, as a call or as a result.
+    pub fn tool_id(&self) -> Option<&str> {
+        match &self.kind {
+            BlockKind::ToolCall { id, .. } => Some(id),
+            BlockKind::ToolResult { id: Some(id), .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Whether the block sits inside another block (media inside a tool result).
+    pub fn is_nested(&self) -> bool {
+        self.path.len() > 1
+    }
+}
+
+/// Where a message came from in the host's input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Index in the host's message array.
+    Index(usize),
+    /// Code-point range in a flat-text context: `[start, end)` of the segment, plus the range of
+    /// the segment's own content (without a tool-result fence's header and closing lines).
+    Span {
+        /// Start of the whole segment, in code points.
+        start: usize,
+        /// End of the whole segment (exclusive), in code points.
+        end: usize,
+    },
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Normalised role.
+    pub role: Role,
+    /// Content blocks, in order (nested parts follow their parent).
+    pub blocks: Vec<Block>,
+    /// Where it came from.
+    pub source: Source,
+    /// An explicit `[age:N]` tag at the start of its text, which overrides the computed age.
+    pub explicit_age: Option<u64>,
+    /// This message is a summary or digest this library wrote (loop guard, idempotence).
+    pub is_library_summary: bool,
+}
+
+impl Message {
+    /// A user message that holds words of the user, not only tool results (Anthropic carries tool
+    /// results in `user` messages; those are the agent's work, not the user's words).
+    pub fn has_user_words(&self) -> bool {
+        self.role == Role::User
+            && self.blocks.iter().any(|block| {
+                !matches!(block.kind, BlockKind::ToolResult { .. }) && !block.is_nested()
+            })
+    }
+
+    /// A system or developer prompt.
+    pub fn is_system(&self) -> bool {
+        matches!(self.role, Role::System | Role::Developer)
+    }
+
+    /// The message carries tool calls or tool results.
+    pub fn has_tool_blocks(&self) -> bool {
+        self.blocks.iter().any(|block| {
+            matches!(
+                block.kind,
+                BlockKind::ToolCall { .. } | BlockKind::ToolResult { .. }
+            )
+        })
+    }
+}
+
+/// Which wire format a transcript was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OpenAI Chat Completions messages.
+    OpenAi,
+    /// Anthropic Messages API messages.
+    Anthropic,
+    /// Vercel AI SDK `ModelMessage`s.
+    AiSdk,
+    /// The seed's flat text.
+    Text,
+}
+
+impl Format {
+    /// The option name (`"openai"`, `"anthropic"`, `"ai-sdk"`, `"text"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::AiSdk => "ai-sdk",
+            Format::Text => "text",
+        }
+    }
+}
+
+/// A conversation in the internal model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The format it was read from.
+    pub format: Format,
+    /// Messages in order.
+    pub messages: Vec<Message>,
+}
+
+impl Transcript {
+    /// Tokens of the whole context under `counter`: the sum over top-level blocks and nested media.
+    pub fn count_tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+        self.messages
+            .iter()
+            .map(|message| message_tokens(message, counter))
+            .sum()
+    }
+
+    /// Index of the first message with user words (the task), if any.
+    pub fn task_index(&self) -> Option<usize> {
+        self.messages.iter().position(Message::has_user_words)
+    }
+
+    /// Index of the newest message with user words: the latest turn starts there.
+    pub fn latest_turn_start(&self) -> Option<usize> {
+        self.messages.iter().rposition(Message::has_user_words)
+    }
+
+    /// Age of each message in turns: the number of newer user-word messages, or its explicit
+    /// `[age:N]` tag. Turn boundaries are user-word messages, so a turn's agent blocks share its age.
+    pub fn ages(&self) -> Vec<u64> {
+        let mut ages = vec![0; self.messages.len()];
+        let mut newer_turns = 0u64;
+        for (index, message) in self.messages.iter().enumerate().rev() {
+            ages[index] = message.explicit_age.unwrap_or(newer_turns);
+            if message.has_user_words() {
+                newer_turns += 1;
+            }
+        }
+        ages
+    }
+}
+
+/// Tokens of one message: the sum over its blocks' text.
+pub fn message_tokens(message: &Message, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+    message
+        .blocks
+        .iter()
+        .map(|block| counter.count(&block.text))
+        .sum()
+}
+
+/// Parses an explicit `[age:N]` tag at the start of `text` (leading whitespace allowed).
+pub fn parse_age_tag(text: &str) -> Option<u64> {
+    let rest = text.trim_start().strip_prefix("[age:")?;
+    let end = rest.find(']')?;
+    let digits = &rest[..end];
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn age_tags() {
+        assert_eq!(parse_age_tag("[age:12] very old"), Some(12));
+        assert_eq!(parse_age_tag("   [age:3]x"), Some(3));
+        assert_eq!(parse_age_tag("[age:] x"), None);
+        assert_eq!(parse_age_tag("[age:-1] x"), None);
+        assert_eq!(parse_age_tag("x [age:1]"), None);
+    }
+}
