@@ -98,7 +98,8 @@ impl TierContext {
     }
 }
 
-/// How to compact: thresholds, counter, summariser, ids.
+/// How to compact: thresholds, counter, summariser, ids. `Default` is the seed's behaviour.
+#[derive(Default)]
 pub struct CompactOptions<'a> {
     /// Thresholds (seed defaults).
     pub policy: PolicyConfig,
@@ -110,18 +111,6 @@ pub struct CompactOptions<'a> {
     pub correlation_id: Option<String>,
     /// Overrides the default summarisation prompt.
     pub instructions: Option<String>,
-}
-
-impl Default for CompactOptions<'_> {
-    fn default() -> Self {
-        Self {
-            policy: PolicyConfig::default(),
-            counter: None,
-            summariser: None,
-            correlation_id: None,
-            instructions: None,
-        }
-    }
 }
 
 impl std::fmt::Debug for CompactOptions<'_> {

@@ -6,38 +6,45 @@
 //! [`transcript::Transcript`]; format adapters (`formats/`) read the host's messages (OpenAI,
 //! Anthropic, AI SDK, flat text) and apply the plan without touching what did not change.
 //!
+//! Layout: `pressure` → `policy` → `tiers/*` (each with trigger, weight, compact) over
+//! `transcript/*`, through `formats/*`; `summarise` (the delegated summariser and its guards),
+//! `digest` (structural fallback), `trace` (the JSONL step), `engine` (entry points), `legacy`.
 //! This crate's core is plain Rust; `wasm/` is the only code that knows about JavaScript.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod context;
+pub mod digest;
+pub mod engine;
 pub mod error;
 pub mod formats;
+pub mod input;
+pub mod legacy;
 pub mod markers;
+pub mod must_keep;
 pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod result;
+pub mod summarise;
 pub mod tier;
+pub mod tiers;
 pub mod tokens;
+pub mod trace;
 pub mod transcript;
+pub mod working;
 
+pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+pub use engine::{compact, compact_with_tier};
 pub use error::{CompactionError, ErrorKind};
+pub use formats::body::compact_request_body;
+pub use legacy::run_legacy_compaction;
 pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};
 pub use pressure::BudgetPressure;
 pub use result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+pub use summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
 pub use tier::{TIER_COST_WEIGHT, Tier};
 pub use tokens::{SeedRule, TokenCounter, estimate_tokens};
-pub mod summarise;
-pub use summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
-pub mod context;
-pub mod input;
-pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-pub mod engine;
-pub mod legacy;
-pub mod trace;
-pub use engine::{compact, compact_with_tier};
-pub use formats::body::compact_request_body;
-pub use legacy::run_legacy_compaction;
 pub use trace::record_tier_event;
 
 #[cfg(target_arch = "wasm32")]

@@ -145,40 +145,18 @@ pub fn select_tier(pressure: &BudgetPressure, policy: &PolicyConfig) -> Tier {
     explain_selection(pressure, policy).tier
 }
 
-/// [`select_tier`] with the rule that fired, in words.
+/// [`select_tier`] with the rule that fired, in words: each tier's trigger is asked in the
+/// seed's priority order (session_memory, auto, time_based, micro) and the first that fires wins.
 pub fn explain_selection(pressure: &BudgetPressure, policy: &PolicyConfig) -> Selection {
-    let live = !pressure.session_complete;
-    let pct = pressure.context_pct_used;
-    let (tier, rule) = if pressure.session_complete {
-        (Tier::SessionMemory, "session complete".to_string())
-    } else if live && pct >= policy.auto_context_pct {
-        (
-            Tier::Auto,
-            format!(
-                "context use {pct} >= {} on a live session",
-                policy.auto_context_pct
-            ),
-        )
-    } else if live && pressure.idle_seconds >= policy.idle_seconds {
-        (
-            Tier::TimeBased,
-            format!(
-                "idle {} s >= {} s on a live session",
-                pressure.idle_seconds, policy.idle_seconds
-            ),
-        )
-    } else if pressure.turn_count >= policy.micro_min_turn && pct > policy.micro_min_context_pct {
-        (
-            Tier::Micro,
-            format!(
-                "turn {} >= {} with context use {pct} > {}",
-                pressure.turn_count, policy.micro_min_turn, policy.micro_min_context_pct
-            ),
-        )
-    } else {
-        (Tier::None, "no trigger fired".to_string())
-    };
-    Selection { tier, rule }
+    crate::tiers::PRIORITY
+        .iter()
+        .find_map(|(tier, trigger)| {
+            trigger(pressure, policy).map(|rule| Selection { tier: *tier, rule })
+        })
+        .unwrap_or_else(|| Selection {
+            tier: Tier::None,
+            rule: "no trigger fired".into(),
+        })
 }
 
 #[cfg(test)]

@@ -83,3 +83,105 @@ pub trait Summariser {
         request: SummaryRequest,
     ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>>;
 }
+
+/// The default prompt: a handoff summary in sections, with the user's directives verbatim.
+pub const DEFAULT_INSTRUCTIONS: &str = "Summarise the conversation excerpt below for another agent that will continue the work without seeing it. \
+Write a handoff summary with these sections: Goal; Decisions made; Files, identifiers and URLs touched; \
+Errors seen and how they were resolved; Open tasks; User directives (quote the user's explicit instructions verbatim). \
+Keep every item listed under mustKeep verbatim. Be concise: stay within targetTokens tokens. \
+Do not invent facts; if something is unknown, leave it out.";
+
+/// The summary length to ask for: a share of what is replaced that shrinks as pressure grows
+/// (at 70 % use, 15 %; at 95 %, 5 % — never under 64 or over 8,000 tokens).
+pub fn target_tokens(replaced_tokens: u64, context_pct_used: f64) -> u64 {
+    let share = (1.0 - context_pct_used).clamp(0.1, 1.0) * 0.5;
+    ((replaced_tokens as f64 * share) as u64).clamp(64, 8_000)
+}
+
+/// A summary that passed acceptance, or the structural digest that replaced a refused one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The text to put in place of what is summarised (without the marker heading).
+    pub text: String,
+    /// The summariser was asked and its answer could not be used.
+    pub degraded: bool,
+    /// Why, when degraded.
+    pub warning: Option<String>,
+    /// The summariser's reported spend (also when its answer was refused: it was spent).
+    pub usage: Option<SummariserUsage>,
+}
+
+/// Checks an answer: non-empty, and — with the `mustKeep` items it left out appended verbatim
+/// under [`crate::markers::KEPT_VERBATIM`] — shorter than `replaced_tokens`. Returns the text to
+/// use, or why the answer is refused.
+pub fn accept(
+    answer: &str,
+    replaced_tokens: u64,
+    must_keep: &[String],
+    counter: &dyn crate::tokens::TokenCounter,
+) -> Result<String, String> {
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Err("summariser returned an empty summary".into());
+    }
+    let missing: Vec<&String> = must_keep
+        .iter()
+        .filter(|item| !answer.contains(item.as_str()))
+        .collect();
+    let mut text = answer.to_string();
+    if !missing.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(crate::markers::KEPT_VERBATIM);
+        for item in missing {
+            text.push_str("\n- ");
+            text.push_str(item);
+        }
+    }
+    let tokens = counter.count(&text);
+    if tokens >= replaced_tokens {
+        return Err(format!(
+            "summary ({tokens} tokens with kept items) is not shorter than what it replaces ({replaced_tokens} tokens)"
+        ));
+    }
+    Ok(text)
+}
+
+/// Asks `summariser` (when there is one) and accepts its answer, or falls back to `digest`.
+/// Never uses an error message as a summary.
+pub async fn summarise_or_digest(
+    summariser: Option<&dyn Summariser>,
+    request: SummaryRequest,
+    replaced_tokens: u64,
+    counter: &dyn crate::tokens::TokenCounter,
+    digest: impl FnOnce() -> String,
+) -> Outcome {
+    let Some(summariser) = summariser else {
+        return Outcome {
+            text: digest(),
+            degraded: false,
+            warning: None,
+            usage: None,
+        };
+    };
+    let must_keep = request.must_keep.clone();
+    let (refusal, usage) = match summariser.summarise(request).await {
+        Ok(answer) => match accept(&answer.summary, replaced_tokens, &must_keep, counter) {
+            Ok(text) => {
+                return Outcome {
+                    text,
+                    degraded: false,
+                    warning: None,
+                    usage: answer.usage,
+                };
+            }
+            Err(refusal) => (refusal, answer.usage),
+        },
+        Err(failure) => (failure.to_string(), None),
+    };
+    Outcome {
+        text: digest(),
+        degraded: true,
+        warning: Some(format!("{refusal}; used the structural digest instead")),
+        usage,
+    }
+}

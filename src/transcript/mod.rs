@@ -5,6 +5,7 @@
 
 pub mod pairing;
 pub mod protect;
+pub mod render;
 
 /// Who wrote a message, normalised across formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

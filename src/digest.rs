@@ -1,0 +1,206 @@
+//! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
+//! when the summariser's answer is refused. No model call; built from the transcript's skeleton.
+
+use crate::markers;
+use crate::transcript::{BlockKind, Message, Transcript};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::ops::Range;
+
+/// Characters of arguments and of a result's first line shown per tool call.
+const SHORT: usize = 80;
+
+/// A digest of tool runs: one line per call with its name, short arguments, outcome and size.
+pub fn run_digest(transcript: &Transcript, range: Range<usize>) -> String {
+    let messages = &transcript.messages[range];
+    let mut out = String::from(markers::RUN_DIGEST);
+    let notes = messages
+        .iter()
+        .filter(|m| !m.has_tool_blocks() && !m.is_library_summary)
+        .count();
+    for summary in messages.iter().filter(|m| m.is_library_summary) {
+        // An earlier digest or summary folded into this one keeps its lines.
+        for line in summary_body(summary).lines() {
+            let _ = write!(out, "\n{line}");
+        }
+    }
+    for call in calls(messages) {
+        let _ = write!(out, "\n- {}", call.line());
+    }
+    if notes > 0 {
+        let _ = write!(
+            out,
+            "\n({notes} assistant message(s) between the calls archived)"
+        );
+    }
+    out
+}
+
+/// A digest of a whole session, in sections, for `session_memory` without a summariser.
+pub fn session_digest(
+    transcript: &Transcript,
+    ranges: &[Range<usize>],
+    must_keep: &[String],
+) -> String {
+    let messages: Vec<&Message> = ranges
+        .iter()
+        .flat_map(|r| transcript.messages[r.clone()].iter())
+        .collect();
+    let mut out = String::new();
+    let user_words: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.has_user_words())
+        .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
+        .map(|b| b.text.trim())
+        .collect();
+    if !user_words.is_empty() {
+        out.push_str("## User directives\n");
+        for words in &user_words {
+            let _ = writeln!(out, "- {}", one_line(words, usize::MAX));
+        }
+    }
+    let calls = calls(messages.iter().copied());
+    if !calls.is_empty() {
+        let mut per_tool: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for call in &calls {
+            let entry = per_tool.entry(call.name.as_str()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(call.error);
+        }
+        out.push_str("## Tool calls\n");
+        for (name, (count, errors)) in per_tool {
+            let _ = writeln!(out, "- {name}: {count} call(s), {errors} error(s)");
+        }
+    }
+    let references: Vec<&String> = must_keep
+        .iter()
+        .filter(|item| !user_words.contains(&item.as_str()))
+        .collect();
+    if !references.is_empty() {
+        out.push_str("## Files, URLs and errors\n");
+        for item in references {
+            let _ = writeln!(out, "- {item}");
+        }
+    }
+    if let Some(last) = messages
+        .iter()
+        .rev()
+        .filter(|m| !m.has_user_words())
+        .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
+        .next()
+    {
+        let _ = writeln!(out, "## Last agent note\n{}", one_line(&last.text, 400));
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// One tool call with what became of it.
+struct Call {
+    name: String,
+    arguments: String,
+    outcome: Option<String>,
+    result_chars: usize,
+    error: bool,
+}
+
+impl Call {
+    fn line(&self) -> String {
+        let arguments = one_line(&self.arguments, SHORT);
+        match &self.outcome {
+            Some(first) => format!(
+                "{}({arguments}) → {}, {} chars: {}",
+                self.name,
+                if self.error { "error" } else { "ok" },
+                self.result_chars,
+                one_line(first, SHORT)
+            ),
+            None => format!("{}({arguments}) → no result", self.name),
+        }
+    }
+}
+
+fn calls<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<Call> {
+    let mut calls: Vec<Call> = Vec::new();
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    for block in messages.into_iter().flat_map(|m| &m.blocks) {
+        match &block.kind {
+            BlockKind::ToolCall { id, name } => {
+                by_id.insert(id.clone(), calls.len());
+                calls.push(Call {
+                    name: name.clone(),
+                    arguments: block.text.clone(),
+                    outcome: None,
+                    result_chars: 0,
+                    error: false,
+                });
+            }
+            BlockKind::ToolResult { id, name, is_error } => {
+                let first = block
+                    .text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .to_string();
+                let at = id.as_ref().and_then(|id| by_id.get(id).copied());
+                let call = match at {
+                    Some(at) => &mut calls[at],
+                    None => {
+                        calls.push(Call {
+                            name: name.clone().unwrap_or_else(|| "tool".into()),
+                            arguments: String::new(),
+                            outcome: None,
+                            result_chars: 0,
+                            error: false,
+                        });
+                        let last = calls.len() - 1;
+                        &mut calls[last]
+                    }
+                };
+                call.outcome = Some(first);
+                call.result_chars = block.text.chars().count();
+                call.error = *is_error
+                    || block
+                        .text
+                        .lines()
+                        .any(|l| l.contains("Error:") || l.starts_with("error"));
+            }
+            _ => {}
+        }
+    }
+    calls
+}
+
+fn summary_body(message: &Message) -> String {
+    message
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .map(|b| {
+            let text = b.text.trim_start();
+            text.split_once('\n')
+                .map_or("", |(_, rest)| rest)
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` on one line (newlines become spaces), cut to `max` chars with an ellipsis.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| {
+            if c == '\n' || c == '\r' || c == '\t' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let flat = flat.trim();
+    match flat.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &flat[..at]),
+        None => flat.to_string(),
+    }
+}

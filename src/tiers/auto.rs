@@ -1,0 +1,265 @@
+//! `auto` (weight 0.50): on a live session past the context threshold, strip media (base64
+//! images, documents, files → a placeholder naming type, size and SHA-256), then replace the
+//! older tool runs by a summary from the host's summariser — or, without one, by a structural
+//! digest of each run. System prompt, task and latest turn are kept; pairs are never split.
+//!
+//! With a summariser, all older runs go into ONE request and the summary stands where the last
+//! of them was (earlier runs are removed): one model call per compaction keeps cost predictable,
+//! and the summary then reads as "what happened so far" right before the live turn. Digests are
+//! local and free, so each run gets its own, in place.
+
+use super::{TierEnv, range_tokens, shrinking};
+use crate::digest;
+use crate::markers;
+use crate::must_keep;
+use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::summarise::{self, SummaryRequest};
+use crate::tier::Tier;
+use crate::transcript::pairing::closed_ranges;
+use crate::transcript::protect::Protection;
+use crate::transcript::render::render;
+use crate::transcript::{BlockKind, Transcript};
+use crate::working::Working;
+use sha2::{Digest, Sha256};
+use std::ops::Range;
+
+/// This tier.
+pub const TIER: Tier = Tier::Auto;
+
+/// Fires on a live session at or above `auto_context_pct` of the window.
+pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<String> {
+    (!pressure.session_complete && pressure.context_pct_used >= policy.auto_context_pct).then(
+        || {
+            format!(
+                "context use {} >= {} on a live session",
+                pressure.context_pct_used, policy.auto_context_pct
+            )
+        },
+    )
+}
+
+/// Strips media, then summarises (or digests) the older tool runs.
+pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+    let media = strip_media(&working.transcript, env);
+    working.apply(media)?;
+    let runs = older_runs(&working.transcript);
+    if let Some(reason) = loop_guard(&working.transcript, env) {
+        working.notes.push(reason);
+        return Ok(());
+    }
+    if runs.is_empty() {
+        working
+            .notes
+            .push("no older tool run outside protected content".into());
+        return Ok(());
+    }
+    let plan = match env.summariser {
+        Some(_) => summarise_runs(working, &runs, env).await,
+        None => digest_runs(&working.transcript, runs, env),
+    };
+    working.apply(plan)
+}
+
+/// Media placeholders for inline media outside protected content.
+fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    let protection = Protection::summarising(transcript);
+    let mut edits = Vec::new();
+    for (index, message) in transcript.messages.iter().enumerate() {
+        if protection.is_protected(index) {
+            continue;
+        }
+        for (block_index, block) in message.blocks.iter().enumerate() {
+            if let BlockKind::Media {
+                media_type,
+                inline: true,
+            } = &block.kind
+            {
+                edits.push(Edit::ReplaceBlock {
+                    message: index,
+                    block: block_index,
+                    text: placeholder(media_type, &block.text),
+                    kind: ArchiveKind::Media,
+                });
+            }
+        }
+    }
+    let edits = shrinking(transcript, edits, env.counter);
+    let reason = if edits.is_empty() {
+        String::new()
+    } else {
+        format!("stripped {} inline media block(s)", edits.len())
+    };
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
+
+/// The placeholder for inline media `data`: its type, decoded size and SHA-256 of the data as
+/// given (the base64 text), so the host can match it against what it archived.
+pub fn placeholder(media_type: &str, data: &str) -> String {
+    let payload = data.split_once(";base64,").map_or(data, |(_, b64)| b64);
+    let padding = payload.bytes().rev().take_while(|b| *b == b'=').count();
+    let bytes = (payload.len() / 4 * 3).saturating_sub(padding);
+    let hash = Sha256::digest(data.as_bytes());
+    let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    markers::media_placeholder(media_type, bytes, &hex)
+}
+
+/// The older tool runs: maximal stretches of agent messages outside protected content, closed
+/// under pairing, trimmed to start and end at a tool call or result.
+pub fn older_runs(transcript: &Transcript) -> Vec<Range<usize>> {
+    let protection = Protection::summarising(transcript);
+    let candidates: Vec<bool> = transcript
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| !protection.is_protected(index) && !message.has_user_words())
+        .collect();
+    closed_ranges(transcript, &candidates)
+        .into_iter()
+        .filter_map(|range| trim_to_tools(transcript, range))
+        .collect()
+}
+
+fn trim_to_tools(transcript: &Transcript, range: Range<usize>) -> Option<Range<usize>> {
+    let is_tool = |i: &usize| transcript.messages[*i].has_tool_blocks();
+    let start = range.clone().find(is_tool)?;
+    let end = range.clone().rev().find(is_tool)? + 1;
+    Some(start..end)
+}
+
+/// The loop guard: a context that already holds our summary is summarised again only once it
+/// has grown by `resummarise_growth` since (measured against everything up to that summary).
+fn loop_guard(transcript: &Transcript, env: &TierEnv<'_>) -> Option<String> {
+    let last_summary = transcript.messages.iter().rposition(|m| {
+        m.is_library_summary && m.blocks.iter().any(|b| markers::is_summary_text(&b.text))
+    })?;
+    let base = range_tokens(transcript, 0..last_summary + 1, env.counter).max(1);
+    let total = transcript.count_tokens(env.counter);
+    let growth = total as f64 / base as f64;
+    (growth < env.policy.resummarise_growth).then(|| {
+        format!(
+            "already summarised: context grew x{growth:.2} since the last summary, below resummariseGrowth {}",
+            env.policy.resummarise_growth
+        )
+    })
+}
+
+fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {
+    let edits: Vec<Edit> = runs
+        .into_iter()
+        .filter(|run| !is_single_summary(transcript, run))
+        .map(|run| Edit::ReplaceMessages {
+            text: Some(digest::run_digest(transcript, run.clone())),
+            range: run,
+            kind: ArchiveKind::Run,
+            is_summary: true,
+        })
+        .collect();
+    let edits = shrinking(transcript, edits, env.counter);
+    let reason = format!(
+        "replaced {} older tool run(s) by structural digests",
+        edits.len()
+    );
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
+
+fn is_single_summary(transcript: &Transcript, run: &Range<usize>) -> bool {
+    run.len() == 1 && transcript.messages[run.start].is_library_summary
+}
+
+async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<'_>) -> Plan {
+    let transcript = &working.transcript;
+    let replaced: u64 = runs
+        .iter()
+        .map(|r| range_tokens(transcript, r.clone(), env.counter))
+        .sum();
+    let must_keep = must_keep::collect(transcript, runs);
+    let request = SummaryRequest {
+        tier: TIER,
+        session_id: env.session_id.to_string(),
+        correlation_id: env.correlation_id.to_string(),
+        instructions: env
+            .instructions
+            .unwrap_or(summarise::DEFAULT_INSTRUCTIONS)
+            .to_string(),
+        transcript: runs
+            .iter()
+            .map(|r| render(transcript, r.clone()))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        messages: request_messages(working, runs),
+        target_tokens: summarise::target_tokens(replaced, env.pressure.context_pct_used),
+        must_keep,
+    };
+    let digest = || {
+        runs.iter()
+            .map(|r| digest::run_digest(transcript, r.clone()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The heading is ours, not the summariser's: leave room for it in the never-grows check.
+    let room = replaced.saturating_sub(env.counter.count(markers::RUN_SUMMARY) + 1);
+    let outcome =
+        summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
+    let heading = if outcome.degraded {
+        markers::RUN_DIGEST
+    } else {
+        markers::RUN_SUMMARY
+    };
+    let text = if outcome.text.starts_with(heading) {
+        outcome.text
+    } else {
+        format!("{heading}\n{}", outcome.text)
+    };
+    let last = runs.len() - 1;
+    let edits = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| Edit::ReplaceMessages {
+            range: run.clone(),
+            text: (i == last).then(|| text.clone()),
+            kind: ArchiveKind::Run,
+            is_summary: true,
+        })
+        .collect();
+    let how = if outcome.degraded {
+        "structural digest (summariser refused)"
+    } else {
+        "one summary"
+    };
+    Plan {
+        edits,
+        reason: format!("replaced {} older tool run(s) by {how}", runs.len()),
+        degraded: outcome.degraded,
+        warnings: outcome.warning.into_iter().collect(),
+        summariser_usage: outcome.usage,
+        ..Plan::default()
+    }
+}
+
+/// The runs' messages in the caller's format (flat text: the runs' rendered text).
+fn request_messages(working: &Working, runs: &[Range<usize>]) -> Vec<serde_json::Value> {
+    match &working.context {
+        crate::result::ContextData::Text(_) => runs
+            .iter()
+            .map(|r| serde_json::Value::String(render(&working.transcript, r.clone())))
+            .collect(),
+        crate::result::ContextData::Messages(values) => runs
+            .iter()
+            .flat_map(|r| r.clone())
+            .filter_map(|i| match working.transcript.messages[i].source {
+                crate::transcript::Source::Index(at) => values.get(at).cloned(),
+                crate::transcript::Source::Span { .. } => None,
+            })
+            .collect(),
+    }
+}

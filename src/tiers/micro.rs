@@ -1,0 +1,115 @@
+//! `micro` (weight 0.05): on an active session with mild context use, collapse tool-result bodies
+//! longer than the threshold into their first characters plus `[tool result body pruned: N chars]`.
+//! Structural, no model call. The latest turn's tool results stay whole.
+
+use super::{TierEnv, shrinking};
+use crate::markers;
+use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::tier::Tier;
+use crate::transcript::protect::Protection;
+use crate::transcript::{Block, BlockKind, Transcript};
+use crate::working::Working;
+
+/// This tier.
+pub const TIER: Tier = Tier::Micro;
+
+/// Fires from turn `micro_min_turn` on when context use is above `micro_min_context_pct`.
+pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<String> {
+    (pressure.turn_count >= policy.micro_min_turn
+        && pressure.context_pct_used > policy.micro_min_context_pct)
+        .then(|| {
+            format!(
+                "turn {} >= {} with context use {} > {}",
+                pressure.turn_count,
+                policy.micro_min_turn,
+                pressure.context_pct_used,
+                policy.micro_min_context_pct
+            )
+        })
+}
+
+/// Collapses long tool-result bodies outside the latest turn.
+pub fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+    let plan = plan(&working.transcript, env);
+    working.apply(plan)
+}
+
+fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    let protection = Protection::structural(transcript);
+    let threshold = env.policy.micro_body_threshold_chars;
+    let mut edits = Vec::new();
+    for (index, message) in transcript.messages.iter().enumerate() {
+        if index >= protection.latest_turn_start {
+            break;
+        }
+        for (block_index, block) in message.blocks.iter().enumerate() {
+            if is_collapsible(block, threshold) {
+                edits.push(Edit::ReplaceBlock {
+                    message: index,
+                    block: block_index,
+                    text: collapsed(&block.text, env.policy.micro_keep_head_chars),
+                    kind: ArchiveKind::ToolResult,
+                });
+            }
+        }
+    }
+    let edits = shrinking(transcript, edits, env.counter);
+    let reason = if edits.is_empty() {
+        format!("no tool-result body over {threshold} chars outside the latest turn")
+    } else {
+        format!(
+            "collapsed {} tool-result bodies over {threshold} chars",
+            edits.len()
+        )
+    };
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
+
+fn is_collapsible(block: &Block, threshold: usize) -> bool {
+    matches!(block.kind, BlockKind::ToolResult { .. })
+        && !block.is_nested()
+        && block.text.chars().count() > threshold
+        && !markers::is_collapsed_body(&block.text)
+}
+
+/// The first `keep` code points of `body` (trailing whitespace trimmed), a line break in the
+/// body's own style, and the pruned-body marker with the body's length in code points.
+pub fn collapsed(body: &str, keep: usize) -> String {
+    let cut = body
+        .char_indices()
+        .nth(keep)
+        .map_or(body.len(), |(at, _)| at);
+    let head = body[..cut].trim_end();
+    let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
+    format!(
+        "{head}{newline}{}",
+        markers::pruned_body(body.chars().count())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapsed_keeps_head_and_counts_code_points() {
+        let body = "C".repeat(900);
+        assert_eq!(
+            collapsed(&body, 80),
+            format!("{}\n[tool result body pruned: 900 chars]", "C".repeat(80))
+        );
+        let body = format!("{}   \r\nrest{}", "é".repeat(78), "x".repeat(300));
+        let out = collapsed(&body, 80);
+        assert!(out.starts_with(&"é".repeat(78)));
+        assert!(
+            out.contains("\r\n[tool result body pruned: 387 chars]"),
+            "{out}"
+        );
+    }
+}

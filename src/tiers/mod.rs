@@ -1,0 +1,102 @@
+//! The tiers, one module each, cheapest first. Every module has the same three parts: its
+//! trigger predicate (`trigger`, which the policy asks in priority order), its cost weight
+//! (`TIER` and [`crate::PolicyConfig::cost_weight`]) and its `compact`, which plans edits over the
+//! [`Working`] context and applies them. No tier sees a wire format.
+
+pub mod auto;
+pub mod micro;
+pub mod none;
+pub mod session_memory;
+pub mod time_based;
+
+use crate::plan::Edit;
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::summarise::Summariser;
+use crate::tier::Tier;
+use crate::tokens::TokenCounter;
+use crate::transcript::{Transcript, message_tokens};
+use crate::working::Working;
+use std::ops::Range;
+
+/// What a tier may use besides the context.
+pub struct TierEnv<'a> {
+    /// Thresholds.
+    pub policy: &'a PolicyConfig,
+    /// The token counter of this call.
+    pub counter: &'a dyn TokenCounter,
+    /// The host's summariser, if any.
+    pub summariser: Option<&'a dyn Summariser>,
+    /// The session's id.
+    pub session_id: &'a str,
+    /// The event's correlation id.
+    pub correlation_id: &'a str,
+    /// The host's override of the summarisation prompt.
+    pub instructions: Option<&'a str>,
+    /// The pressure of this call.
+    pub pressure: &'a BudgetPressure,
+}
+
+/// Runs `tier` on `working`.
+pub async fn run(tier: Tier, working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+    match tier {
+        Tier::None => none::compact(working),
+        Tier::Micro => micro::compact(working, env),
+        Tier::TimeBased => time_based::compact(working, env),
+        Tier::Auto => auto::compact(working, env).await,
+        Tier::SessionMemory => session_memory::compact(working, env).await,
+    }
+}
+
+/// A tier's trigger predicate: the rule that fired, in words, or `None`.
+pub type Trigger = fn(&BudgetPressure, &PolicyConfig) -> Option<String>;
+
+/// The tiers whose triggers the policy asks, in the seed's priority order (first match wins).
+pub const PRIORITY: [(Tier, Trigger); 4] = [
+    (Tier::SessionMemory, session_memory::trigger),
+    (Tier::Auto, auto::trigger),
+    (Tier::TimeBased, time_based::trigger),
+    (Tier::Micro, micro::trigger),
+];
+
+/// Tokens of messages `range`.
+pub fn range_tokens(
+    transcript: &Transcript,
+    range: Range<usize>,
+    counter: &dyn TokenCounter,
+) -> u64 {
+    transcript.messages[range]
+        .iter()
+        .map(|m| message_tokens(m, counter))
+        .sum()
+}
+
+/// Keeps only the edits that make the context smaller: a replacement that is not shorter than
+/// what it replaces is dropped (invariant 3, never grows, holds edit by edit).
+pub fn shrinking(
+    transcript: &Transcript,
+    edits: Vec<Edit>,
+    counter: &dyn TokenCounter,
+) -> Vec<Edit> {
+    edits
+        .into_iter()
+        .filter(|edit| match edit {
+            Edit::ReplaceBlock {
+                message,
+                block,
+                text,
+                ..
+            } => transcript.messages[*message]
+                .blocks
+                .get(*block)
+                .is_some_and(|b| {
+                    counter.count(text) <= counter.count(&b.text)
+                        && text.chars().count() < b.text.chars().count()
+                }),
+            Edit::ReplaceMessages { range, text, .. } => {
+                let replacement = text.as_deref().map_or(0, |t| counter.count(t));
+                replacement < range_tokens(transcript, range.clone(), counter)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,162 @@
+//! `session_memory` (weight 1.00): when the session is complete, build a durable cross-session
+//! summary of the whole session (through the summariser; a structural digest without one) and
+//! keep only it plus the protected content — system prompt, task and latest turn. The summary,
+//! with its provenance (session id, turn range, SHA-256 of the source), is also returned as
+//! `TierResult.summary` for the host to store; the library stores nothing.
+
+use super::{TierEnv, range_tokens};
+use crate::digest;
+use crate::markers;
+use crate::must_keep;
+use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::result::ContextData;
+use crate::summarise::{self, SummaryRequest};
+use crate::tier::Tier;
+use crate::transcript::pairing::closed_ranges;
+use crate::transcript::protect::Protection;
+use crate::transcript::render::render;
+use crate::transcript::{Message, Transcript};
+use crate::working::Working;
+use sha2::{Digest, Sha256};
+use std::ops::Range;
+
+/// This tier.
+pub const TIER: Tier = Tier::SessionMemory;
+
+/// Fires when the session is complete.
+pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<String> {
+    pressure
+        .session_complete
+        .then(|| "session complete".to_string())
+}
+
+/// Summarises the session and keeps the summary plus protected content.
+pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+    let transcript = &working.transcript;
+    let ranges = foldable_ranges(transcript);
+    if let Some(existing) = existing_summary(transcript, &ranges) {
+        working.summary = Some(existing);
+        working
+            .notes
+            .push("already a session summary: not summarised again".into());
+        return Ok(());
+    }
+    let plan = summarise_session(working, ranges, env).await;
+    working.apply(plan)
+}
+
+/// Everything outside protected content, closed under pairing.
+fn foldable_ranges(transcript: &Transcript) -> Vec<Range<usize>> {
+    let protection = Protection::summarising(transcript);
+    let candidates: Vec<bool> = (0..transcript.messages.len())
+        .map(|index| !protection.is_protected(index))
+        .collect();
+    closed_ranges(transcript, &candidates)
+}
+
+/// The text of our session summary when it is all that stands outside protected content.
+fn existing_summary(transcript: &Transcript, ranges: &[Range<usize>]) -> Option<String> {
+    let mut messages = ranges
+        .iter()
+        .flat_map(|r| transcript.messages[r.clone()].iter());
+    let only = messages.next()?;
+    if messages.next().is_some() {
+        return None;
+    }
+    let text = message_text(only);
+    text.trim_start()
+        .starts_with(markers::SESSION_SUMMARY)
+        .then_some(text)
+}
+
+fn message_text(message: &Message) -> String {
+    message
+        .blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn summarise_session(
+    working: &Working,
+    ranges: Vec<Range<usize>>,
+    env: &TierEnv<'_>,
+) -> Plan {
+    let transcript = &working.transcript;
+    let whole = 0..transcript.messages.len();
+    let rendered = render(transcript, whole.clone());
+    let replaced: u64 = match ranges.is_empty() {
+        true => transcript.count_tokens(env.counter),
+        false => ranges
+            .iter()
+            .map(|r| range_tokens(transcript, r.clone(), env.counter))
+            .sum(),
+    };
+    let heading = provenance(transcript, env, &rendered);
+    let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
+    let must_keep = must_keep::collect(transcript, std::slice::from_ref(&whole));
+    let request = SummaryRequest {
+        tier: TIER,
+        session_id: env.session_id.to_string(),
+        correlation_id: env.correlation_id.to_string(),
+        instructions: env
+            .instructions
+            .unwrap_or(summarise::DEFAULT_INSTRUCTIONS)
+            .to_string(),
+        transcript: rendered,
+        messages: match &working.context {
+            ContextData::Messages(values) => values.clone(),
+            ContextData::Text(text) => vec![serde_json::Value::String(text.clone())],
+        },
+        target_tokens: summarise::target_tokens(replaced, env.pressure.context_pct_used),
+        must_keep: must_keep.clone(),
+    };
+    let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &must_keep);
+    let outcome =
+        summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
+    let text = format!("{heading}\n{}", outcome.text);
+    let edits = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, range)| Edit::ReplaceMessages {
+            range: range.clone(),
+            text: (i == 0).then(|| text.clone()),
+            kind: ArchiveKind::Session,
+            is_summary: true,
+        })
+        .collect();
+    let how = match (env.summariser.is_some(), outcome.degraded) {
+        (true, false) => "the summariser's summary",
+        (true, true) => "a structural digest (summariser refused)",
+        (false, _) => "a structural digest",
+    };
+    Plan {
+        edits,
+        reason: format!("folded {} message range(s) into {how}", ranges.len()),
+        summary: Some(text),
+        degraded: outcome.degraded,
+        warnings: outcome.warning.into_iter().collect(),
+        summariser_usage: outcome.usage,
+    }
+}
+
+/// `[session summary]` and a provenance line: session id, turn range, SHA-256 of the source.
+fn provenance(transcript: &Transcript, env: &TierEnv<'_>, rendered: &str) -> String {
+    let turns = transcript
+        .messages
+        .iter()
+        .filter(|m| m.has_user_words())
+        .count()
+        .max(env.pressure.turn_count as usize)
+        .max(1);
+    let hash = Sha256::digest(rendered.as_bytes());
+    let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}\nsession: {}; turns: 1-{turns}; source sha256: {hex}",
+        markers::SESSION_SUMMARY,
+        digest::one_line(env.session_id, 120)
+    )
+}

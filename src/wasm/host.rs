@@ -1,0 +1,92 @@
+//! The few host (JS global) APIs the binding needs that js-sys does not declare. All of them exist
+//! in every runtime we ship for: browsers, Node 18+, Deno, Bun and Cloudflare workerd.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A global `AbortController`: one per summariser call, aborted on timeout or host abort.
+    pub type AbortController;
+
+    /// `new AbortController()`.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+
+    /// `controller.signal`.
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> AbortSignal;
+
+    /// `controller.abort(reason)`.
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController, reason: &JsValue);
+
+    /// An `AbortSignal`: the host's (`options.signal`) or one of ours.
+    pub type AbortSignal;
+
+    /// `signal.aborted`.
+    #[wasm_bindgen(method, getter)]
+    pub fn aborted(this: &AbortSignal) -> bool;
+
+    /// `signal.reason`.
+    #[wasm_bindgen(method, getter)]
+    pub fn reason(this: &AbortSignal) -> JsValue;
+
+    /// `signal.addEventListener(type, listener)`.
+    #[wasm_bindgen(method, js_name = addEventListener)]
+    pub fn add_event_listener(this: &AbortSignal, kind: &str, listener: &js_sys::Function);
+
+    /// `signal.removeEventListener(type, listener)`.
+    #[wasm_bindgen(method, js_name = removeEventListener)]
+    pub fn remove_event_listener(this: &AbortSignal, kind: &str, listener: &js_sys::Function);
+
+    /// The global `setTimeout`; the handle is a number in browsers and an object in Node.
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub fn set_timeout(handler: &js_sys::Function, milliseconds: f64) -> JsValue;
+
+    /// The global `clearTimeout`.
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub fn clear_timeout(handle: &JsValue);
+
+    /// `String(value)`, which can throw (a `Symbol`, a throwing `toString`).
+    #[wasm_bindgen(js_name = String, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+}
+
+/// A readable one-line description of a thrown or rejected value: an `Error`'s message, a
+/// string as is, anything else through `String(value)`.
+pub fn describe_thrown(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        let message = String::from(error.message());
+        let name = String::from(error.name());
+        return if message.is_empty() { name } else { message };
+    }
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    js_string(value).unwrap_or_else(|_| "an unprintable value".to_string())
+}
+
+/// The JS type of `value` for error messages: `typeof`, except that arrays and `null` are named.
+pub fn type_name(value: &JsValue) -> &'static str {
+    if value.is_undefined() {
+        "undefined"
+    } else if value.is_null() {
+        "null"
+    } else if js_sys::Array::is_array(value) {
+        "array"
+    } else if value.is_function() {
+        "function"
+    } else if value.as_bool().is_some() {
+        "boolean"
+    } else if value.as_f64().is_some() {
+        "number"
+    } else if value.is_string() {
+        "string"
+    } else if value.is_bigint() {
+        "bigint"
+    } else if value.is_symbol() {
+        "symbol"
+    } else {
+        "object"
+    }
+}

@@ -1,0 +1,103 @@
+//! [`Working`]: the context as a tier is compacting it. A tier applies one or more plans to it
+//! (auto strips media, then summarises runs over the stripped result); each application goes
+//! through the format's adapter, re-reads the transcript and extends the archive.
+
+use crate::context::{ContextInput, FormatChoice};
+use crate::error::Result;
+use crate::formats::{self, detect};
+use crate::plan::Plan;
+use crate::result::{ArchiveEntry, ContextData, SummariserUsage};
+use crate::transcript::{Format, Transcript};
+
+/// The context under compaction, with everything the tiers have decided so far.
+#[derive(Debug, Clone)]
+pub struct Working {
+    /// The current context.
+    pub context: ContextData,
+    /// The current context in the internal model.
+    pub transcript: Transcript,
+    /// What has been removed so far, in the order it was removed.
+    pub archive: Vec<ArchiveEntry>,
+    /// What the tier did, in words, one entry per step.
+    pub notes: Vec<String>,
+    /// Warnings collected from the steps.
+    pub warnings: Vec<String>,
+    /// A step fell back from the summariser to the structural digest.
+    pub degraded: bool,
+    /// The session summary, for `session_memory`.
+    pub summary: Option<String>,
+    /// The summariser's spend over all calls.
+    pub summariser_usage: Option<SummariserUsage>,
+}
+
+impl Working {
+    /// Reads the host's input (detecting the message format when asked to).
+    pub fn read(input: &ContextInput) -> Result<Self> {
+        let (context, transcript) = match input {
+            ContextInput::Text(text) => {
+                (ContextData::Text(text.clone()), formats::text::read(text))
+            }
+            ContextInput::Messages { messages, format } => {
+                let format = match format {
+                    FormatChoice::Auto => detect::detect(messages)?,
+                    FormatChoice::Fixed(format) => *format,
+                };
+                let transcript = formats::read_messages(messages, format)?;
+                (ContextData::Messages(messages.clone()), transcript)
+            }
+        };
+        Ok(Self {
+            context,
+            transcript,
+            archive: Vec::new(),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+            degraded: false,
+            summary: None,
+            summariser_usage: None,
+        })
+    }
+
+    /// The format being compacted.
+    pub fn format(&self) -> Format {
+        self.transcript.format
+    }
+
+    /// Applies `plan`: rewrites the context, re-reads the transcript, archives what was removed
+    /// and records the plan's reason, warnings and spend.
+    pub fn apply(&mut self, plan: Plan) -> Result<()> {
+        let plan = plan.sorted();
+        if !plan.edits.is_empty() {
+            let archive = match &self.context {
+                ContextData::Text(text) => {
+                    let applied = formats::text::apply(text, &self.transcript, &plan.edits)?;
+                    self.transcript = formats::text::read(&applied.output);
+                    self.context = ContextData::Text(applied.output);
+                    applied.archive
+                }
+                ContextData::Messages(messages) => {
+                    let applied = formats::apply_messages(messages, &self.transcript, &plan.edits)?;
+                    self.transcript =
+                        formats::read_messages(&applied.output, self.transcript.format)?;
+                    self.context = ContextData::Messages(applied.output);
+                    applied.archive
+                }
+            };
+            self.archive.extend(archive);
+        }
+        if !plan.reason.is_empty() {
+            self.notes.push(plan.reason);
+        }
+        self.warnings.extend(plan.warnings);
+        self.degraded |= plan.degraded;
+        if plan.summary.is_some() {
+            self.summary = plan.summary;
+        }
+        if let Some(usage) = plan.summariser_usage {
+            self.summariser_usage
+                .get_or_insert_with(SummariserUsage::default)
+                .add(usage);
+        }
+        Ok(())
+    }
+}
