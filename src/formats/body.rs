@@ -33,7 +33,7 @@ pub async fn compact_request_body(
     let mut request = parse_body(body)?;
     let messages = take_messages(&mut request)?;
     let format = request_format(&request, &messages)?;
-    let span = locate_messages(body).ok_or_else(|| scanner_disagrees())?;
+    let span = locate_messages(body).ok_or_else(scanner_disagrees)?;
     let mut ctx = TierContext::new(
         session_id,
         pressure,
