@@ -550,6 +550,59 @@ mod tests {
         assert_eq!(request_format(&bedrock, &plain), Ok(Format::Anthropic));
     }
 
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            (-1.0e9f64..1.0e9).prop_map(|x| json!(x)),
+            "[a-z\"\\\\/\u{0}-\u{1f}\u{e9}\u{2028}\u{1F600}\\[\\]{},: ]{0,8}"
+                .prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z\"\\\\]{0,4}", inner), 0..5)
+                    .prop_map(|fields| Value::Object(fields.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn spans_agree_with_serde_json(
+            messages in proptest::collection::vec(any_json(), 0..5),
+            before in any_json(),
+            after in any_json(),
+            pretty in proptest::prelude::any::<bool>(),
+        ) {
+            let request = json!({"before": before, "messages": messages, "after": after});
+            let body = if pretty {
+                serde_json::to_string_pretty(&request)
+            } else {
+                serde_json::to_string(&request)
+            }
+            .expect("serialises");
+            // Compared with serde_json's own reading of the body, as production does: without
+            // its `float_roundtrip` feature a float may not read back as the value written.
+            let messages = messages_of(&body);
+            let span = locate_messages(&body).expect("found");
+            proptest::prop_assert_eq!(span.elements.len(), messages.len());
+            for (element, message) in span.elements.iter().zip(&messages) {
+                let parsed: Value = serde_json::from_str(&body[element.clone()]).expect("valid span");
+                proptest::prop_assert_eq!(&parsed, message);
+            }
+            let mut output = messages.clone();
+            output.push(json!({"role": "assistant", "content": "new"}));
+            let spliced = splice_messages(&body, &span, &messages, &output).expect("spliced");
+            proptest::prop_assert_eq!(&spliced[..span.array.start], &body[..span.array.start]);
+            proptest::prop_assert!(spliced.ends_with(&body[span.array.end..]));
+            let reparsed: Value = serde_json::from_str(&spliced).expect("valid JSON");
+            proptest::prop_assert_eq!(&reparsed["messages"], &Value::Array(output));
+        }
+    }
+
     /// Needs `crate::engine::compact`, which is written elsewhere: run with `--ignored` once the
     /// engine lands.
     #[test]
