@@ -48,16 +48,12 @@ async fn run(
         chars_per_token: options.policy.chars_per_token,
     };
     let counter: &dyn TokenCounter = options.counter.unwrap_or(&seed_rule);
-    let original = Working::read(&ctx.input)?;
-    let before_tokens = original.transcript.count_tokens(counter);
+    let mut working = Working::read(&ctx.input)?;
+    let before = working.transcript.clone();
+    let before_tokens = before.count_tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
-        None => derive_correlation_id(
-            &ctx.session_id,
-            ctx.pressure.turn_count,
-            tier,
-            &original.transcript,
-        ),
+        None => derive_correlation_id(&ctx.session_id, ctx.pressure.turn_count, tier, &before),
     };
     let env = TierEnv {
         policy: &options.policy,
@@ -68,21 +64,19 @@ async fn run(
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
     };
-    let mut working = original.clone();
     tiers::run(tier, &mut working, &env).await?;
-    let after_tokens = working.transcript.count_tokens(counter);
-    let verdict = check(
+    let mut after_tokens = working.transcript.count_tokens(counter);
+    if let Err(why_not) = check(
         tier,
-        &original.transcript,
+        &before,
         &working.transcript,
         before_tokens,
         after_tokens,
         &options.policy,
-    );
-    let (working, after_tokens) = match verdict {
-        Ok(()) => (working, after_tokens),
-        Err(why_not) => (revert(original, working, why_not), before_tokens),
-    };
+    ) {
+        working.revert(&ctx.input, before, why_not);
+        after_tokens = before_tokens;
+    }
     Ok(finish(
         tier,
         why,
@@ -139,20 +133,6 @@ fn check(
         ));
     }
     Ok(())
-}
-
-/// Gives the input back unchanged, keeping what the attempt learned (warnings, spend, summary).
-fn revert(original: Working, attempt: Working, why_not: String) -> Working {
-    let mut notes = attempt.notes;
-    notes.push(format!("input returned unchanged: the result {why_not}"));
-    Working {
-        notes,
-        warnings: attempt.warnings,
-        degraded: attempt.degraded,
-        summary: attempt.summary,
-        summariser_usage: attempt.summariser_usage,
-        ..original
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

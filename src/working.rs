@@ -100,4 +100,17 @@ impl Working {
         }
         Ok(())
     }
+
+    /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
+    /// keeping what the attempt learned: notes, warnings, spend and the session summary.
+    pub fn revert(&mut self, input: &ContextInput, before: Transcript, why_not: String) {
+        self.context = match input {
+            ContextInput::Text(text) => ContextData::Text(text.clone()),
+            ContextInput::Messages { messages, .. } => ContextData::Messages(messages.clone()),
+        };
+        self.transcript = before;
+        self.archive.clear();
+        self.notes
+            .push(format!("input returned unchanged: the result {why_not}"));
+    }
 }

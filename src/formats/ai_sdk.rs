@@ -7,7 +7,7 @@
 //! `content[i].output.value[j]` inside a tool result whose output is of type `content`. Text
 //! items of such an output are part of the result's body.
 
-use super::detect::{
+use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
     missing_block, object_at, optional_str, other_block, part_of, removed_plain_block,
     replace_plain_block, required_str, role_of, string_content, text_or_json, text_part,
@@ -312,8 +312,18 @@ impl super::json::Writer for Writer {
         removed.cloned().unwrap_or(Value::Null)
     }
 
-    fn location(&self, message_index: usize, block: &Block) -> String {
-        content_location(message_index, &block.path, ".output.value")
+    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
+        let location = content_location(message_index, &block.path, ".output.value");
+        match (&block.kind, block.path.as_slice()) {
+            // The body (v5 `output`, v4 `result`), not the whole part: the ids stay in the output.
+            (BlockKind::ToolResult { .. }, [index]) => {
+                let part = message.get("content").and_then(|c| c.get(*index));
+                let v4 =
+                    part.is_some_and(|p| p.get("output").is_none() && p.get("result").is_some());
+                format!("{location}.{}", if v4 { "result" } else { "output" })
+            }
+            _ => location,
+        }
     }
 }
 
@@ -598,7 +608,7 @@ mod tests {
             applied.archive[0].content,
             json!({"type": "text", "value": "fn main() {}"})
         );
-        assert_eq!(applied.archive[0].location, "messages[3].content[0]");
+        assert_eq!(applied.archive[0].location, "messages[3].content[0].output");
         assert_eq!(
             applied.archive[1].content,
             messages[3]["content"][2]["output"]
@@ -725,11 +735,15 @@ mod tests {
     fn locations() {
         let transcript = read(&conversation()).expect("reads");
         let location = |message: usize, block: usize| {
-            Writer.location(message, &transcript.messages[message].blocks[block])
+            Writer.location(
+                &conversation()[message],
+                message,
+                &transcript.messages[message].blocks[block],
+            )
         };
         assert_eq!(location(0, 0), "messages[0].content");
         assert_eq!(location(2, 1), "messages[2].content[1]");
-        assert_eq!(location(3, 1), "messages[3].content[1]");
+        assert_eq!(location(3, 1), "messages[3].content[1].output");
         assert_eq!(location(3, 3), "messages[3].content[1].output.value[2]");
     }
 }

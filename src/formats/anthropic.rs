@@ -11,7 +11,7 @@
 //! blocks: their call and result live in the same assistant message, and their result content
 //! has a fixed shape that a text body would break.
 
-use super::detect::{
+use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
     missing_block, object_at, object_field, optional_str, other_block, part_of,
     removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_part,
@@ -230,8 +230,13 @@ impl super::json::Writer for Writer {
         removed.cloned().unwrap_or(Value::Null)
     }
 
-    fn location(&self, message_index: usize, block: &Block) -> String {
-        content_location(message_index, &block.path, ".content")
+    fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
+        let location = content_location(message_index, &block.path, ".content");
+        match (&block.kind, block.path.as_slice()) {
+            // The body, not the whole block: the id and flags stay in the output.
+            (BlockKind::ToolResult { .. }, [_]) => format!("{location}.content"),
+            _ => location,
+        }
     }
 }
 
@@ -473,7 +478,10 @@ mod tests {
             assert_eq!(applied.output[index], messages[index]);
         }
         assert_eq!(applied.archive[0].content, json!("fn main() {}"));
-        assert_eq!(applied.archive[0].location, "messages[2].content[0]");
+        assert_eq!(
+            applied.archive[0].location,
+            "messages[2].content[0].content"
+        );
         assert_eq!(
             applied.archive[1].content,
             messages[2]["content"][1]["content"]
@@ -603,7 +611,11 @@ mod tests {
         let messages = conversation();
         let transcript = read(&messages).expect("reads");
         let location = |message: usize, block: usize| {
-            Writer.location(message, &transcript.messages[message].blocks[block])
+            Writer.location(
+                &messages[message],
+                message,
+                &transcript.messages[message].blocks[block],
+            )
         };
         assert_eq!(location(0, 1), "messages[0].content[1]");
         assert_eq!(location(1, 3), "messages[1].content[3]");

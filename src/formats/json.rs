@@ -21,8 +21,9 @@ pub(crate) trait Writer {
     /// The exact value `replace_block` removes (a tool result's body, a media part).
     fn removed_value(&self, message: &Value, block: &Block) -> Value;
 
-    /// Where `block` is, in the caller's terms: `messages[3].content[1]`.
-    fn location(&self, message_index: usize, block: &Block) -> String;
+    /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
+    /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
+    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String;
 }
 
 /// Applies sorted, non-overlapping `edits` to `messages`.
@@ -100,7 +101,7 @@ pub(crate) fn apply(
                         id: String::new(),
                         kind: kind.as_str(),
                         content: writer.removed_value(&current, block),
-                        location: writer.location(source_index(transcript, index), block),
+                        location: writer.location(&current, source_index(transcript, index), block),
                         replacement: text.clone(),
                     });
                     current = writer.replace_block(&current, block, text)?;

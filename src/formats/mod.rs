@@ -1,11 +1,12 @@
 //! Format adapters: the edge where the host's wire format meets the internal
 //! [`Transcript`]. Each adapter reads its format into a transcript and applies a
-//! [`Plan`]'s edits back to it, copying untouched messages through and keeping every
+//! [`Plan`](crate::plan::Plan)'s edits back to it, copying untouched messages through and keeping every
 //! field it does not understand.
 
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod body;
+mod common;
 pub mod detect;
 mod json;
 pub mod openai;

@@ -7,7 +7,7 @@
 //! A `tool` message is one tool-result block with path `[]` whatever its content's shape: its
 //! body is the whole `content`.
 
-use super::detect::{
+use super::common::{
     Content, compact_json, content_location, content_of, data_uri_media_type, finish_message,
     media_block, message_path, object_at, object_field, other_block, part_of, removed_plain_block,
     replace_plain_block, required_str, role_of, string_content, text_or_json,
@@ -261,7 +261,7 @@ impl super::json::Writer for Writer {
             BlockKind::ToolResult { .. } => {
                 let object = message
                     .as_object_mut()
-                    .ok_or_else(|| super::detect::missing_block(block))?;
+                    .ok_or_else(|| super::common::missing_block(block))?;
                 object.insert("content".into(), Value::String(text.into()));
             }
             _ => replace_plain_block(&mut message, block, text)?,
@@ -282,7 +282,7 @@ impl super::json::Writer for Writer {
         }
     }
 
-    fn location(&self, message_index: usize, block: &Block) -> String {
+    fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
         match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolCall { .. }, [index]) => {
                 format!("{}.tool_calls[{index}]", message_path(message_index))
@@ -722,7 +722,11 @@ mod tests {
     fn locations() {
         let transcript = read(&conversation()).expect("reads");
         let location = |message: usize, block: usize| {
-            Writer.location(message, &transcript.messages[message].blocks[block])
+            Writer.location(
+                &conversation()[message],
+                message,
+                &transcript.messages[message].blocks[block],
+            )
         };
         assert_eq!(location(0, 0), "messages[0].content");
         assert_eq!(location(1, 4), "messages[1].content[4]");

@@ -44,7 +44,10 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let media = strip_media(&working.transcript, env);
     working.apply(media)?;
-    let runs = older_runs(&working.transcript);
+    let runs: Vec<Range<usize>> = older_runs(&working.transcript)
+        .into_iter()
+        .filter(|run| !is_single_summary(&working.transcript, run))
+        .collect();
     if let Some(reason) = loop_guard(&working.transcript, env) {
         working.notes.push(reason);
         return Ok(());
@@ -152,7 +155,6 @@ fn loop_guard(transcript: &Transcript, env: &TierEnv<'_>) -> Option<String> {
 fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {
     let edits: Vec<Edit> = runs
         .into_iter()
-        .filter(|run| !is_single_summary(transcript, run))
         .map(|run| Edit::ReplaceMessages {
             text: Some(digest::run_digest(transcript, run.clone())),
             range: run,

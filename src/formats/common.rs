@@ -1,0 +1,302 @@
+//! Message-shape helpers the three JSON adapters share: field access whose errors name the
+//! field path, building the final [`Message`], the text part that replaces a block.
+
+use crate::error::{CompactionError, Result};
+use crate::pressure::json_type;
+use crate::transcript::{Block, BlockKind, Message, Role, Source};
+use serde_json::{Map, Value};
+
+/// The field path of message `index`: `messages[3]`.
+pub(crate) fn message_path(index: usize) -> String {
+    format!("messages[{index}]")
+}
+
+/// `value` as an object, or a type error at `path` (`messages[3]: expected an object, got string`).
+pub(crate) fn object_at<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
+    value.as_object().ok_or_else(|| {
+        CompactionError::type_error(
+            path,
+            format!(": expected an object, got {}", json_type(value)),
+        )
+    })
+}
+
+/// The required object field `field` of `object` at `path`.
+pub(crate) fn object_field<'a>(
+    object: &'a Map<String, Value>,
+    path: &str,
+    field: &str,
+) -> Result<&'a Map<String, Value>> {
+    let field_path = format!("{path}.{field}");
+    match object.get(field) {
+        None => Err(CompactionError::type_error(field_path, "is required")),
+        Some(value) => object_at(value, &field_path),
+    }
+}
+
+/// The message's role, looked up in `roles` (wire name → role). The error lists the wire names.
+pub(crate) fn role_of(
+    object: &Map<String, Value>,
+    path: &str,
+    roles: &[(&str, Role)],
+) -> Result<Role> {
+    let value = object.get("role");
+    let known = value
+        .and_then(Value::as_str)
+        .and_then(|name| roles.iter().find(|(wire, _)| *wire == name));
+    if let Some((_, role)) = known {
+        return Ok(*role);
+    }
+    let expected = roles
+        .iter()
+        .map(|(wire, _)| format!("{wire:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let got = match value {
+        None => "undefined".to_string(),
+        Some(Value::String(name)) => format!("{name:?}"),
+        Some(other) => json_type(other).to_string(),
+    };
+    Err(CompactionError::type_error(
+        format!("{path}.role"),
+        format!(": expected one of {expected}, got {got}"),
+    ))
+}
+
+/// A message's `content`, in the two shapes every format allows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Content<'a> {
+    /// A plain string.
+    Text(&'a str),
+    /// An array of parts.
+    Parts(&'a [Value]),
+    /// `null` or missing.
+    Absent,
+}
+
+/// Reads `object.content`; `null` or missing is [`Content::Absent`] when `absent_ok`, else an
+/// error like any other wrong type.
+pub(crate) fn content_of<'a>(
+    object: &'a Map<String, Value>,
+    path: &str,
+    absent_ok: bool,
+) -> Result<Content<'a>> {
+    let value = object.get("content");
+    match value {
+        Some(Value::String(text)) => Ok(Content::Text(text)),
+        Some(Value::Array(parts)) => Ok(Content::Parts(parts)),
+        None | Some(Value::Null) if absent_ok => Ok(Content::Absent),
+        _ => Err(CompactionError::type_error(
+            format!("{path}.content"),
+            format!(
+                ": expected string or array of parts, got {}",
+                value.map_or("undefined", json_type)
+            ),
+        )),
+    }
+}
+
+/// A content part as an object, with its `type`.
+pub(crate) fn part_of<'a>(
+    part: &'a Value,
+    path: &str,
+) -> Result<(&'a Map<String, Value>, &'a str)> {
+    let object = object_at(part, path)?;
+    let part_type = required_str(object, path, "type")?;
+    Ok((object, part_type))
+}
+
+/// The required string field `field` of `object` at `path`.
+pub(crate) fn required_str<'a>(
+    object: &'a Map<String, Value>,
+    path: &str,
+    field: &str,
+) -> Result<&'a str> {
+    match object.get(field) {
+        Some(Value::String(text)) => Ok(text),
+        None => Err(CompactionError::type_error(
+            format!("{path}.{field}"),
+            "is required",
+        )),
+        Some(other) => Err(CompactionError::type_error(
+            format!("{path}.{field}"),
+            format!("must be a string, got {}", json_type(other)),
+        )),
+    }
+}
+
+/// The optional string field `field` of `object` (absent, `null` or another type is `None`).
+pub(crate) fn optional_str<'a>(object: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+    object.get(field).and_then(Value::as_str)
+}
+
+/// `value` as text: a string as is, anything else as compact JSON. Tool arguments and results
+/// arrive both ways; either way this is what a model would read.
+pub(crate) fn text_or_json(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => compact_json(other),
+    }
+}
+
+/// Compact JSON of `value` (serde_json's `Display`, which cannot fail for a `Value`).
+pub(crate) fn compact_json(value: &Value) -> String {
+    value.to_string()
+}
+
+/// The media type of a `data:` URI (`data:image/png;base64,...` → `image/png`).
+pub(crate) fn data_uri_media_type(uri: &str) -> Option<&str> {
+    let rest = uri.strip_prefix("data:")?;
+    let end = rest.find([';', ','])?;
+    let media_type = &rest[..end];
+    (!media_type.is_empty()).then_some(media_type)
+}
+
+/// A media block for data that may be a `data:` URI, a URL or bare base64.
+pub(crate) fn media_block(
+    data: &str,
+    media_type: Option<&str>,
+    fallback: &str,
+    path: Vec<usize>,
+) -> Block {
+    let is_url = data.starts_with("http://") || data.starts_with("https://");
+    let media_type = media_type
+        .or_else(|| data_uri_media_type(data))
+        .unwrap_or(fallback)
+        .to_string();
+    Block {
+        kind: BlockKind::Media {
+            media_type,
+            inline: !is_url,
+        },
+        text: data.to_string(),
+        path,
+    }
+}
+
+/// A part kept as it is and counted by its JSON text.
+pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block {
+    Block {
+        kind: BlockKind::Other,
+        text: compact_json(part),
+        path,
+    }
+}
+
+/// The blocks of a plain-string content: one text block at path `[]`.
+pub(crate) fn string_content(text: &str) -> Vec<Block> {
+    vec![Block {
+        kind: BlockKind::Text,
+        text: text.to_string(),
+        path: Vec::new(),
+    }]
+}
+
+/// The finished message: its explicit age and library-summary flag come from its first text block.
+pub(crate) fn finish_message(role: Role, blocks: Vec<Block>, index: usize) -> Message {
+    let first_text = blocks
+        .iter()
+        .find(|block| block.kind == BlockKind::Text)
+        .map(|block| block.text.as_str());
+    Message {
+        role,
+        explicit_age: first_text.and_then(crate::transcript::parse_age_tag),
+        is_library_summary: first_text.is_some_and(crate::markers::is_library_text),
+        blocks,
+        source: Source::Index(index),
+    }
+}
+
+/// Fields of a replaced part that a text part carries on: prompt-cache breakpoints and provider
+/// options apply to the position in the prompt, not to what was there.
+const CARRIED_FIELDS: [&str; 3] = ["cache_control", "providerOptions", "providerMetadata"];
+
+/// The text part that takes the place of `replaced` (media, thinking, an unknown part).
+pub(crate) fn text_part(replaced: &Value, text: &str) -> Value {
+    let mut part = Map::new();
+    part.insert("type".into(), Value::String("text".into()));
+    part.insert("text".into(), Value::String(text.into()));
+    for field in CARRIED_FIELDS {
+        if let Some(value) = replaced.get(field) {
+            part.insert(field.into(), value.clone());
+        }
+    }
+    Value::Object(part)
+}
+
+/// The error for an edit whose block is not where the transcript says (a plan applied to other
+/// messages than it was made for, or two edits of the same content).
+pub(crate) fn missing_block(block: &Block) -> CompactionError {
+    CompactionError::range_error(
+        "plan",
+        format!(
+            "block at content path {:?} does not exist in its message",
+            block.path
+        ),
+    )
+}
+
+/// The error for an edit that would replace a tool call by text: its result would be orphaned.
+pub(crate) fn tool_call_not_replaceable(block: &Block) -> CompactionError {
+    CompactionError::range_error(
+        "plan",
+        format!(
+            "tool call {:?} cannot be replaced by text (its result would be orphaned); replace its messages",
+            block.tool_id().unwrap_or_default()
+        ),
+    )
+}
+
+/// `message` with a block that is not a tool call or tool result (text, media, thinking, an
+/// unknown part) replaced by `text`. Text keeps its part and gets new `text`; anything else
+/// becomes a text part. Nested blocks are the adapter's business and are rejected here.
+pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str) -> Result<()> {
+    let content = message
+        .get_mut("content")
+        .ok_or_else(|| missing_block(block))?;
+    match block.path.as_slice() {
+        [] => *content = Value::String(text.into()),
+        [index] => {
+            let part = content
+                .get_mut(*index)
+                .ok_or_else(|| missing_block(block))?;
+            match part.as_object_mut() {
+                Some(object) if block.kind == BlockKind::Text && object.contains_key("text") => {
+                    object.insert("text".into(), Value::String(text.into()));
+                }
+                _ => *part = text_part(part, text),
+            }
+        }
+        _ => return Err(missing_block(block)),
+    }
+    Ok(())
+}
+
+/// What [`replace_plain_block`] removes: the string content, a text part's `text`, or the part.
+pub(crate) fn removed_plain_block(message: &Value, block: &Block) -> Value {
+    let Some(content) = message.get("content") else {
+        return Value::Null;
+    };
+    let removed = match block.path.as_slice() {
+        [] => Some(content),
+        [index] => content.get(*index).map(|part| match part.get("text") {
+            Some(text) if block.kind == BlockKind::Text => text,
+            _ => part,
+        }),
+        _ => None,
+    };
+    removed.cloned().unwrap_or(Value::Null)
+}
+
+/// `messages[i].content`, `messages[i].content[a]`, or `messages[i].content[a]{nested}[b]` for
+/// a block nested in a tool result (`nested` is `.content` or `.output.value`).
+pub(crate) fn content_location(message_index: usize, path: &[usize], nested: &str) -> String {
+    let mut location = format!("{}.content", message_path(message_index));
+    for (depth, index) in path.iter().enumerate() {
+        if depth > 0 {
+            location.push_str(nested);
+        }
+        location.push_str(&format!("[{index}]"));
+    }
+    location
+}
