@@ -1,1 +1,240 @@
-//! The JS binding: the only code that touches wasm-bindgen / js-sys. STUB: being written.
+//! The JS binding: the only code that touches wasm-bindgen, js-sys, serde-wasm-bindgen and
+//! wasm-bindgen-futures. Each export converts its JS arguments into core types, calls one core
+//! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
+//! contract of SPEC §2; the package's JS entry points (`js/`) re-export exactly these.
+
+mod counter;
+mod errors;
+mod fields;
+mod host;
+mod inputs;
+mod output;
+mod result_in;
+mod summariser;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{CompactionError, Result};
+use crate::result::TierResult;
+use crate::tier::Tier;
+use errors::throw;
+use fields::Fields;
+use host::type_name;
+use inputs::HostOptions;
+use wasm_bindgen::prelude::*;
+
+/// Routes Rust panics (bugs of this library) to `console.error` with a readable message.
+fn install_panic_hook() {
+    console_error_panic_hook::set_once();
+}
+
+/// A required string argument.
+fn string_argument(name: &str, value: &JsValue) -> Result<String> {
+    value.as_string().ok_or_else(|| {
+        CompactionError::type_error(name, format!("must be a string, got {}", type_name(value)))
+    })
+}
+
+/// Reads an options argument (`undefined` allowed unless `required`) whose errors are named
+/// `<name>.<field>`, together with its `extra` non-`CompactOptions` fields.
+fn options_argument(
+    name: &str,
+    value: &JsValue,
+    extra: &[&str],
+    required: bool,
+) -> Result<(HostOptions, Option<Fields>)> {
+    let fields = if required {
+        Some(Fields::read(value))
+    } else {
+        Fields::read_optional(value).transpose()
+    }
+    .transpose()
+    .map_err(|error| error.under(name))?;
+    let options = HostOptions::read(fields.as_ref(), extra).map_err(|error| error.under(name))?;
+    Ok((options, fields))
+}
+
+/// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
+/// result, since the result's counts are then not the host's.
+fn settle(options: &HostOptions, outcome: Result<TierResult>) -> Result<JsValue, JsValue> {
+    if let Some(failure) = options.counter_failure() {
+        return Err(failure);
+    }
+    output::tier_result(&outcome.map_err(throw)?)
+}
+
+/// Picks exactly one tier for `pressure` (seed order, first match wins) under `policy` (the
+/// seed's thresholds where omitted). Synchronous and pure.
+#[wasm_bindgen(js_name = selectTier)]
+pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue> {
+    install_panic_hook();
+    let pressure = inputs::pressure(&pressure).map_err(|error| throw(error.under("pressure")))?;
+    let policy = inputs::policy(&policy).map_err(|error| throw(error.under("policy")))?;
+    Ok(crate::policy::select_tier(&pressure, &policy)
+        .as_str()
+        .to_string())
+}
+
+/// Selects a tier from `ctx.pressure` and runs it; resolves to a `TierResult`.
+#[wasm_bindgen(js_name = compact)]
+pub async fn compact(ctx: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let ctx = inputs::context(&ctx).map_err(throw)?;
+    let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
+    let core_options = options.core();
+    let outcome = crate::engine::compact(&ctx, &core_options).await;
+    settle(&options, outcome)
+}
+
+/// Runs `tier` on `ctx` whatever the pressure says; resolves to a `TierResult`.
+#[wasm_bindgen(js_name = compactWithTier)]
+pub async fn compact_with_tier(
+    tier: JsValue,
+    ctx: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let tier = string_argument("tier", &tier)
+        .and_then(|name| Tier::parse(&name, "tier"))
+        .map_err(throw)?;
+    let ctx = inputs::context(&ctx).map_err(throw)?;
+    let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
+    let core_options = options.core();
+    let outcome = crate::engine::compact_with_tier(tier, &ctx, &core_options).await;
+    settle(&options, outcome)
+}
+
+/// One JSON line (no newline inside) recording `result` as a trace step of type `"compact"`.
+/// `step` fields are kept; its `timestamp` (seconds) defaults to now.
+#[wasm_bindgen(js_name = recordTierEvent)]
+pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsValue> {
+    install_panic_hook();
+    let result = result_in::tier_result(&result).map_err(|error| throw(error.under("result")))?;
+    let step_fields = Fields::read_optional(&step).map_err(|error| throw(error.under("step")))?;
+    let (step, timestamp) = match step_fields {
+        None => (serde_json::Map::new(), None),
+        Some(fields) => {
+            let timestamp = crate::input::optional_number(
+                "timestamp",
+                fields
+                    .scalar("timestamp")
+                    .map_err(|error| throw(error.under("step")))?,
+            )
+            .map_err(|error| throw(error.under("step")))?;
+            let map = match fields::json(&step).map_err(|error| throw(error.under("step")))? {
+                serde_json::Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            };
+            (map, timestamp)
+        }
+    };
+    let timestamp = match timestamp {
+        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => seconds,
+        Some(seconds) => {
+            return Err(throw(CompactionError::range_error(
+                "step.timestamp",
+                format!(
+                    "must be a finite number >= 0 (seconds), got {}",
+                    crate::error::describe_number(seconds)
+                ),
+            )));
+        }
+        None => js_sys::Date::now() / 1000.0,
+    };
+    Ok(crate::trace::record_tier_event(&result, &step, timestamp))
+}
+
+/// The seed's single-strategy call: compacts flat `contextText` with full-context pressure
+/// (`contextPctUsed` 1.0, `turnCount` 1 unless given in `opts`), which selects `auto`.
+#[wasm_bindgen(js_name = runLegacyCompaction)]
+pub async fn run_legacy_compaction(
+    session_id: JsValue,
+    context_text: JsValue,
+    opts: JsValue,
+) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
+    let context_text = string_argument("contextText", &context_text).map_err(throw)?;
+    let (options, fields) =
+        options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
+    let number = |name: &str| -> Result<Option<f64>> {
+        match &fields {
+            None => Ok(None),
+            Some(fields) => crate::input::optional_number(name, fields.scalar(name)?),
+        }
+        .map_err(|error| error.under("opts"))
+    };
+    let context_pct_used = number("contextPctUsed").map_err(throw)?;
+    let turn_count = number("turnCount").map_err(throw)?;
+    let core_options = options.core();
+    let outcome = crate::legacy::run_legacy_compaction(
+        &session_id,
+        &context_text,
+        context_pct_used,
+        turn_count,
+        &core_options,
+    )
+    .await;
+    settle(&options, outcome)
+}
+
+/// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
+/// request body (a JSON string); resolves to `{ body, result }` with every other byte of the
+/// body unchanged.
+#[wasm_bindgen(js_name = compactRequestBody)]
+pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let body = string_argument("body", &body).map_err(throw)?;
+    let (options, fields) = options_argument(
+        "options",
+        &options,
+        &["sessionId", "pressure", "costPer1kTokens"],
+        true,
+    )
+    .map_err(throw)?;
+    let (session_id, pressure, cost) =
+        body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
+    let core_options = options.core();
+    let outcome = crate::formats::body::compact_request_body(
+        &body,
+        &session_id,
+        pressure,
+        cost,
+        &core_options,
+    )
+    .await;
+    if let Some(failure) = options.counter_failure() {
+        return Err(failure);
+    }
+    let (body, result) = outcome.map_err(throw)?;
+    output::body_result(&body, &result)
+}
+
+fn body_fields(
+    fields: Option<&Fields>,
+) -> Result<(String, crate::pressure::BudgetPressure, Option<f64>)> {
+    let Some(fields) = fields else {
+        return Err(CompactionError::type_error("", "is required"));
+    };
+    let session_id = crate::input::required_string("sessionId", fields.scalar("sessionId")?)?;
+    let pressure =
+        inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
+    let cost = crate::input::optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
+    Ok((session_id, pressure, cost))
+}
+
+/// The seed's token estimate: 0 for `""`, else `max(1, ⌊code points / 4⌋)`.
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(text: JsValue) -> Result<f64, JsValue> {
+    install_panic_hook();
+    let text = string_argument("text", &text).map_err(throw)?;
+    Ok(crate::tokens::estimate_tokens(&text) as f64)
+}
+
+/// `TIER_COST_WEIGHT` as a plain object. Not part of the API: the build reads it once and writes
+/// the frozen `TIER_COST_WEIGHT` constant into the package's entry points, so the constant exists
+/// before the module is initialised (browsers) and has one source, the core's table.
+#[wasm_bindgen(js_name = tierCostWeightTable)]
+pub fn tier_cost_weight_table() -> JsValue {
+    output::cost_weights()
+}

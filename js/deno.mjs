@@ -1,0 +1,27 @@
+// Deno: the wasm bytes are read with Deno.readFileSync (needs --allow-read) and instantiated
+// synchronously on import, so `import { compact } from "npm:tiered-compaction"` needs no init.
+import * as glue from "./web/tiered_compaction.js";
+import { createApi } from "./api.mjs";
+
+glue.initSync({ module: Deno.readFileSync(new URL("./web/tiered_compaction_bg.wasm", import.meta.url)) });
+const api = createApi();
+api.bind(glue);
+
+export const {
+  selectTier,
+  compact,
+  compactWithTier,
+  recordTierEvent,
+  runLegacyCompaction,
+  compactRequestBody,
+  estimateTokens,
+} = api;
+export { TIER_COST_WEIGHT } from "./weights.mjs";
+
+/** Already initialised on import; kept so code written for browsers runs unchanged. */
+export function init() {
+  return Promise.resolve();
+}
+
+/** Already initialised on import; a no-op. */
+export function initSync() {}

@@ -1,0 +1,275 @@
+// Type declarations of the tiered-compaction package (every entry point has the same API).
+// Hand-written, kept small, and checked by `tsc --noEmit` in the test suite (tests/js/types).
+
+/** One compaction strategy, cheapest first. */
+export type Tier = "none" | "micro" | "time_based" | "auto" | "session_memory";
+
+/** A session's budget pressure at one turn: what `selectTier` and `compact` decide from. */
+export interface BudgetPressure {
+  /** 1-based turn number of the session (an integer >= 0). */
+  turnCount: number;
+  /** Fraction of the context window used, 0.0 to 1.0. */
+  contextPctUsed: number;
+  /** Seconds since the last turn (>= 0). */
+  idleSeconds: number;
+  /** Whether the session has finished. */
+  sessionComplete: boolean;
+}
+
+/** Per-call thresholds. Every field is optional; the defaults are the seed's values. */
+export interface PolicyConfig {
+  /** `auto` fires at or above this fraction of the context window. Default 0.70. */
+  autoContextPct?: number;
+  /** `time_based` fires at or above this idle time, in seconds. Default 300. */
+  idleSeconds?: number;
+  /** `micro` fires from this turn on. Default 2. */
+  microMinTurn?: number;
+  /** `micro` fires above this fraction of the window. Default 0. */
+  microMinContextPct?: number;
+  /** Tool-result bodies longer than this many code points are collapsed by `micro`. Default 240. */
+  microBodyThresholdChars?: number;
+  /** Code points of a collapsed body that `micro` keeps. Default 80. */
+  microKeepHeadChars?: number;
+  /** Blocks older than this many turns are pruned by `time_based`. Default 5. */
+  maxBlockAgeTurns?: number;
+  /** Code points per token of the built-in estimator. Default 4. */
+  charsPerToken?: number;
+  /** Cost weight per tier (a multiplier on the per-token price). Defaults: `TIER_COST_WEIGHT`. */
+  costWeights?: Partial<Record<Tier, number>>;
+  /** A summarising tier that cannot save at least this fraction returns the input. Default 0.10. */
+  minReduction?: number;
+  /** A context holding our summary is summarised again only after growing by this factor. Default 1.5. */
+  resummariseGrowth?: number;
+}
+
+/** An OpenAI Chat Completions message (fields the library reads; others pass through untouched). */
+export interface OpenAIChatMessage {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  content?: unknown;
+  name?: string;
+  tool_calls?: readonly unknown[];
+  tool_call_id?: string;
+  refusal?: string | null;
+}
+
+/** An Anthropic Messages API message (the system prompt lives outside the list). */
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: string | readonly unknown[];
+}
+
+/** A Vercel AI SDK `ModelMessage`. */
+export interface AiSdkModelMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | readonly unknown[];
+  providerOptions?: unknown;
+}
+
+/** A message in any supported wire format. */
+export type Message = OpenAIChatMessage | AnthropicMessage | AiSdkModelMessage;
+
+/** Which wire format `messages` are in; `"auto"` (the default) detects it. */
+export type MessageFormat = "auto" | "openai" | "anthropic" | "ai-sdk";
+
+interface ContextBase {
+  /** The session's id (part of correlation ids and summary requests). */
+  sessionId: string;
+  /** The session's budget pressure; `compact` selects the tier from it. */
+  pressure: BudgetPressure;
+  /** Price per 1,000 tokens in USD, for `costEstimate`. Default 0.003. */
+  costPer1kTokens?: number;
+}
+
+/** A structured context: the host's messages in their own wire format. */
+export interface MessagesContext<M = Message> extends ContextBase {
+  messages: readonly M[];
+  text?: never;
+  format?: MessageFormat;
+}
+
+/** A flat-text context (the seed's conventions: ```tool_result fences, [age:N] tags). */
+export interface TextContext extends ContextBase {
+  text: string;
+  messages?: never;
+  format?: "auto" | "text";
+}
+
+/** What to compact: exactly one of `messages` or `text`. */
+export type TierContext<M = Message> = MessagesContext<M> | TextContext;
+
+/** Spend the summariser reported. */
+export interface SummariserUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Cost in USD, when known. */
+  costUsd?: number;
+}
+
+/** What `summarise` is asked. */
+export interface SummaryRequest {
+  /** The tier asking. */
+  tier: "auto" | "session_memory";
+  sessionId: string;
+  correlationId: string;
+  /** The prompt: the default handoff-summary prompt, or `options.instructions`. */
+  instructions: string;
+  /** The part to summarise, as readable text, media already stripped. */
+  transcript: string;
+  /** The same part in the caller's format (a one-string array for flat text). */
+  messages: unknown[];
+  /** How long the summary should be, in tokens. */
+  targetTokens: number;
+  /** Identifiers, paths, error lines and the user's directives the summary must carry verbatim. */
+  mustKeep: string[];
+  /** Aborted when the call times out or the host's `options.signal` aborts: pass it on to fetch. */
+  signal: AbortSignal;
+}
+
+/** A summariser's answer: the summary, or the summary with the spend it reports. */
+export type SummaryResponse = string | { summary: string; usage?: SummariserUsage };
+
+/** How to compact. */
+export interface CompactOptions {
+  /**
+   * Delegated summarisation for `auto` and `session_memory`. Without it they use a structural
+   * digest. A rejection, throw, timeout, abort, non-string or not-shorter answer falls back to the
+   * digest and marks the result `degraded`.
+   */
+  summarise?: (request: SummaryRequest) => SummaryResponse | PromiseLike<SummaryResponse>;
+  /** An exact tokenizer: tokens of `text`, an integer >= 0. Default: code points / 4. */
+  countTokens?: (text: string) => number;
+  /** Threshold overrides. */
+  policy?: PolicyConfig;
+  /** How long `summarise` may take, in milliseconds. Default 60000. */
+  timeoutMs?: number;
+  /** Aborts a pending `summarise` call (the tier then falls back to the digest). */
+  signal?: AbortSignal;
+  /** The event's correlation id; derived from session, turn and content when absent. */
+  correlationId?: string;
+  /** Overrides the default summarisation prompt. */
+  instructions?: string;
+  /** Reserved: the host's clock in seconds; accepted and checked, not used yet. */
+  now?: number;
+}
+
+/** One removed piece of content, exactly as it was. */
+export interface ArchiveEntry {
+  /** Unique within the result. */
+  id: string;
+  kind: "tool_result" | "media" | "turn" | "run" | "session";
+  /** The exact removed value: messages, a content part, a body, a substring. */
+  content: unknown;
+  /** Where it was: `messages[3].content[1]`, `messages[4..9]`, `text[120..1020]` (code points). */
+  location: string;
+  /** What stands in its place in the output ("" when removed outright). */
+  replacement: string;
+}
+
+interface ResultBase {
+  /** The tier that ran. */
+  tier: Tier;
+  beforeTokens: number;
+  /** Never more than `beforeTokens`. */
+  afterTokens: number;
+  /** `max(0, beforeTokens - afterTokens)`. */
+  tokensSaved: number;
+  /** `tokensSaved / 1000 × costPer1kTokens × weight`, unrounded, in USD. */
+  costEstimate: number;
+  correlationId: string;
+  /** Why this tier was chosen and what it did (or why it changed nothing). */
+  reason: string;
+  /** Everything removed: input = output + archive. */
+  archive: ArchiveEntry[];
+  /** The session summary (`session_memory` only). */
+  summary?: string;
+  /** Present (and true) when the summariser failed and the structural digest was used. */
+  degraded?: true;
+  /** Present when there is something to warn about, e.g. the summariser's failure cause. */
+  warnings?: string[];
+  /** Present when the summariser reported its spend. */
+  summariserUsage?: SummariserUsage;
+  /** The format the context was read as. */
+  format: "openai" | "anthropic" | "ai-sdk" | "text";
+}
+
+/** The result of compacting messages. */
+export interface MessagesResult<M = Message> extends ResultBase {
+  messages: M[];
+  text?: never;
+}
+
+/** The result of compacting flat text. */
+export interface TextResult extends ResultBase {
+  text: string;
+  messages?: never;
+}
+
+/** The outcome of one compaction: the compacted context in the shape it was given, and more. */
+export type TierResult<M = Message> = MessagesResult<M> | TextResult;
+
+/** Fields of a trace step; any extra fields (trace id, turn number, ...) are kept in the line. */
+export interface TraceStepInput {
+  /** Seconds since the epoch; default `Date.now() / 1000`. */
+  timestamp?: number;
+  [field: string]: unknown;
+}
+
+/** Options of `runLegacyCompaction`. */
+export interface LegacyOptions extends CompactOptions {
+  /** Default 1.0. */
+  contextPctUsed?: number;
+  /** Default 1. */
+  turnCount?: number;
+}
+
+/** Options of `compactRequestBody`. */
+export interface RequestBodyOptions extends CompactOptions {
+  sessionId: string;
+  pressure: BudgetPressure;
+  /** Default 0.003. */
+  costPer1kTokens?: number;
+}
+
+/** Picks exactly one tier for `pressure` (first match wins). Synchronous and pure. */
+export function selectTier(pressure: BudgetPressure, policy?: PolicyConfig): Tier;
+
+/** Selects a tier from `ctx.pressure` and runs it. */
+export function compact<M extends Message>(ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
+export function compact(ctx: TextContext, options?: CompactOptions): Promise<TextResult>;
+export function compact(ctx: TierContext, options?: CompactOptions): Promise<TierResult>;
+
+/** Runs `tier` whatever the pressure says. */
+export function compactWithTier<M extends Message>(tier: Tier, ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
+export function compactWithTier(tier: Tier, ctx: TextContext, options?: CompactOptions): Promise<TextResult>;
+export function compactWithTier(tier: Tier, ctx: TierContext, options?: CompactOptions): Promise<TierResult>;
+
+/** One JSON line (no newline inside): a trace step of type "compact" for `result`. */
+export function recordTierEvent(result: TierResult<unknown>, step?: TraceStepInput): string;
+
+/** The seed's call site: compacts flat text with full-context pressure, which selects `auto`. */
+export function runLegacyCompaction(sessionId: string, contextText: string, opts?: LegacyOptions): Promise<TextResult>;
+
+/**
+ * Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
+ * request body (a JSON string). Every other field of the body comes back byte-identical.
+ */
+export function compactRequestBody(body: string, options: RequestBodyOptions): Promise<{ body: string; result: TierResult<unknown> }>;
+
+/** The seed's estimate: 0 for "", else max(1, floor(code points / 4)). */
+export function estimateTokens(text: string): number;
+
+/** The seed's cost weights per tier: none 0, micro 0.05, time_based 0.10, auto 0.50, session_memory 1.00. */
+export const TIER_COST_WEIGHT: Readonly<Record<Tier, number>>;
+
+/** What `init` can load the WebAssembly module from. */
+export type InitInput = URL | string | Request | Response | BufferSource | WebAssembly.Module;
+
+/**
+ * Browsers and web workers: instantiates the WebAssembly module; await it once before anything
+ * else. Default: fetches the .wasm file next to the module. In Node, Deno, Bun and workerd the
+ * module is ready on import and this resolves at once.
+ */
+export function init(input?: InitInput | Promise<InitInput>): Promise<void>;
+
+/** Synchronous `init` from the module's bytes or a compiled module. */
+export function initSync(module: BufferSource | WebAssembly.Module): void;

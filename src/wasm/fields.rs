@@ -1,0 +1,156 @@
+//! Reading fields of host objects. Values are read with `Reflect::get` into the core's
+//! [`Scalar`]s, so NaN and Infinity reach the core's validators (JSON would turn them into
+//! `null`) and the core writes the error messages. Errors here are relative to the object
+//! being read; callers put the object's own path in front with [`CompactionError::under`].
+
+use super::host::type_name;
+use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{Scalar, required_number};
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// A plain JS object whose fields are being read.
+pub struct Fields {
+    object: Object,
+}
+
+impl Fields {
+    /// `value` as an object; arrays, functions and primitives are rejected.
+    pub fn read(value: &JsValue) -> Result<Self> {
+        let is_object = value.is_object() && !Array::is_array(value) && !value.is_function();
+        if !is_object {
+            return Err(CompactionError::type_error(
+                "",
+                format!("must be an object, got {}", type_name(value)),
+            ));
+        }
+        Ok(Self {
+            object: value.clone().unchecked_into(),
+        })
+    }
+
+    /// `value` as an object, or `None` when it is `undefined` (an omitted optional argument).
+    pub fn read_optional(value: &JsValue) -> Result<Option<Self>> {
+        if value.is_undefined() {
+            Ok(None)
+        } else {
+            Self::read(value).map(Some)
+        }
+    }
+
+    /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
+    pub fn get(&self, name: &str) -> Result<JsValue> {
+        Reflect::get(&self.object, &JsValue::from_str(name)).map_err(|thrown| {
+            CompactionError::type_error(
+                name,
+                format!(
+                    "could not be read: {}",
+                    super::host::describe_thrown(&thrown)
+                ),
+            )
+        })
+    }
+
+    /// The field `name` as a [`Scalar`] for the core's validators.
+    pub fn scalar(&self, name: &str) -> Result<Scalar> {
+        self.get(name).map(|value| scalar(&value))
+    }
+
+    /// Rejects own enumerable keys that are not in `known`, naming the first one: a typo such as
+    /// `timeoutMS` must not be silently ignored.
+    pub fn reject_unknown(&self, known: &[&str]) -> Result<()> {
+        for key in Object::keys(&self.object).iter() {
+            let key = key.as_string().unwrap_or_default();
+            if !known.contains(&key.as_str()) {
+                return Err(CompactionError::type_error(
+                    key,
+                    format!("is not a known field; expected one of {}", known.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Converts a JS value into the core's [`Scalar`].
+pub fn scalar(value: &JsValue) -> Scalar {
+    if value.is_undefined() {
+        Scalar::Missing
+    } else if value.is_null() {
+        Scalar::Null
+    } else if let Some(flag) = value.as_bool() {
+        Scalar::Bool(flag)
+    } else if let Some(number) = value.as_f64() {
+        Scalar::Number(number)
+    } else if let Some(text) = value.as_string() {
+        Scalar::Text(text)
+    } else {
+        Scalar::Other(type_name(value))
+    }
+}
+
+/// The largest integer a JS number holds exactly.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// An optional integer field in `0..=max`: `undefined` → `None`.
+pub fn optional_integer(name: &str, value: Scalar, max: f64) -> Result<Option<u64>> {
+    if value == Scalar::Missing {
+        return Ok(None);
+    }
+    required_integer(name, value, max).map(Some)
+}
+
+/// A required integer field in `0..=max`.
+pub fn required_integer(name: &str, value: Scalar, max: f64) -> Result<u64> {
+    let number = required_number(name, value)?;
+    if !number.is_finite() || number < 0.0 || number.fract() != 0.0 || number > max {
+        return Err(CompactionError::range_error(
+            name,
+            format!(
+                "must be an integer in [0, {}], got {}",
+                describe_number(max),
+                describe_number(number)
+            ),
+        ));
+    }
+    Ok(number as u64)
+}
+
+/// A JS value as JSON (plain objects, arrays, strings, finite numbers, booleans, null). Values JSON
+/// cannot hold are rejected with serde-wasm-bindgen's description.
+pub fn json(value: &JsValue) -> Result<serde_json::Value> {
+    serde_wasm_bindgen::from_value(value.clone()).map_err(|error| {
+        CompactionError::type_error("", format!("is not JSON-compatible: {error}"))
+    })
+}
+
+/// A JS array of JSON values; each element's error names its index (`[3]: ...`).
+pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
+    let array = value.dyn_ref::<Array>().ok_or_else(|| {
+        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
+    })?;
+    array
+        .iter()
+        .enumerate()
+        .map(|(index, item)| json(&item).map_err(|error| error.under(&format!("[{index}]"))))
+        .collect()
+}
+
+/// A JS array of strings.
+pub fn string_array(value: &JsValue) -> Result<Vec<String>> {
+    let array = value.dyn_ref::<Array>().ok_or_else(|| {
+        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
+    })?;
+    array
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            item.as_string().ok_or_else(|| {
+                CompactionError::type_error(
+                    format!("[{index}]"),
+                    format!("must be a string, got {}", type_name(&item)),
+                )
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,318 @@
+//! JS arguments → core types: pressure, policy, context and the per-call options. Validation of
+//! values is the core's (`BudgetPressure::from_fields`, `PolicyConfig::validate`,
+//! `TierContext::validate`); this file only reads fields and rejects unknown ones.
+
+use super::counter::JsCounter;
+use super::fields::{Fields, MAX_SAFE_INTEGER, json_array, optional_integer};
+use super::host::{AbortSignal, type_name};
+use super::summariser::JsSummariser;
+use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{optional_number, optional_string, required_string};
+use crate::policy::PolicyConfig;
+use crate::pressure::BudgetPressure;
+use crate::summarise::Summariser;
+use crate::tier::Tier;
+use crate::tokens::TokenCounter;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Fields of a `TierContext`.
+pub const CONTEXT_KEYS: &[&str] = &[
+    "sessionId",
+    "pressure",
+    "costPer1kTokens",
+    "messages",
+    "text",
+    "format",
+];
+
+/// Fields of `CompactOptions`. `now` is accepted and checked but not used yet (the core has no
+/// clock-dependent behaviour); `instructions` overrides the summarisation prompt.
+pub const OPTION_KEYS: &[&str] = &[
+    "summarise",
+    "countTokens",
+    "policy",
+    "timeoutMs",
+    "signal",
+    "correlationId",
+    "instructions",
+    "now",
+];
+
+/// Fields of `PolicyConfig`.
+pub const POLICY_KEYS: &[&str] = &[
+    "autoContextPct",
+    "idleSeconds",
+    "microMinTurn",
+    "microMinContextPct",
+    "microBodyThresholdChars",
+    "microKeepHeadChars",
+    "maxBlockAgeTurns",
+    "charsPerToken",
+    "costWeights",
+    "minReduction",
+    "resummariseGrowth",
+];
+
+/// The summariser's default timeout (SPEC §6).
+pub const DEFAULT_TIMEOUT_MS: f64 = 60_000.0;
+
+/// The longest delay `setTimeout` honours (2^31 − 1 ms); longer ones fire at once.
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A `BudgetPressure` object. Errors are relative (`contextPctUsed ...`).
+pub fn pressure(value: &JsValue) -> Result<BudgetPressure> {
+    let fields = Fields::read(value)?;
+    fields.reject_unknown(&[
+        "turnCount",
+        "contextPctUsed",
+        "idleSeconds",
+        "sessionComplete",
+    ])?;
+    // `from_fields` takes an infallible reader; a throwing getter reads as a non-number.
+    BudgetPressure::from_fields(&|name| {
+        fields
+            .scalar(name)
+            .unwrap_or(crate::input::Scalar::Other("throwing getter"))
+    })
+}
+
+/// A `PolicyConfig` object, or the seed's defaults for `undefined`. Errors are relative.
+pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
+    let Some(fields) = Fields::read_optional(value)? else {
+        return Ok(PolicyConfig::default());
+    };
+    fields.reject_unknown(POLICY_KEYS)?;
+    let mut policy = PolicyConfig::default();
+    let number = |name: &str| optional_number(name, fields.scalar(name)?);
+    let integer = |name: &str, max: f64| optional_integer(name, fields.scalar(name)?, max);
+    if let Some(value) = number("autoContextPct")? {
+        policy.auto_context_pct = value;
+    }
+    if let Some(value) = number("idleSeconds")? {
+        policy.idle_seconds = value;
+    }
+    if let Some(value) = integer("microMinTurn", MAX_SAFE_INTEGER)? {
+        policy.micro_min_turn = value;
+    }
+    if let Some(value) = number("microMinContextPct")? {
+        policy.micro_min_context_pct = value;
+    }
+    let max_chars = u32::MAX as f64;
+    if let Some(value) = integer("microBodyThresholdChars", max_chars)? {
+        policy.micro_body_threshold_chars = value as usize;
+    }
+    if let Some(value) = integer("microKeepHeadChars", max_chars)? {
+        policy.micro_keep_head_chars = value as usize;
+    }
+    if let Some(value) = integer("maxBlockAgeTurns", MAX_SAFE_INTEGER)? {
+        policy.max_block_age_turns = value;
+    }
+    if let Some(value) = integer("charsPerToken", max_chars)? {
+        policy.chars_per_token = value as u32;
+    }
+    if let Some(value) = number("minReduction")? {
+        policy.min_reduction = value;
+    }
+    if let Some(value) = number("resummariseGrowth")? {
+        policy.resummarise_growth = value;
+    }
+    if let Some(weights) = Fields::read_optional(&fields.get("costWeights")?)
+        .map_err(|error| error.under("costWeights"))?
+    {
+        let names = Tier::ALL.map(Tier::as_str);
+        weights
+            .reject_unknown(&names)
+            .map_err(|error| error.under("costWeights"))?;
+        for (slot, name) in policy.cost_weights.iter_mut().zip(names) {
+            if let Some(value) = optional_number(name, weights.scalar(name)?)
+                .map_err(|error| error.under("costWeights"))?
+            {
+                *slot = value;
+            }
+        }
+    }
+    policy.validate()?;
+    Ok(policy)
+}
+
+/// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
+/// (`pressure.contextPctUsed`, `messages[3].content`), as in SPEC §2.
+pub fn context(value: &JsValue) -> Result<TierContext> {
+    let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
+    fields.reject_unknown(CONTEXT_KEYS)?;
+    let session_id = required_string("sessionId", fields.scalar("sessionId")?)?;
+    let pressure = pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
+    let cost = optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
+    let format = optional_string("format", fields.scalar("format")?)?;
+    let messages = fields.get("messages")?;
+    let text = fields.get("text")?;
+    let input = match (messages.is_undefined(), text.is_undefined()) {
+        (false, true) => ContextInput::Messages {
+            messages: json_array(&messages).map_err(|error| error.under("messages"))?,
+            format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
+        },
+        (true, false) => {
+            let text = text.as_string().ok_or_else(|| {
+                CompactionError::type_error(
+                    "text",
+                    format!("must be a string, got {}", type_name(&text)),
+                )
+            })?;
+            if let Some(name) = format
+                .as_deref()
+                .filter(|name| !matches!(*name, "auto" | "text"))
+            {
+                return Err(CompactionError::type_error(
+                    "format",
+                    format!("must be \"auto\" or \"text\" for a text context, got {name:?}"),
+                ));
+            }
+            ContextInput::Text(text)
+        }
+        (false, false) => {
+            return Err(CompactionError::type_error(
+                "ctx",
+                "must have exactly one of messages or text, got both",
+            ));
+        }
+        (true, true) => {
+            return Err(CompactionError::type_error(
+                "ctx",
+                "must have exactly one of messages or text, got neither",
+            ));
+        }
+    };
+    let mut ctx = TierContext::new(session_id, pressure, input);
+    if let Some(cost) = cost {
+        ctx.cost_per_1k_tokens = cost;
+    }
+    ctx.validate()?;
+    Ok(ctx)
+}
+
+/// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
+pub struct HostOptions {
+    policy: PolicyConfig,
+    summariser: Option<JsSummariser>,
+    counter: Option<JsCounter>,
+    correlation_id: Option<String>,
+    instructions: Option<String>,
+}
+
+impl HostOptions {
+    /// Reads the `CompactOptions` fields of `fields` (absent → defaults). `extra` names the other
+    /// fields the same object may carry (`sessionId`, `pressure`, ... of `compactRequestBody`).
+    /// Errors are relative to the options object.
+    pub fn read(fields: Option<&Fields>, extra: &[&str]) -> Result<Self> {
+        let Some(fields) = fields else {
+            return Ok(Self {
+                policy: PolicyConfig::default(),
+                summariser: None,
+                counter: None,
+                correlation_id: None,
+                instructions: None,
+            });
+        };
+        let known: Vec<&str> = OPTION_KEYS.iter().chain(extra).copied().collect();
+        fields.reject_unknown(&known)?;
+        let policy = policy(&fields.get("policy")?).map_err(|error| error.under("policy"))?;
+        let timeout = optional_number("timeoutMs", fields.scalar("timeoutMs")?)?;
+        let timeout_ms = match timeout {
+            None => DEFAULT_TIMEOUT_MS,
+            Some(ms) if ms.is_finite() && (0.0..=MAX_TIMEOUT_MS).contains(&ms) => ms,
+            Some(ms) => {
+                return Err(CompactionError::range_error(
+                    "timeoutMs",
+                    format!(
+                        "must be a finite number in [0, 2147483647], got {}",
+                        describe_number(ms)
+                    ),
+                ));
+            }
+        };
+        let signal = abort_signal(&fields.get("signal")?)?;
+        let summariser = optional_function("summarise", &fields.get("summarise")?)?
+            .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
+        let counter = optional_function("countTokens", &fields.get("countTokens")?)?
+            .map(|callback| JsCounter::new(callback, "options.countTokens"));
+        let correlation_id = optional_string("correlationId", fields.scalar("correlationId")?)?;
+        let instructions = optional_string("instructions", fields.scalar("instructions")?)?;
+        if let Some(now) = optional_number("now", fields.scalar("now")?)? {
+            if !now.is_finite() || now < 0.0 {
+                return Err(CompactionError::range_error(
+                    "now",
+                    format!(
+                        "must be a finite number >= 0 (seconds), got {}",
+                        describe_number(now)
+                    ),
+                ));
+            }
+        }
+        Ok(Self {
+            policy,
+            summariser,
+            counter,
+            correlation_id,
+            instructions,
+        })
+    }
+
+    /// The options as the core takes them, borrowing the callbacks.
+    pub fn core(&self) -> CompactOptions<'_> {
+        CompactOptions {
+            policy: self.policy.clone(),
+            counter: self
+                .counter
+                .as_ref()
+                .map(|counter| counter as &dyn TokenCounter),
+            summariser: self
+                .summariser
+                .as_ref()
+                .map(|summariser| summariser as &dyn Summariser),
+            correlation_id: self.correlation_id.clone(),
+            instructions: self.instructions.clone(),
+        }
+    }
+
+    /// The JS error to reject with when the host's `countTokens` misbehaved during the call.
+    pub fn counter_failure(&self) -> Option<JsValue> {
+        self.counter.as_ref().and_then(JsCounter::failure)
+    }
+}
+
+fn optional_function(name: &str, value: &JsValue) -> Result<Option<js_sys::Function>> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    value
+        .dyn_ref::<js_sys::Function>()
+        .cloned()
+        .map(Some)
+        .ok_or_else(|| {
+            CompactionError::type_error(
+                name,
+                format!("must be a function, got {}", type_name(value)),
+            )
+        })
+}
+
+/// `options.signal`: anything shaped like an `AbortSignal` (a boolean `aborted` and an
+/// `addEventListener` method), so signals of another realm or a polyfill work too.
+fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let shaped = value.is_object()
+        && js_sys::Reflect::get(value, &JsValue::from_str("aborted"))
+            .is_ok_and(|aborted| aborted.as_bool().is_some())
+        && js_sys::Reflect::get(value, &JsValue::from_str("addEventListener"))
+            .is_ok_and(|method| method.is_function());
+    if !shaped {
+        return Err(CompactionError::type_error(
+            "signal",
+            format!("must be an AbortSignal, got {}", type_name(value)),
+        ));
+    }
+    Ok(Some(value.clone().unchecked_into()))
+}

@@ -1,0 +1,133 @@
+//! Core values → JS objects with camelCase keys. Optional fields are omitted, not `undefined`
+//! or `null`: `summary` when there is none, `degraded` unless true, `warnings` when empty,
+//! `summariserUsage` when the summariser reported nothing, `costUsd` inside it when unknown.
+
+use super::errors;
+use super::host::AbortSignal;
+use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use crate::summarise::SummaryRequest;
+use js_sys::{Array, Object, Reflect};
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+/// Builds a plain object field by field, keeping the insertion order (which is the documented one).
+struct Builder(Object);
+
+impl Builder {
+    fn new() -> Self {
+        Self(Object::new())
+    }
+
+    fn set(self, key: &str, value: impl Into<JsValue>) -> Self {
+        // Defining a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&self.0, &JsValue::from_str(key), &value.into());
+        self
+    }
+
+    fn set_if(self, key: &str, value: Option<impl Into<JsValue>>) -> Self {
+        match value {
+            Some(value) => self.set(key, value),
+            None => self,
+        }
+    }
+
+    fn build(self) -> JsValue {
+        self.0.into()
+    }
+}
+
+/// A JSON value as plain JS data (objects, not `Map`s).
+pub fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(errors::internal)
+}
+
+fn strings(items: &[String]) -> Array {
+    items.iter().map(|item| JsValue::from_str(item)).collect()
+}
+
+/// A `TierResult` (see the module doc for which fields may be absent).
+pub fn tier_result(result: &TierResult) -> Result<JsValue, JsValue> {
+    let builder = Builder::new().set("tier", result.tier.as_str());
+    let builder = match &result.context {
+        ContextData::Messages(messages) => builder.set("messages", json(messages)?),
+        ContextData::Text(text) => builder.set("text", text.as_str()),
+    };
+    let archive: Array = result
+        .archive
+        .iter()
+        .map(archive_entry)
+        .collect::<Result<_, _>>()?;
+    Ok(builder
+        .set("beforeTokens", result.before_tokens as f64)
+        .set("afterTokens", result.after_tokens as f64)
+        .set("tokensSaved", result.tokens_saved as f64)
+        .set("costEstimate", result.cost_estimate)
+        .set("correlationId", result.correlation_id.as_str())
+        .set("reason", result.reason.as_str())
+        .set("archive", archive)
+        .set_if("summary", result.summary.as_deref())
+        .set_if("degraded", result.degraded.then_some(true))
+        .set_if(
+            "warnings",
+            (!result.warnings.is_empty()).then(|| strings(&result.warnings)),
+        )
+        .set_if(
+            "summariserUsage",
+            result.summariser_usage.as_ref().map(usage),
+        )
+        .set("format", result.format)
+        .build())
+}
+
+fn archive_entry(entry: &ArchiveEntry) -> Result<JsValue, JsValue> {
+    Ok(Builder::new()
+        .set("id", entry.id.as_str())
+        .set("kind", entry.kind)
+        .set("content", json(&entry.content)?)
+        .set("location", entry.location.as_str())
+        .set("replacement", entry.replacement.as_str())
+        .build())
+}
+
+fn usage(usage: &SummariserUsage) -> JsValue {
+    Builder::new()
+        .set("inputTokens", usage.input_tokens as f64)
+        .set("outputTokens", usage.output_tokens as f64)
+        .set_if("costUsd", usage.cost_usd)
+        .build()
+}
+
+/// The object the host's `summarise` callback receives (SPEC §6).
+pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result<JsValue, JsValue> {
+    Ok(Builder::new()
+        .set("tier", request.tier.as_str())
+        .set("sessionId", request.session_id.as_str())
+        .set("correlationId", request.correlation_id.as_str())
+        .set("instructions", request.instructions.as_str())
+        .set("transcript", request.transcript.as_str())
+        .set("messages", json(&request.messages)?)
+        .set("targetTokens", request.target_tokens as f64)
+        .set("mustKeep", strings(&request.must_keep))
+        .set("signal", AsRef::<JsValue>::as_ref(signal).clone())
+        .build())
+}
+
+/// `{ body, result }` of `compactRequestBody`.
+pub fn body_result(body: &str, result: &TierResult) -> Result<JsValue, JsValue> {
+    Ok(Builder::new()
+        .set("body", body)
+        .set("result", tier_result(result)?)
+        .build())
+}
+
+/// `TIER_COST_WEIGHT` as a plain object keyed by tier name.
+pub fn cost_weights() -> JsValue {
+    crate::tier::TIER_COST_WEIGHT
+        .iter()
+        .fold(Builder::new(), |builder, (tier, weight)| {
+            builder.set(tier.as_str(), *weight)
+        })
+        .build()
+}

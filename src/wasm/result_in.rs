@@ -1,0 +1,175 @@
+//! A `TierResult` handed back by the host (to `recordTierEvent`) → the core's [`TierResult`].
+//! Fields the result type does not have are ignored: hosts often store results with their own
+//! bookkeeping attached.
+
+use super::fields::{Fields, MAX_SAFE_INTEGER, json, json_array, required_integer, string_array};
+use super::host::type_name;
+use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{optional_string, required_number, required_string};
+use crate::plan::ArchiveKind;
+use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use crate::tier::Tier;
+use crate::transcript::Format;
+use js_sys::Array;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Reads a result object. Errors are relative to it (`tokensSaved ...`).
+pub fn tier_result(value: &JsValue) -> Result<TierResult> {
+    let fields = Fields::read(value)?;
+    let count = |name: &str| required_integer(name, fields.scalar(name)?, MAX_SAFE_INTEGER);
+    let tier = Tier::parse(&required_string("tier", fields.scalar("tier")?)?, "tier")?;
+    let messages = fields.get("messages")?;
+    let text = fields.get("text")?;
+    let context = match (messages.is_undefined(), text.is_undefined()) {
+        (false, true) => {
+            ContextData::Messages(json_array(&messages).map_err(|error| error.under("messages"))?)
+        }
+        (true, false) => ContextData::Text(text.as_string().ok_or_else(|| {
+            CompactionError::type_error(
+                "text",
+                format!("must be a string, got {}", type_name(&text)),
+            )
+        })?),
+        _ => {
+            return Err(CompactionError::type_error(
+                "",
+                "must have exactly one of messages or text",
+            ));
+        }
+    };
+    let cost_estimate = required_number("costEstimate", fields.scalar("costEstimate")?)?;
+    if !cost_estimate.is_finite() || cost_estimate < 0.0 {
+        return Err(CompactionError::range_error(
+            "costEstimate",
+            format!(
+                "must be a finite number >= 0, got {}",
+                describe_number(cost_estimate)
+            ),
+        ));
+    }
+    let archive = fields.get("archive")?;
+    let archive = archive
+        .dyn_ref::<Array>()
+        .ok_or_else(|| {
+            CompactionError::type_error(
+                "archive",
+                format!("must be an array, got {}", type_name(&archive)),
+            )
+        })?
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            archive_entry(&entry).map_err(|error| error.under(&format!("archive[{index}]")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let degraded = match fields.get("degraded")? {
+        value if value.is_undefined() => false,
+        value => value.as_bool().ok_or_else(|| {
+            CompactionError::type_error(
+                "degraded",
+                format!("must be a boolean, got {}", type_name(&value)),
+            )
+        })?,
+    };
+    let warnings = match fields.get("warnings")? {
+        value if value.is_undefined() => Vec::new(),
+        value => string_array(&value).map_err(|error| error.under("warnings"))?,
+    };
+    let summariser_usage = match fields.get("summariserUsage")? {
+        value if value.is_undefined() => None,
+        value => Some(usage(&value).map_err(|error| error.under("summariserUsage"))?),
+    };
+    let format_name = required_string("format", fields.scalar("format")?)?;
+    let format = [Format::OpenAi, Format::Anthropic, Format::AiSdk, Format::Text]
+        .into_iter()
+        .map(Format::as_str)
+        .find(|name| *name == format_name)
+        .ok_or_else(|| {
+            CompactionError::type_error(
+                "format",
+                format!(
+                    "must be one of \"openai\", \"anthropic\", \"ai-sdk\", \"text\", got {format_name:?}"
+                ),
+            )
+        })?;
+    Ok(TierResult {
+        tier,
+        context,
+        before_tokens: count("beforeTokens")?,
+        after_tokens: count("afterTokens")?,
+        tokens_saved: count("tokensSaved")?,
+        cost_estimate,
+        correlation_id: required_string("correlationId", fields.scalar("correlationId")?)?,
+        reason: required_string("reason", fields.scalar("reason")?)?,
+        archive,
+        summary: optional_string("summary", fields.scalar("summary")?)?,
+        degraded,
+        warnings,
+        summariser_usage,
+        format,
+    })
+}
+
+fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
+    let fields = Fields::read(value)?;
+    let kind_name = required_string("kind", fields.scalar("kind")?)?;
+    let kind = [
+        ArchiveKind::ToolResult,
+        ArchiveKind::Media,
+        ArchiveKind::Turn,
+        ArchiveKind::Run,
+        ArchiveKind::Session,
+    ]
+    .into_iter()
+    .map(ArchiveKind::as_str)
+    .find(|name| *name == kind_name)
+    .ok_or_else(|| {
+        CompactionError::type_error(
+            "kind",
+            format!(
+                "must be one of \"tool_result\", \"media\", \"turn\", \"run\", \"session\", got {kind_name:?}"
+            ),
+        )
+    })?;
+    Ok(ArchiveEntry {
+        id: required_string("id", fields.scalar("id")?)?,
+        kind,
+        content: json(&fields.get("content")?).map_err(|error| error.under("content"))?,
+        location: required_string("location", fields.scalar("location")?)?,
+        replacement: optional_string("replacement", fields.scalar("replacement")?)?
+            .unwrap_or_default(),
+    })
+}
+
+fn usage(value: &JsValue) -> Result<SummariserUsage> {
+    let fields = Fields::read(value)?;
+    let cost_usd = match fields.scalar("costUsd")? {
+        crate::input::Scalar::Missing => None,
+        other => {
+            let cost = required_number("costUsd", other)?;
+            if !cost.is_finite() || cost < 0.0 {
+                return Err(CompactionError::range_error(
+                    "costUsd",
+                    format!(
+                        "must be a finite number >= 0, got {}",
+                        describe_number(cost)
+                    ),
+                ));
+            }
+            Some(cost)
+        }
+    };
+    Ok(SummariserUsage {
+        input_tokens: required_integer(
+            "inputTokens",
+            fields.scalar("inputTokens")?,
+            MAX_SAFE_INTEGER,
+        )?,
+        output_tokens: required_integer(
+            "outputTokens",
+            fields.scalar("outputTokens")?,
+            MAX_SAFE_INTEGER,
+        )?,
+        cost_usd,
+    })
+}

@@ -1,0 +1,205 @@
+//! `options.summarise`: the host's JS callback behind the core's [`Summariser`]. The callback may
+//! return a value or a promise; the answer is raced against `timeoutMs` and the host's `signal`.
+//! Each call gets its own `AbortController`, aborted on timeout or host abort, so the host can
+//! cancel the model request it started.
+//!
+//! Nothing here holds a `RefCell` borrow across the `.await`: many calls run interleaved.
+
+use super::host::{
+    AbortController, AbortSignal, clear_timeout, describe_thrown, set_timeout, type_name,
+};
+use super::output;
+use crate::result::SummariserUsage;
+use crate::summarise::{
+    LocalBoxFuture, Summariser, SummariserFailure, SummaryAnswer, SummaryRequest,
+};
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// A JS `(request) => string | { summary, usage? } | Promise<...>` callback.
+pub struct JsSummariser {
+    callback: Function,
+    timeout_ms: f64,
+    signal: Option<AbortSignal>,
+}
+
+impl JsSummariser {
+    /// Wraps `callback` with the call's timeout and the host's abort signal.
+    pub fn new(callback: Function, timeout_ms: f64, signal: Option<AbortSignal>) -> Self {
+        Self {
+            callback,
+            timeout_ms,
+            signal,
+        }
+    }
+
+    async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {
+        if let Some(signal) = &self.signal {
+            if signal.aborted() {
+                return Err(SummariserFailure::Aborted(describe_thrown(
+                    &signal.reason(),
+                )));
+            }
+        }
+        let controller = AbortController::new();
+        let js_request = output::summary_request(&request, &controller.signal())
+            .map_err(|error| SummariserFailure::Threw(describe_thrown(&error)))?;
+        // Armed before the callback runs: a callback that aborts the host's signal synchronously
+        // is then seen too. Disarmed when `deadline` is dropped, on every path out.
+        let deadline = Deadline::arm(self.timeout_ms, self.signal.as_ref());
+        let returned = self
+            .callback
+            .call1(&JsValue::UNDEFINED, &js_request)
+            .map_err(|thrown| SummariserFailure::Threw(describe_thrown(&thrown)))?;
+        let answer = Promise::resolve(&returned);
+        let raced = JsFuture::from(Promise::race(&Array::of2(&answer, &deadline.promise))).await;
+        let (timed_out, aborted) = (deadline.timed_out.clone(), deadline.aborted.clone());
+        drop(deadline);
+
+        match raced {
+            Ok(value) if value == timed_out => {
+                let reason = js_sys::Error::new(&format!(
+                    "summariser timed out after {} ms",
+                    self.timeout_ms
+                ));
+                reason.set_name("TimeoutError");
+                controller.abort(&reason);
+                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
+            }
+            Ok(value) if value == aborted => {
+                let reason = self
+                    .signal
+                    .as_ref()
+                    .map_or(JsValue::UNDEFINED, AbortSignal::reason);
+                controller.abort(&reason);
+                Err(SummariserFailure::Aborted(describe_thrown(&reason)))
+            }
+            Ok(value) => answer_from_js(&value),
+            Err(reason) => Err(SummariserFailure::Rejected(describe_thrown(&reason))),
+        }
+    }
+}
+
+/// A promise that resolves to one of two fresh tags when the time is up or the host aborts;
+/// racing it against the answer tells which came first.
+struct Deadline<'a> {
+    promise: Promise,
+    timed_out: JsValue,
+    aborted: JsValue,
+    timer: JsValue,
+    signal: Option<&'a AbortSignal>,
+    on_timeout: Closure<dyn FnMut()>,
+    on_abort: Closure<dyn FnMut()>,
+}
+
+impl<'a> Deadline<'a> {
+    fn arm(timeout_ms: f64, signal: Option<&'a AbortSignal>) -> Self {
+        let timed_out = JsValue::from(Object::new());
+        let aborted = JsValue::from(Object::new());
+        let mut settle = None;
+        let promise = Promise::new(&mut |resolve, _reject| settle = Some(resolve));
+        // `Promise::new` runs its executor synchronously, so `settle` is always set.
+        let settle = settle.unwrap_or_else(|| Function::new_no_args(""));
+        let on_timeout = settle_with(&settle, &timed_out);
+        let on_abort = settle_with(&settle, &aborted);
+        let timer = set_timeout(on_timeout.as_ref().unchecked_ref(), timeout_ms);
+        if let Some(signal) = signal {
+            signal.add_event_listener("abort", on_abort.as_ref().unchecked_ref());
+        }
+        Self {
+            promise,
+            timed_out,
+            aborted,
+            timer,
+            signal,
+            on_timeout,
+            on_abort,
+        }
+    }
+}
+
+impl Drop for Deadline<'_> {
+    fn drop(&mut self) {
+        // After this neither closure can be called any more, so they may be freed with `self`.
+        // (`on_timeout` is only ever read here: it is kept alive for the timer's sake.)
+        clear_timeout(&self.timer);
+        if let Some(signal) = self.signal {
+            signal.remove_event_listener("abort", self.on_abort.as_ref().unchecked_ref());
+        }
+        let _ = &self.on_timeout;
+    }
+}
+
+impl Summariser for JsSummariser {
+    fn summarise(
+        &self,
+        request: SummaryRequest,
+    ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>> {
+        Box::pin(self.call(request))
+    }
+}
+
+fn settle_with(settle: &Function, tag: &JsValue) -> Closure<dyn FnMut()> {
+    let settle = settle.clone();
+    let tag = tag.clone();
+    Closure::new(move || {
+        // Resolving an already settled promise is a no-op; nothing to handle.
+        let _ = settle.call1(&JsValue::UNDEFINED, &tag);
+    })
+}
+
+/// A string, or `{ summary: string, usage?: { inputTokens, outputTokens, costUsd? } }`.
+fn answer_from_js(value: &JsValue) -> Result<SummaryAnswer, SummariserFailure> {
+    if let Some(summary) = value.as_string() {
+        return Ok(SummaryAnswer {
+            summary,
+            usage: None,
+        });
+    }
+    let not_a_string = |what: String| Err(SummariserFailure::NotAString(what));
+    if !value.is_object() || Array::is_array(value) || value.is_function() {
+        return not_a_string(type_name(value).to_string());
+    }
+    let field = |name: &str| Reflect::get(value, &JsValue::from_str(name)).ok();
+    let Some(summary) = field("summary").and_then(|summary| summary.as_string()) else {
+        return not_a_string("an object without a string summary".to_string());
+    };
+    let usage = match field("usage") {
+        None => None,
+        Some(usage) if usage.is_undefined() || usage.is_null() => None,
+        Some(usage) => match usage_from_js(&usage) {
+            Ok(usage) => Some(usage),
+            Err(problem) => return not_a_string(format!("an object whose usage {problem}")),
+        },
+    };
+    Ok(SummaryAnswer { summary, usage })
+}
+
+fn usage_from_js(usage: &JsValue) -> Result<SummariserUsage, String> {
+    if !usage.is_object() {
+        return Err(format!("is a {}, not an object", type_name(usage)));
+    }
+    let count = |name: &str| -> Result<u64, String> {
+        let value = Reflect::get(usage, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+        match value.as_f64() {
+            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as u64),
+            _ => Err(format!("{name} is not an integer >= 0")),
+        }
+    };
+    let cost = Reflect::get(usage, &JsValue::from_str("costUsd")).unwrap_or(JsValue::UNDEFINED);
+    let cost_usd = if cost.is_undefined() {
+        None
+    } else {
+        match cost.as_f64() {
+            Some(n) if n.is_finite() && n >= 0.0 => Some(n),
+            _ => return Err("costUsd is not a finite number >= 0".to_string()),
+        }
+    };
+    Ok(SummariserUsage {
+        input_tokens: count("inputTokens")?,
+        output_tokens: count("outputTokens")?,
+        cost_usd,
+    })
+}
