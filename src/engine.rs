@@ -50,7 +50,7 @@ async fn run(
     let counter: &dyn TokenCounter = options.counter.unwrap_or(&seed_rule);
     let mut working = Working::read(&ctx.input)?;
     let before = working.transcript.clone();
-    let before_tokens = before.count_tokens(counter);
+    let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
         None => derive_correlation_id(&ctx.session_id, ctx.pressure.turn_count, tier, &before),
@@ -65,7 +65,7 @@ async fn run(
         pressure: &ctx.pressure,
     };
     tiers::run(tier, &mut working, &env).await?;
-    let mut after_tokens = working.transcript.count_tokens(counter);
+    let mut after_tokens = working.tokens(counter);
     if let Err(why_not) = check(
         tier,
         &before,

@@ -45,3 +45,23 @@ pub fn is_collapsed_body(text: &str) -> bool {
             .rfind("[tool result body pruned: ")
             .is_some_and(|at| !text[at..].contains('\n'))
 }
+
+/// `text` made inert as flat text: a line that would start structure (an `[age:N]` tag or a
+/// code fence) is quoted with `> `, so a summary written into flat text reads back as the one
+/// prose block it is (otherwise a quoted tag would split it, and the next call would see a
+/// fresh block instead of our summary).
+pub fn inert_in_flat_text(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("[age:")
+                || trimmed.starts_with("```")
+                || trimmed.starts_with("![")
+            {
+                format!("> {line}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}

@@ -58,6 +58,15 @@ impl Working {
         })
     }
 
+    /// Tokens of the current context. Flat text is counted as one string (the seed's numbers
+    /// depend on it: fences and headers count too); messages as the sum over their blocks.
+    pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+        match &self.context {
+            ContextData::Text(text) => counter.count(text),
+            ContextData::Messages(_) => self.transcript.count_tokens(counter),
+        }
+    }
+
     /// The format being compacted.
     pub fn format(&self) -> Format {
         self.transcript.format

@@ -20,7 +20,7 @@ use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
-use crate::transcript::{BlockKind, Transcript};
+use crate::transcript::{BlockKind, Format, Transcript};
 use crate::working::Working;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -156,7 +156,10 @@ fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'
     let edits: Vec<Edit> = runs
         .into_iter()
         .map(|run| Edit::ReplaceMessages {
-            text: Some(digest::run_digest(transcript, run.clone())),
+            text: Some(for_format(
+                transcript,
+                digest::run_digest(transcript, run.clone()),
+            )),
             range: run,
             kind: ArchiveKind::Run,
             is_summary: true,
@@ -222,6 +225,7 @@ async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<
     } else {
         format!("{heading}\n{}", outcome.text)
     };
+    let text = for_format(transcript, text);
     let last = runs.len() - 1;
     let edits = runs
         .iter()
@@ -263,5 +267,13 @@ fn request_messages(working: &Working, runs: &[Range<usize>]) -> Vec<serde_json:
                 crate::transcript::Source::Span { .. } => None,
             })
             .collect(),
+    }
+}
+
+/// Our text as it must be written into `transcript`'s format (inert as flat text).
+fn for_format(transcript: &Transcript, text: String) -> String {
+    match transcript.format {
+        Format::Text => markers::inert_in_flat_text(&text),
+        _ => text,
     }
 }

@@ -17,7 +17,7 @@ use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
-use crate::transcript::{Message, Transcript};
+use crate::transcript::{Format, Message, Transcript};
 use crate::working::Working;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -117,7 +117,10 @@ async fn summarise_session(
     let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &must_keep);
     let outcome =
         summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
-    let text = format!("{heading}\n{}", outcome.text);
+    let mut text = format!("{heading}\n{}", outcome.text);
+    if transcript.format == Format::Text {
+        text = markers::inert_in_flat_text(&text);
+    }
     let edits = ranges
         .iter()
         .enumerate()

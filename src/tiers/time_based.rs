@@ -42,13 +42,15 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         .iter()
         .enumerate()
         .map(|(index, message)| {
-            !protection.is_protected(index) && !message.has_user_words() && ages[index] > cutoff
+            !protection.is_protected(index)
+                && !message.has_user_words()
+                && ages[index] > cutoff
+                && !is_marker_only(std::slice::from_ref(message))
         })
         .collect();
     let edits: Vec<Edit> = closed_ranges(transcript, &candidates)
         .into_iter()
         .flat_map(|range| split_at_age_tags(transcript, range))
-        .filter(|range| !is_marker_only(&transcript.messages[range.clone()]))
         .map(|range| Edit::ReplaceMessages {
             range,
             text: Some(markers::STALE_BLOCK.to_string()),
@@ -94,7 +96,8 @@ fn starts_with_age_tag(message: &Message) -> bool {
         .is_some_and(|b| b.kind == BlockKind::Text && parse_age_tag(&b.text).is_some())
 }
 
-/// Whether the range is already nothing but stale markers (idempotence).
+/// Whether the messages are nothing but stale markers (and whitespace): pruning them again
+/// would change nothing but the archive, so they are never candidates (idempotence).
 fn is_marker_only(messages: &[Message]) -> bool {
     messages.iter().all(|m| {
         m.blocks.iter().all(|b| {

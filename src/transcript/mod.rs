@@ -90,12 +90,12 @@ impl Block {
 pub enum Source {
     /// Index in the host's message array.
     Index(usize),
-    /// Code-point range in a flat-text context: `[start, end)` of the segment, plus the range of
-    /// the segment's own content (without a tool-result fence's header and closing lines).
+    /// Byte range `[start, end)` of a segment of a flat-text context (archive locations are
+    /// converted to code points by the adapter).
     Span {
-        /// Start of the whole segment, in code points.
+        /// Start of the segment, in bytes.
         start: usize,
-        /// End of the whole segment (exclusive), in code points.
+        /// End of the segment (exclusive), in bytes.
         end: usize,
     },
 }

@@ -1,0 +1,297 @@
+//! Generated agent conversations for property tests: an abstract conversation (system prompt,
+//! turns of user words and agent steps with parallel tool calls, long and short outputs, base64
+//! images, unknown fields, hard Unicode, CRLF), rendered into each structured wire format.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// One tool call and its result.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub name: String,
+    pub arguments: String,
+    pub output: String,
+    pub is_error: bool,
+}
+
+/// One step of the agent inside a turn.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// Assistant prose.
+    Say(String),
+    /// An assistant message with optional preface text and parallel tool calls.
+    Calls(Option<String>, Vec<Call>),
+}
+
+/// One turn: the user's words (maybe with a screenshot) and the agent's steps.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub user: String,
+    pub image: Option<String>,
+    pub steps: Vec<Step>,
+    pub age_tag: Option<u64>,
+}
+
+/// A whole conversation.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    pub system: String,
+    pub turns: Vec<Turn>,
+    /// Add unknown fields (cache_control, ids, metadata) to some messages and parts.
+    pub extras: bool,
+}
+
+fn hard_text() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        Just("plain words ".to_string()),
+        Just("emoji 👩‍👩‍👧‍👦 and 🇯🇵 ".to_string()),
+        Just("日本語のテキスト ".to_string()),
+        Just("e\u{301}\u{302} combining ".to_string()),
+        Just("line\r\nbreak ".to_string()),
+        Just("src/lib.rs ".to_string()),
+        Just("error: failed to compile\n".to_string()),
+        Just("https://example.com/x ".to_string()),
+        "[a-z ]{1,12}",
+    ];
+    prop::collection::vec(pieces, 1..6).prop_map(|v| v.concat())
+}
+
+fn output() -> impl Strategy<Value = String> {
+    prop_oneof![
+        hard_text(),
+        (hard_text(), 10usize..60).prop_map(|(t, n)| t.repeat(n)),
+        (1usize..3000).prop_map(|n| "log line ok\n".repeat(n / 12 + 1)),
+    ]
+}
+
+fn call() -> impl Strategy<Value = Call> {
+    (
+        prop_oneof![Just("bash"), Just("read_file"), Just("web_fetch")],
+        "[a-z/._ ]{0,30}",
+        output(),
+        prop::bool::weighted(0.15),
+    )
+        .prop_map(|(name, arg, output, is_error)| Call {
+            name: name.to_string(),
+            arguments: json!({ "arg": arg }).to_string(),
+            output,
+            is_error,
+        })
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        hard_text().prop_map(Step::Say),
+        (
+            prop::option::of(hard_text()),
+            prop::collection::vec(call(), 1..4)
+        )
+            .prop_map(|(text, calls)| Step::Calls(text, calls)),
+    ]
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    (
+        hard_text(),
+        prop::option::weighted(
+            0.15,
+            (200usize..3000).prop_map(|n| "iVBORw0KGgo".repeat(n / 11)),
+        ),
+        prop::collection::vec(step(), 0..5),
+        prop::option::weighted(0.2, 0u64..12),
+    )
+        .prop_map(|(user, image, steps, age_tag)| Turn {
+            user,
+            image,
+            steps,
+            age_tag,
+        })
+}
+
+/// Conversations of 1 to 9 turns.
+pub fn conversation() -> impl Strategy<Value = Conversation> {
+    (
+        hard_text(),
+        prop::collection::vec(turn(), 1..10),
+        any::<bool>(),
+    )
+        .prop_map(|(system, turns, extras)| Conversation {
+            system,
+            turns,
+            extras,
+        })
+}
+
+fn tag(text: &str, age: Option<u64>) -> String {
+    match age {
+        Some(age) => format!("[age:{age}] {text}"),
+        None => text.to_string(),
+    }
+}
+
+/// Tool-call ids unique within the conversation.
+fn ids(conversation: &Conversation) -> impl FnMut() -> String {
+    let _ = conversation;
+    let mut next = 0;
+    move || {
+        next += 1;
+        format!("call_{next}")
+    }
+}
+
+/// OpenAI Chat Completions messages.
+pub fn openai(c: &Conversation) -> Vec<Value> {
+    let mut next_id = ids(c);
+    let mut out = vec![json!({"role": "system", "content": c.system})];
+    for turn in &c.turns {
+        let mut user = match &turn.image {
+            None => json!({"role": "user", "content": turn.user}),
+            Some(data) => json!({"role": "user", "content": [
+                {"type": "text", "text": turn.user},
+                {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}}
+            ]}),
+        };
+        if c.extras {
+            user["name"] = json!("alice");
+        }
+        out.push(user);
+        for step in &turn.steps {
+            match step {
+                Step::Say(text) => {
+                    out.push(json!({"role": "assistant", "content": tag(text, turn.age_tag)}))
+                }
+                Step::Calls(text, calls) => {
+                    let calls: Vec<(String, &Call)> =
+                        calls.iter().map(|call| (next_id(), call)).collect();
+                    let mut message = json!({
+                        "role": "assistant",
+                        "content": text.as_ref().map(|t| tag(t, turn.age_tag)),
+                        "tool_calls": calls.iter().map(|(id, call)| json!({
+                            "id": id, "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments}
+                        })).collect::<Vec<_>>(),
+                    });
+                    if c.extras {
+                        message["refusal"] = Value::Null;
+                    }
+                    out.push(message);
+                    for (id, call) in calls {
+                        out.push(
+                            json!({"role": "tool", "tool_call_id": id, "content": call.output}),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Anthropic Messages API messages (the system prompt travels outside the list).
+pub fn anthropic(c: &Conversation) -> Vec<Value> {
+    let mut next_id = ids(c);
+    let mut out = Vec::new();
+    for turn in &c.turns {
+        let mut text = json!({"type": "text", "text": turn.user});
+        if c.extras {
+            text["cache_control"] = json!({"type": "ephemeral"});
+        }
+        let mut content = vec![text];
+        if let Some(data) = &turn.image {
+            content.push(json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}));
+        }
+        out.push(json!({"role": "user", "content": content}));
+        for step in &turn.steps {
+            match step {
+                Step::Say(text) => out.push(json!({"role": "assistant", "content": [{"type": "text", "text": tag(text, turn.age_tag)}]})),
+                Step::Calls(text, calls) => {
+                    let calls: Vec<(String, &Call)> = calls.iter().map(|call| (next_id(), call)).collect();
+                    let mut content: Vec<Value> = text.iter().map(|t| json!({"type": "text", "text": tag(t, turn.age_tag)})).collect();
+                    content.extend(calls.iter().map(|(id, call)| json!({
+                        "type": "tool_use", "id": id, "name": call.name,
+                        "input": serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null)
+                    })));
+                    out.push(json!({"role": "assistant", "content": content}));
+                    let results: Vec<Value> = calls.iter().map(|(id, call)| {
+                        let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": call.output});
+                        if call.is_error {
+                            result["is_error"] = json!(true);
+                        }
+                        result
+                    }).collect();
+                    out.push(json!({"role": "user", "content": results}));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Vercel AI SDK `ModelMessage`s.
+pub fn ai_sdk(c: &Conversation) -> Vec<Value> {
+    let mut next_id = ids(c);
+    let mut out = vec![json!({"role": "system", "content": c.system})];
+    for turn in &c.turns {
+        let mut content = vec![json!({"type": "text", "text": turn.user})];
+        if let Some(data) = &turn.image {
+            content.push(json!({"type": "image", "image": data, "mediaType": "image/png"}));
+        }
+        let mut user = json!({"role": "user", "content": content});
+        if c.extras {
+            user["providerOptions"] = json!({"anthropic": {"cacheControl": {"type": "ephemeral"}}});
+        }
+        out.push(user);
+        for step in &turn.steps {
+            match step {
+                Step::Say(text) => out.push(json!({"role": "assistant", "content": [{"type": "text", "text": tag(text, turn.age_tag)}]})),
+                Step::Calls(text, calls) => {
+                    let calls: Vec<(String, &Call)> = calls.iter().map(|call| (next_id(), call)).collect();
+                    let mut content: Vec<Value> = text.iter().map(|t| json!({"type": "text", "text": tag(t, turn.age_tag)})).collect();
+                    content.extend(calls.iter().map(|(id, call)| json!({
+                        "type": "tool-call", "toolCallId": id, "toolName": call.name,
+                        "input": serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null)
+                    })));
+                    out.push(json!({"role": "assistant", "content": content}));
+                    let results: Vec<Value> = calls.iter().map(|(id, call)| json!({
+                        "type": "tool-result", "toolCallId": id, "toolName": call.name,
+                        "output": {"type": if call.is_error { "error-text" } else { "text" }, "value": call.output}
+                    })).collect();
+                    out.push(json!({"role": "tool", "content": results}));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The seed's flat text: prose, ```tool_result fences and [age:N] tags.
+pub fn flat_text(c: &Conversation) -> String {
+    let mut out = String::new();
+    for turn in &c.turns {
+        if let Some(age) = turn.age_tag {
+            out.push_str(&format!("[age:{age}] "));
+        }
+        out.push_str(&turn.user);
+        out.push_str("\n\n");
+        for step in &turn.steps {
+            match step {
+                Step::Say(text) => {
+                    out.push_str(text);
+                    out.push_str("\n\n");
+                }
+                Step::Calls(_, calls) => {
+                    for call in calls {
+                        out.push_str(&format!(
+                            "```tool_result name={}\n{}\n```\n\n",
+                            call.name, call.output
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(data) = &turn.image {
+            out.push_str(&format!("![screenshot](data:image/png;base64,{data})\n\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,143 @@
+//! Shared test helpers: a deterministic fake summariser, a blocking runner for the async entry
+//! points, and shorthands for building contexts.
+#![allow(dead_code)]
+
+pub mod generate;
+pub mod restore;
+
+use std::cell::RefCell;
+use tiered_compaction::summarise::LocalBoxFuture;
+use tiered_compaction::{
+    BudgetPressure, CompactOptions, ContextInput, FormatChoice, Summariser, SummariserFailure,
+    SummariserUsage, SummaryAnswer, SummaryRequest, Tier, TierContext, TierResult,
+};
+
+/// Runs a future to completion on this thread.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    pollster::block_on(future)
+}
+
+/// How the fake summariser behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A short summary that names the first must-keep item only (the rest get appended).
+    Good,
+    /// Fails as a rejected promise would.
+    Reject,
+    /// Answers an empty string.
+    Empty,
+    /// Answers something longer than the whole request.
+    Long,
+    /// Answers with the wrong type.
+    NotString,
+}
+
+/// A deterministic summariser that records what it was asked.
+pub struct FakeSummariser {
+    pub mode: Mode,
+    pub requests: RefCell<Vec<SummaryRequest>>,
+}
+
+impl FakeSummariser {
+    pub fn new(mode: Mode) -> Self {
+        Self {
+            mode,
+            requests: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn calls(&self) -> usize {
+        self.requests.borrow().len()
+    }
+}
+
+impl Summariser for FakeSummariser {
+    fn summarise(
+        &self,
+        request: SummaryRequest,
+    ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>> {
+        let answer = match self.mode {
+            Mode::Good => Ok(SummaryAnswer {
+                summary: format!(
+                    "Goal: continue the task. Steps summarised: {}. First item: {}",
+                    request.transcript.lines().count(),
+                    request.must_keep.first().map_or("none", String::as_str)
+                ),
+                usage: Some(SummariserUsage {
+                    input_tokens: request.transcript.len() as u64 / 4,
+                    output_tokens: 20,
+                    cost_usd: Some(0.001),
+                }),
+            }),
+            Mode::Reject => Err(SummariserFailure::Rejected(
+                "Error: model overloaded".into(),
+            )),
+            Mode::Empty => Ok(SummaryAnswer {
+                summary: "   ".into(),
+                usage: None,
+            }),
+            Mode::Long => Ok(SummaryAnswer {
+                summary: format!("{}{}", request.transcript, "x".repeat(100)),
+                usage: None,
+            }),
+            Mode::NotString => Err(SummariserFailure::NotAString("a number".into())),
+        };
+        self.requests.borrow_mut().push(request);
+        Box::pin(async move { answer })
+    }
+}
+
+/// A pressure, unwrapped (tests only pass valid numbers).
+pub fn pressure(turn: u64, pct: f64, idle: f64, complete: bool) -> BudgetPressure {
+    BudgetPressure::new(turn as f64, pct, idle, complete).expect("valid test pressure")
+}
+
+/// A flat-text context.
+pub fn text_ctx(text: &str, pressure: BudgetPressure) -> TierContext {
+    TierContext::new("s-test", pressure, ContextInput::Text(text.to_string()))
+}
+
+/// A structured context with format detection.
+pub fn messages_ctx(messages: Vec<serde_json::Value>, pressure: BudgetPressure) -> TierContext {
+    TierContext::new(
+        "s-test",
+        pressure,
+        ContextInput::Messages {
+            messages,
+            format: FormatChoice::Auto,
+        },
+    )
+}
+
+/// Runs `tier` on `ctx` with an optional summariser.
+pub fn run_tier(tier: Tier, ctx: &TierContext, summariser: Option<&dyn Summariser>) -> TierResult {
+    let options = CompactOptions {
+        summariser,
+        ..CompactOptions::default()
+    };
+    block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
+        .expect("compaction succeeds")
+}
+
+/// The same context with the result's output as input.
+pub fn rerun_input(ctx: &TierContext, result: &TierResult) -> TierContext {
+    let input = match (&ctx.input, &result.context) {
+        (ContextInput::Messages { format, .. }, tiered_compaction::ContextData::Messages(m)) => {
+            ContextInput::Messages {
+                messages: m.clone(),
+                format: *format,
+            }
+        }
+        (_, tiered_compaction::ContextData::Text(t)) => ContextInput::Text(t.clone()),
+        (ContextInput::Text(_), tiered_compaction::ContextData::Messages(m)) => {
+            ContextInput::Messages {
+                messages: m.clone(),
+                format: FormatChoice::Auto,
+            }
+        }
+    };
+    TierContext {
+        input,
+        ..ctx.clone()
+    }
+}
