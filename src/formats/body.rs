@@ -603,10 +603,7 @@ mod tests {
         }
     }
 
-    /// Needs `crate::engine::compact`, which is written elsewhere: run with `--ignored` once the
-    /// engine lands.
     #[test]
-    #[ignore = "needs the engine"]
     fn end_to_end_keeps_bytes_outside_messages() {
         let pressure = BudgetPressure::new(1.0, 0.0, 0.0, false).expect("valid pressure");
         let options = CompactOptions::default();
