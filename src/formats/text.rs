@@ -677,6 +677,10 @@ fn segments(text: &str) -> Vec<Segment> {
         }
         if let Some(age) = parse_age_tag(line.content(text)) {
             out.tag(line.start, age);
+        } else if crate::markers::is_library_text(line.content(text)) {
+            // Text this library wrote (a stale marker, a summary) is a block of its own, so the
+            // next call recognises it instead of reading it as part of the block before.
+            out.flush_prose(line.start);
         }
         for (range, media_type) in data_images(line.content(text)) {
             let span = line.start + range.start..line.start + range.end;
@@ -1612,7 +1616,7 @@ mod tests {
             applied.output,
             "```tool_result\nx\n```\n[stale block pruned]\n\n```tool_result\ny\n```"
         );
-        assert_eq!(read(&applied.output).messages.len(), 3);
+        assert_eq!(read(&applied.output).messages.len(), 4);
         let removed = apply_ok(text, &[replace_messages(0..2, None)]);
         assert_eq!(removed.output, "\n\n```tool_result\ny\n```");
         assert_eq!(removed.archive[0].replacement, "");
@@ -1732,7 +1736,7 @@ mod tests {
             .iter()
             .map(|m| m.is_library_summary)
             .collect();
-        assert_eq!(flags, [true, false]);
+        assert_eq!(flags, [true, false, true]);
         assert!(read("  [digest of earlier tool runs]\n- a").messages[0].is_library_summary);
     }
 
