@@ -165,7 +165,8 @@ export interface ArchiveEntry {
   replacement: string;
 }
 
-interface ResultBase {
+/** Every field of a `TierResult` but the compacted context (what a trace line records). */
+export interface TierResultBase {
   /** The tier that ran. */
   tier: Tier;
   beforeTokens: number;
@@ -193,13 +194,13 @@ interface ResultBase {
 }
 
 /** The result of compacting messages. */
-export interface MessagesResult<M = Message> extends ResultBase {
+export interface MessagesResult<M = Message> extends TierResultBase {
   messages: M[];
   text?: never;
 }
 
 /** The result of compacting flat text. */
-export interface TextResult extends ResultBase {
+export interface TextResult extends TierResultBase {
   text: string;
   messages?: never;
 }
@@ -244,16 +245,17 @@ export function compactWithTier(tier: Tier, ctx: TextContext, options?: CompactO
 export function compactWithTier(tier: Tier, ctx: TierContext, options?: CompactOptions): Promise<TierResult>;
 
 /** One JSON line (no newline inside): a trace step of type "compact" for `result`. */
-export function recordTierEvent(result: TierResult<unknown>, step?: TraceStepInput): string;
+export function recordTierEvent(result: TierResultBase, step?: TraceStepInput): string;
 
 /** The seed's call site: compacts flat text with full-context pressure, which selects `auto`. */
 export function runLegacyCompaction(sessionId: string, contextText: string, opts?: LegacyOptions): Promise<TextResult>;
 
 /**
  * Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
- * request body (a JSON string). Every other field of the body comes back byte-identical.
+ * request body (a JSON string). Every other field of the body comes back byte-identical, and so
+ * does every message the tier left alone. `result` has no `messages`: they are in `body`.
  */
-export function compactRequestBody(body: string, options: RequestBodyOptions): Promise<{ body: string; result: TierResult<unknown> }>;
+export function compactRequestBody(body: string, options: RequestBodyOptions): Promise<{ body: string; result: TierResultBase }>;
 
 /** The seed's estimate: 0 for "", else max(1, floor(code points / 4)). */
 export function estimateTokens(text: string): number;

@@ -49,8 +49,15 @@ fn strings(items: &[String]) -> Array {
 
 /// A `TierResult` (see the module doc for which fields may be absent).
 pub fn tier_result(result: &TierResult) -> Result<JsValue, JsValue> {
+    result_object(result, true)
+}
+
+/// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
+/// its `body` string and does not build them as JS objects.
+fn result_object(result: &TierResult, with_context: bool) -> Result<JsValue, JsValue> {
     let builder = Builder::new().set("tier", result.tier.as_str());
     let builder = match &result.context {
+        _ if !with_context => builder,
         ContextData::Messages(messages) => builder.set("messages", json(messages)?),
         ContextData::Text(text) => builder.set("text", text.as_str()),
     };
@@ -114,11 +121,11 @@ pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result
         .build())
 }
 
-/// `{ body, result }` of `compactRequestBody`.
+/// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
 pub fn body_result(body: &str, result: &TierResult) -> Result<JsValue, JsValue> {
     Ok(Builder::new()
         .set("body", body)
-        .set("result", tier_result(result)?)
+        .set("result", result_object(result, false)?)
         .build())
 }
 

@@ -1,6 +1,7 @@
 //! A `TierResult` handed back by the host (to `recordTierEvent`) → the core's [`TierResult`].
 //! Fields the result type does not have are ignored: hosts often store results with their own
-//! bookkeeping attached.
+//! bookkeeping attached. The context (`messages` / `text`) may be absent, as in the `result` of
+//! `compactRequestBody`: a trace line does not carry it.
 
 use super::fields::{Fields, MAX_SAFE_INTEGER, json, json_array, required_integer, string_array};
 use super::host::type_name;
@@ -30,10 +31,11 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
                 format!("must be a string, got {}", type_name(&text)),
             )
         })?),
-        _ => {
+        (true, true) => ContextData::Messages(Vec::new()),
+        (false, false) => {
             return Err(CompactionError::type_error(
                 "",
-                "must have exactly one of messages or text",
+                "must not have both messages and text",
             ));
         }
     };

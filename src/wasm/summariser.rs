@@ -56,16 +56,15 @@ impl JsSummariser {
         let answer = Promise::resolve(&returned);
         let raced = JsFuture::from(Promise::race(&Array::of2(&answer, &deadline.promise))).await;
         let (timed_out, aborted) = (deadline.timed_out.clone(), deadline.aborted.clone());
+        // Under load, the host may run an overdue answer before our overdue timer (Node runs
+        // expired timers grouped by duration); an answer seen after the deadline is late all
+        // the same, so the outcome does not depend on which callback the host picked first.
+        let late = js_sys::Date::now() - deadline.started > self.timeout_ms;
         drop(deadline);
 
         match raced {
             Ok(value) if value == timed_out => {
-                let reason = js_sys::Error::new(&format!(
-                    "summariser timed out after {} ms",
-                    self.timeout_ms
-                ));
-                reason.set_name("TimeoutError");
-                controller.abort(&reason);
+                controller.abort(&timeout_reason(self.timeout_ms));
                 Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
             }
             Ok(value) if value == aborted => {
@@ -75,6 +74,10 @@ impl JsSummariser {
                     .map_or(JsValue::UNDEFINED, AbortSignal::reason);
                 controller.abort(&reason);
                 Err(SummariserFailure::Aborted(describe_thrown(&reason)))
+            }
+            _ if late => {
+                controller.abort(&timeout_reason(self.timeout_ms));
+                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
             }
             Ok(value) => answer_from_js(&value),
             Err(reason) => Err(SummariserFailure::Rejected(describe_thrown(&reason))),
@@ -86,6 +89,7 @@ impl JsSummariser {
 /// racing it against the answer tells which came first.
 struct Deadline<'a> {
     promise: Promise,
+    started: f64,
     timed_out: JsValue,
     aborted: JsValue,
     timer: JsValue,
@@ -110,6 +114,7 @@ impl<'a> Deadline<'a> {
         }
         Self {
             promise,
+            started: js_sys::Date::now(),
             timed_out,
             aborted,
             timer,
@@ -139,6 +144,14 @@ impl Summariser for JsSummariser {
     ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>> {
         Box::pin(self.call(request))
     }
+}
+
+/// The abort reason of a timed-out call: an `Error` named `TimeoutError`, as `AbortSignal.timeout`
+/// uses.
+fn timeout_reason(timeout_ms: f64) -> JsValue {
+    let reason = js_sys::Error::new(&format!("summariser timed out after {timeout_ms} ms"));
+    reason.set_name("TimeoutError");
+    reason.into()
 }
 
 fn settle_with(settle: &Function, tag: &JsValue) -> Closure<dyn FnMut()> {

@@ -387,11 +387,13 @@ async fn trace_line_round_trips_a_result() {
         get(&step, "compaction_tier").as_string().as_deref(),
         Some("micro")
     );
-    let error = record_tier_event(js("{ tier: 'micro' }"), JsValue::UNDEFINED).unwrap_err();
-    assert!(
-        get(&error, "path")
-            .as_string()
-            .unwrap()
-            .starts_with("result.")
+    let error =
+        record_tier_event(js("{ tier: 'micro', text: 'x' }"), JsValue::UNDEFINED).unwrap_err();
+    assert_error(
+        &error,
+        "TypeError",
+        "result.costEstimate is required",
+        "ERR_TC_INVALID_TYPE",
+        "result.costEstimate",
     );
 }

@@ -1,0 +1,118 @@
+// Shared by the node:test files: pressures, contexts, and the two properties every result must
+// have — camelCase keys, and "nothing lost" (the input restored from output + archive).
+import assert from "node:assert/strict";
+
+export const TIERS = ["none", "micro", "time_based", "auto", "session_memory"];
+
+export const pressure = (turnCount, contextPctUsed, idleSeconds = 0, sessionComplete = false) => ({
+  turnCount,
+  contextPctUsed,
+  idleSeconds,
+  sessionComplete,
+});
+
+/** The seed's micro example: 232 -> 36 tokens. */
+export const SEED_MICRO_TEXT = "```tool_result name=bash\n" + "C".repeat(900) + "\n```";
+
+/** Keys allowed to contain `_`: tier names (TIER_COST_WEIGHT, costWeights) and what the host sent. */
+const FOREIGN = new Set(["messages", "content"]);
+
+/**
+ * Fails on a `_` in any key of any object reachable from `value`, except inside the host's own
+ * data (message objects and archived content keep their wire format's snake_case).
+ */
+export function assertCamelCase(value, at = "value") {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => assertCamelCase(item, `${at}[${index}]`));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      assert.ok(!key.includes("_"), `${at}.${key} is not camelCase`);
+      if (!FOREIGN.has(key)) assertCamelCase(item, `${at}.${key}`);
+    }
+  }
+}
+
+const codePoints = (text) => Array.from(text);
+
+/** Flat text: splices each archived range's content back in place of its replacement. */
+export function restoreText(input, result) {
+  const source = codePoints(input);
+  const entries = result.archive
+    .map((entry) => {
+      const match = /^text\[(\d+)\.\.(\d+)\]$/.exec(entry.location);
+      assert.ok(match, `archive location ${entry.location} is a text range`);
+      return { ...entry, start: Number(match[1]), end: Number(match[2]) };
+    })
+    .sort((a, b) => a.start - b.start);
+  // The archive holds exactly what was at each location in the input.
+  for (const entry of entries) {
+    assert.equal(entry.content, source.slice(entry.start, entry.end).join(""), `content of ${entry.id}`);
+  }
+  // Output = input with each range replaced by its replacement (so input = output with each
+  // replacement replaced back by the archived content).
+  let expected = "";
+  let at = 0;
+  for (const entry of entries) {
+    expected += source.slice(at, entry.start).join("") + entry.replacement;
+    at = entry.end;
+  }
+  expected += source.slice(at).join("");
+  assert.equal(result.text, expected, "output is the input with archived ranges replaced");
+  return input;
+}
+
+/** Parses `messages[3].content[1].content` into [3, "content", 1, "content"]. */
+function parsePath(location) {
+  const steps = [];
+  for (const match of location.matchAll(/\[(\d+)\]|\.([A-Za-z_]\w*)/g)) {
+    steps.push(match[1] !== undefined ? Number(match[1]) : match[2]);
+  }
+  return steps;
+}
+
+/**
+ * Structured messages: rebuilds the input from the output and the archive. Range entries
+ * (`messages[i..j]`) stand for the input messages i..j-1, replaced by one message or removed;
+ * path entries (`messages[i].content...`) hold the value that was at that path.
+ */
+export function restoreMessages(input, result) {
+  const ranges = [];
+  const paths = [];
+  for (const entry of result.archive) {
+    const range = /^messages\[(\d+)\.\.(\d+)\]$/.exec(entry.location);
+    if (range) {
+      const [start, end] = [Number(range[1]), Number(range[2])];
+      assert.deepEqual(entry.content, input.slice(start, end), `content of ${entry.id}`);
+      ranges.push({ start, end, replaced: entry.replacement !== "" });
+    } else {
+      assert.match(entry.location, /^messages\[\d+\]/, `archive location ${entry.location}`);
+      paths.push({ steps: parsePath(entry.location.slice("messages".length)), content: entry.content });
+    }
+  }
+  ranges.sort((a, b) => a.start - b.start);
+  // Output index of each input message outside the ranges.
+  const restored = [];
+  let outputIndex = 0;
+  let inputIndex = 0;
+  for (const range of [...ranges, { start: input.length, end: input.length, replaced: false }]) {
+    for (; inputIndex < range.start; inputIndex += 1, outputIndex += 1) {
+      restored[inputIndex] = structuredClone(result.messages[outputIndex]);
+    }
+    for (; inputIndex < range.end; inputIndex += 1) restored[inputIndex] = input[inputIndex];
+    if (range.replaced) outputIndex += 1;
+  }
+  assert.equal(outputIndex, result.messages.length, "every output message is accounted for");
+  for (const { steps, content } of paths) {
+    let target = restored;
+    for (const step of steps.slice(0, -1)) target = target[step];
+    target[steps.at(-1)] = structuredClone(content);
+  }
+  assert.deepEqual(restored, input, "input = output + archive");
+  return restored;
+}
+
+/** Either restore, by the result's shape. */
+export function assertNothingLost(ctx, result) {
+  if (ctx.text !== undefined) restoreText(ctx.text, result);
+  else restoreMessages(ctx.messages, result);
+}
