@@ -22,6 +22,22 @@ pub fn media_placeholder(media_type: &str, bytes: usize, sha256_hex: &str) -> St
     format!("[media removed: {media_type}, {bytes} bytes, sha256:{sha256_hex}]")
 }
 
+/// The heading of a run summary: the marker and how many tokens of original context it stands
+/// for (the loop guard reads it back: the library stores nothing between calls).
+pub fn run_summary_heading(covered_tokens: u64) -> String {
+    format!("{RUN_SUMMARY} covers {covered_tokens} tokens")
+}
+
+/// The tokens a run summary says it covers (`None` for any other text).
+pub fn covered_tokens(text: &str) -> Option<u64> {
+    let first_line = text.trim_start().lines().next()?;
+    let rest = first_line.strip_prefix(RUN_SUMMARY)?.trim();
+    rest.strip_prefix("covers ")?
+        .strip_suffix(" tokens")?
+        .parse()
+        .ok()
+}
+
 /// Whether `text` is something this library wrote in place of removed content.
 pub fn is_library_text(text: &str) -> bool {
     let text = text.trim_start();

@@ -20,7 +20,7 @@ use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
-use crate::transcript::{BlockKind, Format, Transcript};
+use crate::transcript::{BlockKind, Format, Message, Transcript, message_tokens};
 use crate::working::Working;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -44,14 +44,7 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let media = strip_media(&working.transcript, env);
     working.apply(media)?;
-    let runs: Vec<Range<usize>> = older_runs(&working.transcript)
-        .into_iter()
-        .filter(|run| !is_single_summary(&working.transcript, run))
-        .collect();
-    if let Some(reason) = loop_guard(&working.transcript, env) {
-        working.notes.push(reason);
-        return Ok(());
-    }
+    let runs = older_runs(&working.transcript);
     if runs.is_empty() {
         working
             .notes
@@ -59,8 +52,14 @@ pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::
         return Ok(());
     }
     let plan = match env.summariser {
-        Some(_) => summarise_runs(working, &runs, env).await,
         None => digest_runs(&working.transcript, runs, env),
+        Some(_) => {
+            let runs = with_earlier_summaries(&working.transcript, runs);
+            match loop_guard(&working.transcript, &runs, env) {
+                Some(reason) => Plan::unchanged(reason),
+                None => summarise_runs(working, &runs, env).await,
+            }
+        }
     };
     working.apply(plan)
 }
@@ -135,21 +134,79 @@ fn trim_to_tools(transcript: &Transcript, range: Range<usize>) -> Option<Range<u
     Some(start..end)
 }
 
-/// The loop guard: a context that already holds our summary is summarised again only once it
-/// has grown by `resummarise_growth` since (measured against everything up to that summary).
-fn loop_guard(transcript: &Transcript, env: &TierEnv<'_>) -> Option<String> {
-    let last_summary = transcript.messages.iter().rposition(|m| {
-        m.is_library_summary && m.blocks.iter().any(|b| markers::is_summary_text(&b.text))
-    })?;
-    let base = range_tokens(transcript, 0..last_summary + 1, env.counter).max(1);
-    let total = transcript.count_tokens(env.counter);
-    let growth = total as f64 / base as f64;
-    (growth < env.policy.resummarise_growth).then(|| {
-        format!(
-            "already summarised: context grew x{growth:.2} since the last summary, below resummariseGrowth {}",
+/// Tokens of original context that `range` stands for: a run summary counts what it covers
+/// (from its heading), anything else its own tokens.
+fn covered(transcript: &Transcript, range: Range<usize>, env: &TierEnv<'_>) -> u64 {
+    transcript.messages[range]
+        .iter()
+        .map(|message| match summary_coverage(message) {
+            Some(covered) => covered,
+            None => message_tokens(message, env.counter),
+        })
+        .sum()
+}
+
+/// What a run summary of ours covers, read back from its heading.
+fn summary_coverage(message: &Message) -> Option<u64> {
+    let heading = message.blocks.first()?;
+    message
+        .is_library_summary
+        .then(|| markers::covered_tokens(&heading.text))
+        .flatten()
+}
+
+/// The loop guard. A context that already holds our summary is summarised again only once the
+/// conversation it stands for has grown by `resummarise_growth`: the new runs must reach
+/// `(growth - 1) ×` what the summaries cover. The covered total grows with each summary, so calls
+/// thin out geometrically (a host calling at constant pressure every turn pays a handful, not one
+/// per turn). Then, before paying for a call, the best case (everything replaced by a summary of
+/// `target_tokens`) must reach `min_reduction`.
+fn loop_guard(transcript: &Transcript, runs: &[Range<usize>], env: &TierEnv<'_>) -> Option<String> {
+    let messages = || {
+        runs.iter()
+            .flat_map(|r| transcript.messages[r.clone()].iter())
+    };
+    let summarised: u64 = messages().filter_map(summary_coverage).sum();
+    let fresh: u64 = messages()
+        .filter(|m| summary_coverage(m).is_none())
+        .map(|m| message_tokens(m, env.counter))
+        .sum();
+    let needed = (summarised as f64 * (env.policy.resummarise_growth - 1.0)).ceil() as u64;
+    if summarised > 0 && fresh < needed {
+        return Some(format!(
+            "already summarised: {fresh} new tokens since a summary covering {summarised}, under resummariseGrowth {} (needs {needed})",
             env.policy.resummarise_growth
+        ));
+    }
+    let replaced: u64 = runs
+        .iter()
+        .map(|r| range_tokens(transcript, r.clone(), env.counter))
+        .sum();
+    let total = transcript.count_tokens(env.counter).max(1);
+    let target = summarise::target_tokens(replaced, env.pressure.context_pct_used);
+    let best = replaced.saturating_sub(target);
+    let minimum = (total as f64 * env.policy.min_reduction).ceil() as u64;
+    (best < minimum).then(|| {
+        format!(
+            "not worth a summary: at best {best} of {total} tokens saved, under the minimum reduction of {}%",
+            env.policy.min_reduction * 100.0
         )
     })
+}
+
+/// Our earlier run summaries (standing alone between user messages) join the new runs, so the
+/// next summary folds them in instead of leaving one summary per call behind.
+fn with_earlier_summaries(transcript: &Transcript, runs: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let protection = Protection::summarising(transcript);
+    let mut all: Vec<Range<usize>> = (0..transcript.messages.len())
+        .filter(|i| {
+            !protection.is_protected(*i) && summary_coverage(&transcript.messages[*i]).is_some()
+        })
+        .map(|i| i..i + 1)
+        .chain(runs)
+        .collect();
+    all.sort_by_key(|r| r.start);
+    all
 }
 
 fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {
@@ -175,10 +232,6 @@ fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'
         reason,
         ..Plan::default()
     }
-}
-
-fn is_single_summary(transcript: &Transcript, run: &Range<usize>) -> bool {
-    run.len() == 1 && transcript.messages[run.start].is_library_summary
 }
 
 async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<'_>) -> Plan {
@@ -212,15 +265,20 @@ async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<
             .join("\n")
     };
     // The heading is ours, not the summariser's: leave room for it in the never-grows check.
-    let room = replaced.saturating_sub(env.counter.count(markers::RUN_SUMMARY) + 1);
+    let room =
+        replaced.saturating_sub(env.counter.count(&markers::run_summary_heading(replaced)) + 1);
     let outcome =
         summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
     let heading = if outcome.degraded {
-        markers::RUN_DIGEST
+        markers::RUN_DIGEST.to_string()
     } else {
-        markers::RUN_SUMMARY
+        let covers = runs
+            .iter()
+            .map(|r| covered(transcript, r.clone(), env))
+            .sum();
+        markers::run_summary_heading(covers)
     };
-    let text = if outcome.text.starts_with(heading) {
+    let text = if outcome.text.starts_with(&heading) {
         outcome.text
     } else {
         format!("{heading}\n{}", outcome.text)
