@@ -49,6 +49,10 @@ const TASK = "The /users endpoint returns 500 under load. Find out why and fix i
 const FOLLOW_UPS = [
   "Keep the pool size configurable through DB_POOL_MAX.",
   "Also make sure the tests still pass on Node 20.",
+  "Check src/server.ts for the same leak.",
+  "Add a regression test for the leak in test/users.test.ts.",
+  "Run the whole suite once more.",
+  "Never log the connection string.",
   "Good. Now summarise what you changed.",
 ];
 /** A tiny 1x1 PNG, base64: media for `auto` to strip. */
@@ -62,7 +66,7 @@ function plan() {
   let step = 0;
   for (const [index, user] of [TASK, ...FOLLOW_UPS].entries()) {
     const steps = [];
-    const count = index === 0 ? 3 : index === FOLLOW_UPS.length ? 0 : 2;
+    const count = index === 0 ? 3 : index === FOLLOW_UPS.length ? 0 : 1 + (index % 2);
     for (let i = 0; i < count; i += 1, step += 1) {
       const [tool, args, kind, lines] = STEPS[step % STEPS.length];
       steps.push({ id: `call_${String(step).padStart(3, "0")}`, tool, args, output: toolOutput(next, kind, lines) });
@@ -141,7 +145,7 @@ export function flatText() {
   const blocks = [];
   for (const [index, turn] of turns.entries()) {
     const age = turns.length - 1 - index;
-    const parts = [`[age:${age * 3}] user: ${turn.user}`];
+    const parts = [`[age:${age}] user: ${turn.user}`];
     for (const step of turn.steps) {
       parts.push(`assistant: calling ${step.tool} ${JSON.stringify(step.args)}`);
       parts.push(`\`\`\`tool_result name=${step.tool}\n${step.output}\n\`\`\``);

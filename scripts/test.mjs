@@ -1,0 +1,57 @@
+// Everything `npm test` runs, in order, after bootstrap.sh and build.mjs: Rust checks and tests,
+// the binding's wasm-bindgen tests in Node and Chromium, the JS suite against pkg/, the type
+// check, the packed tarball, and the Deno / Bun / workerd smoke runs. Every step runs even when
+// an earlier one failed; a summary with timings follows, and the exit code is 1 if any failed.
+// A step whose tool cannot exist here (Chromium without apt) is reported as SKIPPED, loudly.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const hasChromium = fs.existsSync("/usr/bin/chromium") && fs.existsSync("/usr/bin/chromedriver");
+
+const steps = [
+  ["cargo fmt --check", ["cargo", "fmt", "--check"]],
+  ["cargo clippy (host, all targets)", ["cargo", "clippy", "--all-targets", "--", "-D", "warnings"]],
+  // The binding only compiles for wasm32, so it has its own clippy run.
+  ["cargo clippy (wasm32 lib: the binding)", ["cargo", "clippy", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]],
+  ["cargo test (host)", ["cargo", "test"]],
+  ["wasm-bindgen tests in Node", ["node", "scripts/wasm-tests.mjs"]],
+  ["wasm-bindgen tests in headless Chromium", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
+  ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
+  ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],
+  ["npm pack -> install -> Node ESM + CJS", ["node", "tests/runtimes/run.mjs", "pack"]],
+  ["Deno smoke", ["node", "tests/runtimes/run.mjs", "deno"]],
+  ["Bun smoke", ["node", "tests/runtimes/run.mjs", "bun"]],
+  ["workerd smoke (POST an Anthropic body)", ["node", "tests/runtimes/run.mjs", "workerd"]],
+];
+
+const results = [];
+for (const [name, [command, ...args], skip] of steps) {
+  console.log(`\n=== ${name}`);
+  if (skip) {
+    console.log(`SKIPPED: ${skip}`);
+    results.push({ name, status: "SKIPPED", seconds: 0, note: skip });
+    continue;
+  }
+  const started = performance.now();
+  const outcome = spawnSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${path.join(root, ".tools", "bin")}${path.delimiter}${process.env.PATH}` },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const status = outcome.status === 0 ? "ok" : "FAILED";
+  results.push({ name, status, seconds, note: outcome.error?.message ?? "" });
+}
+
+console.log("\n=== summary");
+for (const { name, status, seconds, note } of results) {
+  console.log(`${status.padEnd(8)} ${seconds.toFixed(1).padStart(6)} s  ${name}${note ? `  (${note})` : ""}`);
+}
+const failed = results.filter((result) => result.status === "FAILED").length;
+const skipped = results.filter((result) => result.status === "SKIPPED").length;
+console.log(`${results.length - failed - skipped} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed === 0 ? 0 : 1);
