@@ -283,3 +283,15 @@ fn the_loop_guard_holds_a_50_turn_session_at_constant_pressure_to_a_handful_of_c
         fake.calls()
     );
 }
+
+#[test]
+fn nothing_to_fold_calls_nobody_and_is_not_degraded() {
+    for messages in [vec![], session(0)] {
+        let fake = FakeSummariser::new(Mode::Good);
+        let result = run(Tier::SessionMemory, messages.clone(), 0.5, &fake);
+        assert_eq!(fake.calls(), 0);
+        assert!(!result.degraded);
+        assert_eq!(result.context, ContextData::Messages(messages));
+        assert!(result.reason.contains("nothing outside protected content"), "{}", result.reason);
+    }
+}

@@ -43,6 +43,14 @@ pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::
             .push("already a session summary: not summarised again".into());
         return Ok(());
     }
+    if ranges.is_empty() {
+        // Only protected content (system, task, latest turn): nothing to fold, and a summary of it
+        // would not be shorter than what the host already holds.
+        working
+            .notes
+            .push("nothing outside protected content to fold into a summary".into());
+        return Ok(());
+    }
     let plan = summarise_session(working, ranges, env).await;
     working.apply(plan)
 }
@@ -88,13 +96,10 @@ async fn summarise_session(
     let transcript = &working.transcript;
     let whole = 0..transcript.messages.len();
     let rendered = render(transcript, whole.clone());
-    let replaced: u64 = match ranges.is_empty() {
-        true => transcript.count_tokens(env.counter),
-        false => ranges
-            .iter()
-            .map(|r| range_tokens(transcript, r.clone(), env.counter))
-            .sum(),
-    };
+    let replaced: u64 = ranges
+        .iter()
+        .map(|r| range_tokens(transcript, r.clone(), env.counter))
+        .sum();
     let heading = provenance(transcript, env, &rendered);
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
     let must_keep = must_keep::collect(transcript, std::slice::from_ref(&whole));
