@@ -22,6 +22,9 @@ const steps = [
   ["wasm-bindgen tests in headless Chromium", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
   ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
   ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],
+  // examples/ wires `summarise` to the OpenAI, Anthropic and AI SDKs; its own package.json links
+  // ../pkg, so it is installed here, after the build (a no-op when current).
+  ["tsc --noEmit on examples/ (SDK summarisers)", ["bash", "-c", "cd examples && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && ../node_modules/.bin/tsc --noEmit -p ."], fs.existsSync(path.join(root, "examples", "package.json")) ? null : "no examples/"],
   ["npm pack -> install -> Node ESM + CJS", ["node", "tests/runtimes/run.mjs", "pack"]],
   ["Deno smoke", ["node", "tests/runtimes/run.mjs", "deno"]],
   ["Bun smoke", ["node", "tests/runtimes/run.mjs", "bun"]],
