@@ -9,7 +9,7 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, optional_str, other_block, part_of, removed_plain_block,
+    missing_block, object_at, optional_str, other_block, part_of, read_each, removed_plain_block,
     replace_plain_block, required_str, role_of, string_content, text_or_json, text_part,
     tool_call_not_replaceable,
 };
@@ -28,15 +28,7 @@ const ROLES: [(&str, Role); 4] = [
 
 /// Reads AI SDK model messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript> {
-    let messages = messages
-        .iter()
-        .enumerate()
-        .map(|(index, message)| read_message(message, index))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Transcript {
-        format: Format::AiSdk,
-        messages,
-    })
+    read_each(messages, Format::AiSdk, read_message)
 }
 
 fn read_message(value: &Value, index: usize) -> Result<Message> {

@@ -13,7 +13,7 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, object_field, optional_str, other_block, part_of,
+    missing_block, object_at, object_field, optional_str, other_block, part_of, read_each,
     removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_part,
     tool_call_not_replaceable,
 };
@@ -26,15 +26,7 @@ const ROLES: [(&str, Role); 2] = [("user", Role::User), ("assistant", Role::Assi
 
 /// Reads Messages API messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript> {
-    let messages = messages
-        .iter()
-        .enumerate()
-        .map(|(index, message)| read_message(message, index))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Transcript {
-        format: Format::Anthropic,
-        messages,
-    })
+    read_each(messages, Format::Anthropic, read_message)
 }
 
 fn read_message(value: &Value, index: usize) -> Result<Message> {

@@ -3,7 +3,7 @@
 
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
-use crate::transcript::{Block, BlockKind, Message, Role, Source};
+use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
 use serde_json::{Map, Value};
 
 /// The field path of message `index`: `messages[3]`.
@@ -299,4 +299,18 @@ pub(crate) fn content_location(message_index: usize, path: &[usize], nested: &st
         location.push_str(&format!("[{index}]"));
     }
     location
+}
+
+/// Reads every message with `read_message` (which names `messages[i]` in its errors).
+pub(crate) fn read_each(
+    messages: &[Value],
+    format: Format,
+    read_message: fn(&Value, usize) -> Result<Message>,
+) -> Result<Transcript> {
+    let messages = messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| read_message(message, index))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Transcript { format, messages })
 }

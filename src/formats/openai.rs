@@ -9,8 +9,8 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, data_uri_media_type, finish_message,
-    media_block, message_path, object_at, object_field, other_block, part_of, removed_plain_block,
-    replace_plain_block, required_str, role_of, string_content, text_or_json,
+    media_block, message_path, object_at, object_field, other_block, part_of, read_each,
+    removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_or_json,
     tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
@@ -29,15 +29,7 @@ const ROLES: [(&str, Role); 5] = [
 
 /// Reads Chat Completions messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript> {
-    let messages = messages
-        .iter()
-        .enumerate()
-        .map(|(index, message)| read_message(message, index))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Transcript {
-        format: Format::OpenAi,
-        messages,
-    })
+    read_each(messages, Format::OpenAi, read_message)
 }
 
 fn read_message(value: &Value, index: usize) -> Result<Message> {
