@@ -51,7 +51,7 @@ pub fn session_digest(
         .iter()
         .filter(|m| m.has_user_words())
         .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
-        .map(|b| b.text.trim())
+        .map(|b| crate::cut::trim(&b.text))
         .collect();
     if !user_words.is_empty() {
         out.push_str("## User directives\n");
@@ -186,7 +186,8 @@ fn summary_body(message: &Message) -> String {
         .join("\n")
 }
 
-/// `text` on one line (newlines become spaces), cut to `max` chars with an ellipsis.
+/// `text` on one line (newlines become spaces), cut to at most `max` chars (code points, ending
+/// on a grapheme cluster boundary) with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
     let flat: String = text
         .chars()
@@ -198,9 +199,11 @@ pub fn one_line(text: &str, max: usize) -> String {
             }
         })
         .collect();
-    let flat = flat.trim();
-    match flat.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &flat[..at]),
-        None => flat.to_string(),
+    let flat = crate::cut::trim(&flat);
+    let head = crate::cut::head(flat, max);
+    if head.len() < flat.len() {
+        format!("{head}…")
+    } else {
+        flat.to_string()
     }
 }

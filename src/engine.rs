@@ -44,6 +44,7 @@ async fn run(
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     ctx.validate()?;
+    options.policy.limits.check(&ctx.input)?;
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };

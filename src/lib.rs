@@ -14,12 +14,14 @@
 #![warn(missing_docs)]
 
 pub mod context;
+pub mod cut;
 pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod formats;
 pub mod input;
 pub mod legacy;
+pub mod limits;
 pub mod markers;
 pub mod must_keep;
 pub mod plan;
@@ -39,6 +41,7 @@ pub use engine::{compact, compact_with_tier};
 pub use error::{CompactionError, ErrorKind};
 pub use formats::body::compact_request_body;
 pub use legacy::run_legacy_compaction;
+pub use limits::Limits;
 pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};
 pub use pressure::BudgetPressure;
 pub use result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};

@@ -7,7 +7,8 @@ use std::ops::Range;
 
 /// At most this many items: a request is a prompt, not a second copy of the context.
 pub const MAX_ITEMS: usize = 64;
-/// Items longer than this are cut (on a char boundary) so one log line cannot dominate.
+/// Items longer than this are cut (on a grapheme cluster boundary) so one log line cannot
+/// dominate.
 pub const MAX_ITEM_CHARS: usize = 300;
 
 /// Collects the must-keep items of `ranges`, most important first: directives, errors, then
@@ -21,12 +22,12 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> Vec<String> 
     };
     for message in messages().filter(|m| m.has_user_words()) {
         for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            items.push(block.text.trim());
+            items.push(crate::cut::trim(&block.text));
         }
     }
     for block in messages().flat_map(|m| &m.blocks) {
         for line in block.text.lines().filter(|line| is_error_line(line)) {
-            items.push(line.trim());
+            items.push(crate::cut::trim(line));
         }
     }
     let is_output = |kind: &BlockKind| matches!(kind, BlockKind::ToolResult { .. });
@@ -55,18 +56,10 @@ impl Items {
         if item.is_empty() || self.list.len() >= MAX_ITEMS {
             return;
         }
-        let item = cut(item, MAX_ITEM_CHARS);
+        let item = crate::cut::head(item, MAX_ITEM_CHARS);
         if self.seen.insert(item.to_string()) {
             self.list.push(item.to_string());
         }
-    }
-}
-
-/// The first `max` chars of `text`.
-fn cut(text: &str, max: usize) -> &str {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => &text[..at],
-        None => text,
     }
 }
 

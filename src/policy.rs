@@ -3,10 +3,12 @@
 //! The policy only selects; what a tier does lives in `tiers/`.
 
 use crate::error::{CompactionError, Result, describe_number};
+use crate::limits::Limits;
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 
-/// Thresholds of the policy and the tiers. `Default` gives the seed's values; each is per call.
+/// Thresholds of the policy and the tiers, and the input limits. `Default` gives the seed's values
+/// (and generous limits); each is per call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {
     /// `auto` fires at or above this fraction of the context window (seed: 0.70).
@@ -31,6 +33,8 @@ pub struct PolicyConfig {
     pub min_reduction: f64,
     /// A context holding our summary is summarised again only after growing by this factor (1.5).
     pub resummarise_growth: f64,
+    /// Largest input and deepest nesting accepted (32 MiB, 64 levels), checked before reading.
+    pub limits: Limits,
 }
 
 impl Default for PolicyConfig {
@@ -47,6 +51,7 @@ impl Default for PolicyConfig {
             cost_weights: Tier::ALL.map(Tier::default_cost_weight),
             min_reduction: 0.10,
             resummarise_growth: 1.5,
+            limits: Limits::default(),
         }
     }
 }
@@ -88,6 +93,7 @@ impl PolicyConfig {
                 ),
             ));
         }
+        self.limits.validate()?;
         for (tier, weight) in Tier::ALL.iter().zip(self.cost_weights) {
             if !weight.is_finite() || weight < 0.0 {
                 return Err(CompactionError::range_error(

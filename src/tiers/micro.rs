@@ -3,6 +3,7 @@
 //! Structural, no model call. The latest turn's tool results stay whole.
 
 use super::{TierEnv, shrinking};
+use crate::cut;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
@@ -78,14 +79,12 @@ fn is_collapsible(block: &Block, threshold: usize) -> bool {
         && !markers::is_collapsed_body(&block.text)
 }
 
-/// The first `keep` code points of `body` (trailing whitespace trimmed), a line break in the
-/// body's own style, and the pruned-body marker with the body's length in code points.
+/// The first `keep` code points of `body`, cut back to a grapheme cluster boundary (an emoji,
+/// flag or accented letter is kept whole or left out, never split) with trailing whitespace
+/// trimmed, a line break in the body's own style, and the pruned-body marker with the body's
+/// length in code points.
 pub fn collapsed(body: &str, keep: usize) -> String {
-    let cut = body
-        .char_indices()
-        .nth(keep)
-        .map_or(body.len(), |(at, _)| at);
-    let head = body[..cut].trim_end();
+    let head = cut::trim_end(cut::head(body, keep));
     let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
     format!(
         "{head}{newline}{}",

@@ -1,0 +1,102 @@
+//! Cutting text without breaking what a reader sees as one character.
+//!
+//! Every cut this library makes (micro's kept head of a tool-result body, the digest's short
+//! arguments, must-keep items) goes through here. A cut lands on an extended grapheme cluster
+//! boundary (Unicode UAX #29), which is also a code-point boundary, and so never splits a
+//! UTF-16 surrogate pair as JS sees the string either. An emoji ZWJ sequence (👩‍👩‍👧‍👦), a flag
+//! (🇯🇵), a letter with its combining marks (é), a Hangul syllable and a CRLF line end stay whole
+//! or go whole.
+//!
+//! Lengths stay in code points (the seed's unit, and the unit of `micro_keep_head_chars`): a head
+//! holds at most the asked number of code points and may be a little shorter, to end on a
+//! boundary. A single cluster longer than the budget is left out entirely.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The longest prefix of `text` that holds at most `max_chars` code points and ends on a
+/// grapheme cluster boundary. Borrowed from `text`; empty when the first cluster alone is longer
+/// than `max_chars`.
+pub fn head(text: &str, max_chars: usize) -> &str {
+    // A code point takes at least one byte: a text of at most `max_chars` bytes fits whole.
+    if text.len() <= max_chars {
+        return text;
+    }
+    let mut chars = 0usize;
+    let mut end = 0;
+    for (at, cluster) in text.grapheme_indices(true) {
+        let cluster_chars = cluster.chars().count();
+        if chars + cluster_chars > max_chars {
+            return &text[..at];
+        }
+        chars += cluster_chars;
+        end = at + cluster.len();
+    }
+    &text[..end]
+}
+
+/// `text` without the whitespace it ends with, removed a whole cluster at a time: a cluster
+/// that is not all whitespace (a space carrying a combining mark, or following a prepended mark)
+/// stays, so trimming cannot split one.
+pub fn trim_end(text: &str) -> &str {
+    let mut end = text.len();
+    for (at, cluster) in text.grapheme_indices(true).rev() {
+        if !cluster.chars().all(char::is_whitespace) {
+            break;
+        }
+        end = at;
+    }
+    &text[..end]
+}
+
+/// `text` without the whitespace it starts with, removed a whole cluster at a time: a space
+/// followed by a combining mark is one cluster and stays.
+pub fn trim_start(text: &str) -> &str {
+    for (at, cluster) in text.grapheme_indices(true) {
+        if !cluster.chars().all(char::is_whitespace) {
+            return &text[at..];
+        }
+    }
+    ""
+}
+
+/// [`trim_start`] and [`trim_end`].
+pub fn trim(text: &str) -> &str {
+    trim_end(trim_start(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_cuts_at_the_count() {
+        assert_eq!(head("abcdef", 3), "abc");
+        assert_eq!(head("abc", 3), "abc");
+        assert_eq!(head("abc", 0), "");
+        assert_eq!(head("", 5), "");
+    }
+
+    #[test]
+    fn clusters_stay_whole() {
+        let family = "👩\u{200d}👩\u{200d}👧\u{200d}👦"; // 7 code points, one cluster
+        assert_eq!(head(&format!("ab{family}cd"), 8), "ab");
+        assert_eq!(head(&format!("ab{family}cd"), 9), format!("ab{family}"));
+        let flag = "🇯🇵"; // 2 code points
+        assert_eq!(head(&format!("{flag}{flag}"), 3), flag);
+        assert_eq!(head("e\u{301}\u{302}x", 2), "");
+        assert_eq!(head("e\u{301}\u{302}x", 3), "e\u{301}\u{302}");
+        assert_eq!(head("a\r\nb", 2), "a");
+        assert_eq!(head("a\r\nb", 3), "a\r\n");
+    }
+
+    #[test]
+    fn trims_whole_clusters_only() {
+        assert_eq!(trim_end("abc \t\r\n"), "abc");
+        assert_eq!(trim_end("abc \u{301}"), "abc \u{301}");
+        // U+0600 is a prepended mark: it and the space after it are one cluster.
+        assert_eq!(trim_end("a\u{600} "), "a\u{600} ");
+        assert_eq!(trim_start(" \u{301}x"), " \u{301}x");
+        assert_eq!(trim("  x  "), "x");
+        assert_eq!(trim(" \n "), "");
+    }
+}
