@@ -292,6 +292,10 @@ fn nothing_to_fold_calls_nobody_and_is_not_degraded() {
         assert_eq!(fake.calls(), 0);
         assert!(!result.degraded);
         assert_eq!(result.context, ContextData::Messages(messages));
-        assert!(result.reason.contains("nothing outside protected content"), "{}", result.reason);
+        assert!(
+            result.reason.contains("nothing outside protected content"),
+            "{}",
+            result.reason
+        );
     }
 }
