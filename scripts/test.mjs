@@ -1,6 +1,6 @@
 // Everything `npm test` runs, in order, after bootstrap.sh and build.mjs: Rust checks and tests,
-// the binding's wasm-bindgen tests in Node and Chromium, the JS suite against pkg/, the type
-// check, the packed tarball, and the Deno / Bun / workerd smoke runs. Every step runs even when
+// the binding's wasm-bindgen tests in Node and Chromium, the JS suite against pkg/, the demo
+// page's tests, the type checks, the packed tarball, and the Deno / Bun / workerd smoke runs. Every step runs even when
 // an earlier one failed; a summary with timings follows, and the exit code is 1 if any failed.
 // A step whose tool cannot exist here (Chromium without apt) is reported as SKIPPED, loudly.
 import { spawnSync } from "node:child_process";
@@ -21,6 +21,7 @@ const steps = [
   ["wasm-bindgen tests in Node", ["node", "scripts/wasm-tests.mjs"]],
   ["wasm-bindgen tests in headless Chromium", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
   ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
+  ["node --test tests/www/ (demo page in headless Chromium)", ["node", "--test", "tests/www/"], !fs.existsSync(path.join(root, "tests", "www")) ? "no tests/www/" : hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],
   // examples/ wires `summarise` to the OpenAI, Anthropic and AI SDKs; its own package.json links
   // ../pkg, so it is installed here, after the build (a no-op when current).
