@@ -15,8 +15,8 @@ const hasChromium = fs.existsSync("/usr/bin/chromium") && fs.existsSync("/usr/bi
 const steps = [
   ["cargo fmt --check", ["cargo", "fmt", "--check"]],
   ["cargo clippy (host, all targets)", ["cargo", "clippy", "--all-targets", "--", "-D", "warnings"]],
-  // The binding only compiles for wasm32, so it has its own clippy run.
-  ["cargo clippy (wasm32 lib: the binding)", ["cargo", "clippy", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]],
+  // The binding only compiles for wasm32, so it (and its tests) get their own clippy run.
+  ["cargo clippy (wasm32: the binding and its tests)", ["node", "scripts/wasm-tests.mjs", "--clippy"]],
   ["cargo test (host)", ["cargo", "test"]],
   ["wasm-bindgen tests in Node", ["node", "scripts/wasm-tests.mjs"]],
   ["wasm-bindgen tests in headless Chromium", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],

@@ -1,5 +1,5 @@
-// Runs the binding's wasm-bindgen tests (src/wasm/tests.rs) on wasm32 in Node, and with
-// `--browser` in headless Chromium.
+// Runs the binding's wasm-bindgen tests (src/wasm/tests.rs) on wasm32 in Node, with `--browser`
+// in headless Chromium; `--clippy` lints the binding and its tests for wasm32 instead.
 //
 // Why a generated harness package instead of `cargo test --target wasm32-unknown-unknown` on the
 // crate itself: the crate's dev-dependency `proptest` (with its default `fork` feature) does not
@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const harness = path.join(root, "target", "wasm-binding-tests");
 const browser = process.argv.includes("--browser");
+const clippy = process.argv.includes("--clippy");
 
 /** Splits a Cargo.toml into [header, lines] tables, keeping comments and order. */
 function tables(text) {
@@ -82,20 +83,17 @@ if (browser) {
   env.WASM_BINDGEN_USE_BROWSER = "1";
   env.CHROMEDRIVER = process.env.CHROMEDRIVER ?? "/usr/bin/chromedriver";
 }
-execFileSync(
-  "cargo",
-  [
-    "test",
-    "--manifest-path",
-    manifestPath,
-    "--target-dir",
-    path.join(root, "target"),
-    "--target",
-    "wasm32-unknown-unknown",
-    "--lib",
-    "--",
-    // Only the binding's tests: the core's own unit tests run on the host (`cargo test`).
-    "wasm::tests::",
-  ],
-  { cwd: harness, env, stdio: "inherit" },
-);
+const common = [
+  "--manifest-path",
+  manifestPath,
+  "--target-dir",
+  path.join(root, "target"),
+  "--target",
+  "wasm32-unknown-unknown",
+  "--lib",
+];
+const args = clippy
+  ? ["clippy", ...common, "--tests", "--", "-D", "warnings"]
+  : // Only the binding's tests: the core's own unit tests run on the host (`cargo test`).
+    ["test", ...common, "--", "wasm::tests::"];
+execFileSync("cargo", args, { cwd: harness, env, stdio: "inherit" });

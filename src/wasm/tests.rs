@@ -343,7 +343,7 @@ async fn summariser_gets_a_camel_case_request_and_usage_comes_back() {
     );
     let usage = get(&result, "summariserUsage");
     assert_eq!(keys(&usage), ["inputTokens", "outputTokens", "costUsd"]);
-    assert_eq!(get(&result, "summary").as_string().is_some(), true);
+    assert!(get(&result, "summary").as_string().is_some());
     assert_camel_case(&result, "result");
 }
 
