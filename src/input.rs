@@ -2,7 +2,7 @@
 //! into [`Scalar`]s (keeping NaN and Infinity, which JSON cannot carry); JSON callers convert
 //! `serde_json::Value`s. Both go through the same checks.
 
-use crate::error::{CompactionError, Result};
+use crate::error::{CompactionError, Result, describe_number};
 
 /// One field of a host's options object, as far as validation needs to know it.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,4 +108,31 @@ pub fn optional_string(name: &str, value: Scalar) -> Result<Option<String>> {
         Scalar::Missing => Ok(None),
         other => required_string(name, other).map(Some),
     }
+}
+
+/// The largest integer a JS number holds exactly (2^53 - 1).
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// An optional integer field in `0..=max`: absent → `None`.
+pub fn optional_integer(name: &str, value: Scalar, max: f64) -> Result<Option<u64>> {
+    match value {
+        Scalar::Missing => Ok(None),
+        other => required_integer(name, other, max).map(Some),
+    }
+}
+
+/// A required integer field in `0..=max`.
+pub fn required_integer(name: &str, value: Scalar, max: f64) -> Result<u64> {
+    let number = required_number(name, value)?;
+    if !number.is_finite() || number < 0.0 || number.fract() != 0.0 || number > max {
+        return Err(CompactionError::range_error(
+            name,
+            format!(
+                "must be an integer in [0, {}], got {}",
+                describe_number(max),
+                describe_number(number)
+            ),
+        ));
+    }
+    Ok(number as u64)
 }

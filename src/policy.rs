@@ -3,8 +3,10 @@
 //! The policy only selects; what a tier does lives in `tiers/`.
 
 use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{MAX_SAFE_INTEGER, Scalar, optional_integer, optional_number};
 use crate::limits::Limits;
 use crate::pressure::BudgetPressure;
+use crate::pressure::json_type;
 use crate::tier::Tier;
 
 /// Thresholds of the policy and the tiers, and the input limits. `Default` gives the seed's values
@@ -63,6 +65,89 @@ impl PolicyConfig {
         self.cost_weights[index]
     }
 
+    /// The option names a host may set, as they are spelled in JS.
+    pub const FIELDS: [&'static str; 11] = [
+        "autoContextPct",
+        "idleSeconds",
+        "microMinTurn",
+        "microMinContextPct",
+        "microBodyThresholdChars",
+        "microKeepHeadChars",
+        "maxBlockAgeTurns",
+        "charsPerToken",
+        "costWeights",
+        "minReduction",
+        "resummariseGrowth",
+    ];
+
+    /// Reads overrides from a host's options object: `field(name)` fetches each option of
+    /// [`Self::FIELDS`] and `cost_weight(tier)` each entry of `costWeights` (absent ones,
+    /// [`Scalar::Missing`], keep the seed's default). Errors are relative (`autoContextPct ...`,
+    /// `costWeights.auto ...`); the result is validated.
+    pub fn from_fields(
+        field: &dyn Fn(&str) -> Result<Scalar>,
+        cost_weight: &dyn Fn(&str) -> Result<Scalar>,
+    ) -> Result<Self> {
+        let mut policy = Self::default();
+        let number = |name: &str| optional_number(name, field(name)?);
+        let integer = |name: &str, max: f64| optional_integer(name, field(name)?, max);
+        let chars = f64::from(u32::MAX);
+        set(&mut policy.auto_context_pct, number("autoContextPct")?);
+        set(&mut policy.idle_seconds, number("idleSeconds")?);
+        set(
+            &mut policy.micro_min_turn,
+            integer("microMinTurn", MAX_SAFE_INTEGER)?,
+        );
+        set(
+            &mut policy.micro_min_context_pct,
+            number("microMinContextPct")?,
+        );
+        set(
+            &mut policy.micro_body_threshold_chars,
+            integer("microBodyThresholdChars", chars)?.map(|v| v as usize),
+        );
+        set(
+            &mut policy.micro_keep_head_chars,
+            integer("microKeepHeadChars", chars)?.map(|v| v as usize),
+        );
+        set(
+            &mut policy.max_block_age_turns,
+            integer("maxBlockAgeTurns", MAX_SAFE_INTEGER)?,
+        );
+        set(
+            &mut policy.chars_per_token,
+            integer("charsPerToken", chars)?.map(|v| v as u32),
+        );
+        set(&mut policy.min_reduction, number("minReduction")?);
+        set(&mut policy.resummarise_growth, number("resummariseGrowth")?);
+        for (slot, tier) in policy.cost_weights.iter_mut().zip(Tier::ALL) {
+            let value = optional_number(tier.as_str(), cost_weight(tier.as_str())?)
+                .map_err(|error| error.under("costWeights"))?;
+            set(slot, value);
+        }
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// Reads overrides from a JSON object (the same rules as [`Self::from_fields`]).
+    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+        let object = value.as_object().ok_or_else(|| {
+            CompactionError::type_error("", format!("must be an object, got {}", json_type(value)))
+        })?;
+        if let Some(unknown) = object.keys().find(|k| !Self::FIELDS.contains(&k.as_str())) {
+            return Err(CompactionError::type_error(
+                unknown.as_str(),
+                "is not a known field",
+            ));
+        }
+        let weights = object
+            .get("costWeights")
+            .and_then(serde_json::Value::as_object);
+        Self::from_fields(&|name| Ok(Scalar::from_json_field(object, name)), &|tier| {
+            Ok(weights.map_or(Scalar::Missing, |w| Scalar::from_json_field(w, tier)))
+        })
+    }
+
     /// Checks every field; errors name the JS option (`policy.autoContextPct`).
     pub fn validate(&self) -> Result<()> {
         fraction("autoContextPct", self.auto_context_pct)?;
@@ -106,6 +191,12 @@ impl PolicyConfig {
             }
         }
         Ok(())
+    }
+}
+
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *slot = value;
     }
 }
 
@@ -199,6 +290,31 @@ mod tests {
             select_tier(&pressure, &PolicyConfig::default()),
             Tier::Micro
         );
+    }
+
+    #[test]
+    fn reads_overrides_and_names_bad_fields() {
+        let policy = PolicyConfig::from_json(&serde_json::json!({
+            "autoContextPct": 0.5, "microKeepHeadChars": 40, "costWeights": {"auto": 0.7}
+        }))
+        .unwrap();
+        assert_eq!(policy.auto_context_pct, 0.5);
+        assert_eq!(policy.micro_keep_head_chars, 40);
+        assert_eq!(policy.cost_weight(Tier::Auto), 0.7);
+        assert_eq!(policy.cost_weight(Tier::Micro), 0.05);
+        let error = PolicyConfig::from_json(&serde_json::json!({"microMinTurn": 1.5})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "microMinTurn must be an integer in [0, 9007199254740991], got 1.5"
+        );
+        let error = PolicyConfig::from_json(&serde_json::json!({"costWeights": {"auto": "high"}}))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "costWeights.auto must be a number, got string"
+        );
+        let error = PolicyConfig::from_json(&serde_json::json!({"autoContextPCT": 1})).unwrap_err();
+        assert_eq!(error.path, "autoContextPCT");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
 use super::host::type_name;
-use crate::error::{CompactionError, Result, describe_number};
-use crate::input::{Scalar, required_number};
+use crate::error::{CompactionError, Result};
+use crate::input::Scalar;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -87,33 +87,6 @@ pub fn scalar(value: &JsValue) -> Scalar {
     } else {
         Scalar::Other(type_name(value))
     }
-}
-
-/// The largest integer a JS number holds exactly.
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-
-/// An optional integer field in `0..=max`: `undefined` → `None`.
-pub fn optional_integer(name: &str, value: Scalar, max: f64) -> Result<Option<u64>> {
-    if value == Scalar::Missing {
-        return Ok(None);
-    }
-    required_integer(name, value, max).map(Some)
-}
-
-/// A required integer field in `0..=max`.
-pub fn required_integer(name: &str, value: Scalar, max: f64) -> Result<u64> {
-    let number = required_number(name, value)?;
-    if !number.is_finite() || number < 0.0 || number.fract() != 0.0 || number > max {
-        return Err(CompactionError::range_error(
-            name,
-            format!(
-                "must be an integer in [0, {}], got {}",
-                describe_number(max),
-                describe_number(number)
-            ),
-        ));
-    }
-    Ok(number as u64)
 }
 
 /// A JS value as JSON (plain objects, arrays, strings, finite numbers, booleans, null). Values JSON

@@ -3,11 +3,12 @@
 //! `TierContext::validate`); this file only reads fields and rejects unknown ones.
 
 use super::counter::JsCounter;
-use super::fields::{Fields, MAX_SAFE_INTEGER, json_array, optional_integer};
+use super::fields::{Fields, json_array};
 use super::host::{AbortSignal, type_name};
 use super::summariser::JsSummariser;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
+use crate::input::Scalar;
 use crate::input::{optional_number, optional_string, required_string};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
@@ -39,21 +40,6 @@ pub const OPTION_KEYS: &[&str] = &[
     "now",
 ];
 
-/// Fields of `PolicyConfig`.
-pub const POLICY_KEYS: &[&str] = &[
-    "autoContextPct",
-    "idleSeconds",
-    "microMinTurn",
-    "microMinContextPct",
-    "microBodyThresholdChars",
-    "microKeepHeadChars",
-    "maxBlockAgeTurns",
-    "charsPerToken",
-    "costWeights",
-    "minReduction",
-    "resummariseGrowth",
-];
-
 /// The summariser's default timeout (SPEC §6).
 pub const DEFAULT_TIMEOUT_MS: f64 = 60_000.0;
 
@@ -82,58 +68,21 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     let Some(fields) = Fields::read_optional(value)? else {
         return Ok(PolicyConfig::default());
     };
-    fields.reject_unknown(POLICY_KEYS)?;
-    let mut policy = PolicyConfig::default();
-    let number = |name: &str| optional_number(name, fields.scalar(name)?);
-    let integer = |name: &str, max: f64| optional_integer(name, fields.scalar(name)?, max);
-    if let Some(value) = number("autoContextPct")? {
-        policy.auto_context_pct = value;
-    }
-    if let Some(value) = number("idleSeconds")? {
-        policy.idle_seconds = value;
-    }
-    if let Some(value) = integer("microMinTurn", MAX_SAFE_INTEGER)? {
-        policy.micro_min_turn = value;
-    }
-    if let Some(value) = number("microMinContextPct")? {
-        policy.micro_min_context_pct = value;
-    }
-    let max_chars = u32::MAX as f64;
-    if let Some(value) = integer("microBodyThresholdChars", max_chars)? {
-        policy.micro_body_threshold_chars = value as usize;
-    }
-    if let Some(value) = integer("microKeepHeadChars", max_chars)? {
-        policy.micro_keep_head_chars = value as usize;
-    }
-    if let Some(value) = integer("maxBlockAgeTurns", MAX_SAFE_INTEGER)? {
-        policy.max_block_age_turns = value;
-    }
-    if let Some(value) = integer("charsPerToken", max_chars)? {
-        policy.chars_per_token = value as u32;
-    }
-    if let Some(value) = number("minReduction")? {
-        policy.min_reduction = value;
-    }
-    if let Some(value) = number("resummariseGrowth")? {
-        policy.resummarise_growth = value;
-    }
-    if let Some(weights) = Fields::read_optional(&fields.get("costWeights")?)
-        .map_err(|error| error.under("costWeights"))?
-    {
-        let names = Tier::ALL.map(Tier::as_str);
+    fields.reject_unknown(&PolicyConfig::FIELDS)?;
+    let weights = Fields::read_optional(&fields.get("costWeights")?)
+        .map_err(|error| error.under("costWeights"))?;
+    if let Some(weights) = &weights {
         weights
-            .reject_unknown(&names)
+            .reject_unknown(&Tier::ALL.map(Tier::as_str))
             .map_err(|error| error.under("costWeights"))?;
-        for (slot, name) in policy.cost_weights.iter_mut().zip(names) {
-            if let Some(value) = optional_number(name, weights.scalar(name)?)
-                .map_err(|error| error.under("costWeights"))?
-            {
-                *slot = value;
-            }
-        }
     }
-    policy.validate()?;
-    Ok(policy)
+    let weight = |tier: &str| match &weights {
+        Some(weights) => weights
+            .scalar(tier)
+            .map_err(|error| error.under("costWeights")),
+        None => Ok(Scalar::Missing),
+    };
+    PolicyConfig::from_fields(&|name| fields.scalar(name), &weight)
 }
 
 /// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix

@@ -3,9 +3,10 @@
 //! bookkeeping attached. The context (`messages` / `text`) may be absent, as in the `result` of
 //! `compactRequestBody`: a trace line does not carry it.
 
-use super::fields::{Fields, MAX_SAFE_INTEGER, json, json_array, required_integer, string_array};
+use super::fields::{Fields, json, json_array, string_array};
 use super::host::type_name;
 use crate::error::{CompactionError, Result, describe_number};
+use crate::input::{MAX_SAFE_INTEGER, required_integer};
 use crate::input::{optional_string, required_number, required_string};
 use crate::plan::ArchiveKind;
 use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
