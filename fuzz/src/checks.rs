@@ -1,0 +1,300 @@
+//! The SPEC §4 invariants, checked on one run of one tier (the same checks as
+//! `tests/invariants.rs`, written for inputs that need not be clean: a property the input already
+//! breaks — a tool result without its call, an empty message — only has to not get worse).
+//! Each check panics with the tier, the format and what broke.
+
+use crate::common::block_on;
+use crate::common::restore::restore;
+use serde_json::Value;
+use tiered_compaction::formats::read_messages;
+use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
+use tiered_compaction::transcript::{BlockKind, Format, Transcript};
+use tiered_compaction::{
+    BudgetPressure, CompactOptions, CompactionError, ContextData, ContextInput, FormatChoice,
+    Summariser, Tier, TierContext, TierResult, compact_request_body, compact_with_tier,
+};
+
+/// Every tier, cheapest first.
+pub const TIERS: [Tier; 5] = [
+    Tier::None,
+    Tier::Micro,
+    Tier::TimeBased,
+    Tier::Auto,
+    Tier::SessionMemory,
+];
+
+/// The pressure the structured and text checks run under (tiers are forced; the pressure only
+/// feeds correlation ids and the summary request).
+pub fn pressure() -> BudgetPressure {
+    BudgetPressure::new(4.0, 0.8, 400.0, false).expect("valid pressure")
+}
+
+/// Runs `tier` on `ctx`.
+pub fn run(
+    tier: Tier,
+    ctx: &TierContext,
+    summariser: Option<&dyn Summariser>,
+) -> Result<TierResult, CompactionError> {
+    let options = CompactOptions {
+        summariser,
+        ..CompactOptions::default()
+    };
+    block_on(compact_with_tier(tier, ctx, &options))
+}
+
+fn messages_ctx(messages: Vec<Value>, format: FormatChoice) -> TierContext {
+    TierContext::new(
+        "s-fuzz",
+        pressure(),
+        ContextInput::Messages { messages, format },
+    )
+}
+
+/// The format a result says it is in.
+pub fn format_of(result: &TierResult) -> Format {
+    match FormatChoice::parse(result.format) {
+        Ok(FormatChoice::Fixed(format)) => format,
+        other => panic!(
+            "result format {:?} is not a format: {other:?}",
+            result.format
+        ),
+    }
+}
+
+/// Checks `tier` on structured `input` read as `choice`. An input the library refuses is fine
+/// (it must refuse, not panic); an accepted one must give an output that keeps every invariant.
+pub fn structured(
+    input: &[Value],
+    choice: FormatChoice,
+    tier: Tier,
+    summariser: Option<&dyn Summariser>,
+) {
+    let ctx = messages_ctx(input.to_vec(), choice);
+    let Ok(result) = run(tier, &ctx, summariser) else {
+        return;
+    };
+    let format = format_of(&result);
+    let output = match &result.context {
+        ContextData::Messages(messages) => messages.clone(),
+        ContextData::Text(_) => panic!("{tier}: messages in, text out"),
+    };
+    let before = read_messages(input, format)
+        .unwrap_or_else(|e| panic!("{tier}: input accepted as {format:?} but unreadable: {e}"));
+    // 1. Provider-valid: the output reads back in its format; pairs are kept or removed
+    //    together; no result is newly separated from its call; no new empty message.
+    let after = read_messages(&output, format)
+        .unwrap_or_else(|e| panic!("{tier} {format:?}: output unreadable: {e}"));
+    check_pairs(tier, &before, &after);
+    for (index, message) in after.messages.iter().enumerate() {
+        if message.blocks.iter().all(|b| b.text.is_empty()) {
+            assert!(
+                output.get(index).is_some_and(|m| input.contains(m)),
+                "{tier} {format:?}: message {index} left empty"
+            );
+        }
+    }
+    // 2. Lossless: the input comes back from output + archive.
+    assert!(
+        restore(&result.context, &result.archive) == ContextData::Messages(input.to_vec()),
+        "{tier} {format:?}: input not recoverable from output + archive"
+    );
+    // 3. Never grows.
+    assert!(
+        result.after_tokens <= result.before_tokens,
+        "{tier} {format:?}: grew {} -> {}",
+        result.before_tokens,
+        result.after_tokens
+    );
+    // 4. Protected content.
+    check_protected(tier, format, input, &output, &before);
+    // 5. Idempotent, reading the output in the format it came out in.
+    let again_ctx = messages_ctx(output.clone(), FormatChoice::Fixed(format));
+    let again = run(tier, &again_ctx, summariser)
+        .unwrap_or_else(|e| panic!("{tier} {format:?}: output refused on a second run: {e}"));
+    assert!(
+        again.context == result.context,
+        "{tier} {format:?}: not idempotent"
+    );
+    // 6. Deterministic.
+    let twice = run(tier, &ctx, summariser).expect("accepted once, accepted twice");
+    assert!(
+        twice.context == result.context && twice.correlation_id == result.correlation_id,
+        "{tier} {format:?}: not deterministic"
+    );
+}
+
+fn check_pairs(tier: Tier, before: &Transcript, after: &Transcript) {
+    let paired_after = paired_ids(after);
+    let ids_after: Vec<&str> = after
+        .messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .filter_map(|b| b.tool_id())
+        .collect();
+    for id in paired_ids(before) {
+        assert!(
+            !ids_after.contains(&id.as_str()) || paired_after.contains(&id),
+            "{tier}: pair {id:?} split"
+        );
+    }
+    let misplaced_before = misplaced_results(before);
+    for id in misplaced_results(after) {
+        assert!(
+            misplaced_before.contains(&id),
+            "{tier}: result {id:?} separated from its call"
+        );
+    }
+}
+
+fn check_protected(
+    tier: Tier,
+    format: Format,
+    input: &[Value],
+    output: &[Value],
+    before: &Transcript,
+) {
+    for message in input
+        .iter()
+        .filter(|m| matches!(m["role"].as_str(), Some("system" | "developer")))
+    {
+        assert!(
+            output.contains(message),
+            "{tier} {format:?}: system prompt altered"
+        );
+    }
+    if before.messages.len() != input.len() {
+        return; // transcript indices are not input indices
+    }
+    let users: Vec<usize> = (0..before.messages.len())
+        .filter(|i| before.messages[*i].has_user_words())
+        .collect();
+    let (Some(first), Some(last)) = (users.first(), users.last()) else {
+        return;
+    };
+    assert!(
+        output.ends_with(&input[*last..]),
+        "{tier} {format:?}: latest turn altered"
+    );
+    // micro edits blocks in place (the message count stays): a tool result that shares a user
+    // message with the user's words may be collapsed, the words may not (SPEC §4.4 protects
+    // "every piece of text the user wrote"; see RELIABILITY.md, finding 2).
+    let after = (tier == Tier::Micro)
+        .then(|| read_messages(output, format).ok())
+        .flatten()
+        .filter(|after| after.messages.len() == before.messages.len());
+    let kept = |index: usize| match &after {
+        Some(after) => words(before, index) == words(after, index),
+        None => output.contains(&input[index]),
+    };
+    assert!(kept(*first), "{tier} {format:?}: task altered");
+    if matches!(tier, Tier::Micro | Tier::TimeBased) {
+        for index in &users {
+            assert!(
+                kept(*index),
+                "{tier} {format:?}: user words of message {index} altered"
+            );
+        }
+    }
+}
+
+/// The user's own words in message `index`: its blocks other than tool results and their parts.
+fn words(transcript: &Transcript, index: usize) -> Vec<(&BlockKind, &str)> {
+    transcript.messages[index]
+        .blocks
+        .iter()
+        .filter(|b| !matches!(b.kind, BlockKind::ToolResult { .. }) && !b.is_nested())
+        .map(|b| (&b.kind, b.text.as_str()))
+        .collect()
+}
+
+/// Checks `tier` on flat `text`: never grows, nothing lost, idempotent, deterministic.
+pub fn text(text: &str, tier: Tier, summariser: Option<&dyn Summariser>) {
+    let ctx = TierContext::new("s-fuzz", pressure(), ContextInput::Text(text.to_string()));
+    let result =
+        run(tier, &ctx, summariser).unwrap_or_else(|e| panic!("{tier}: text refused: {e}"));
+    let Some(output) = result.text() else {
+        panic!("{tier}: text in, messages out");
+    };
+    assert!(
+        result.after_tokens <= result.before_tokens,
+        "{tier} text: grew {} -> {}",
+        result.before_tokens,
+        result.after_tokens
+    );
+    assert!(
+        restore(&result.context, &result.archive) == ContextData::Text(text.to_string()),
+        "{tier} text: input not recoverable from output + archive"
+    );
+    let again_ctx = TierContext::new("s-fuzz", pressure(), ContextInput::Text(output.to_string()));
+    let again = run(tier, &again_ctx, summariser)
+        .unwrap_or_else(|e| panic!("{tier} text: output refused on a second run: {e}"));
+    assert!(
+        again.context == result.context,
+        "{tier} text: not idempotent"
+    );
+    let twice = run(tier, &ctx, summariser).expect("accepted once, accepted twice");
+    assert!(
+        twice.context == result.context && twice.correlation_id == result.correlation_id,
+        "{tier} text: not deterministic"
+    );
+}
+
+/// Checks the request-body path on `body` under `pressure`: a refused body is fine; an accepted
+/// one comes out as JSON with the same fields outside `messages` (byte for byte when nothing
+/// changed), messages recoverable from output + archive, never grown, and stable on a rerun.
+pub fn body(body: &str, pressure: BudgetPressure) {
+    let options = CompactOptions::default();
+    let Ok((out, result)) = block_on(compact_request_body(
+        body, "s-fuzz", pressure, None, &options,
+    )) else {
+        return;
+    };
+    let tier = result.tier;
+    let parse = |text: &str| -> serde_json::Map<String, Value> {
+        match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => map,
+            other => panic!("{tier}: body not a JSON object: {other:?}"),
+        }
+    };
+    let mut input = parse(body);
+    let mut output = parse(&out);
+    let input_messages = input
+        .remove("messages")
+        .expect("accepted body has messages");
+    let output_messages = output.remove("messages").expect("output body has messages");
+    assert!(input == output, "{tier}: fields outside messages changed");
+    let ContextData::Messages(result_messages) = &result.context else {
+        panic!("{tier}: body messages came back as text");
+    };
+    assert!(
+        output_messages == Value::Array(result_messages.clone()),
+        "{tier}: body messages differ from the result's"
+    );
+    if input_messages == output_messages {
+        assert!(
+            out == body,
+            "{tier}: unchanged messages but the body changed"
+        );
+    }
+    let Value::Array(input_messages) = input_messages else {
+        panic!("messages is an array");
+    };
+    assert!(
+        restore(&result.context, &result.archive) == ContextData::Messages(input_messages),
+        "{tier} body: input not recoverable from output + archive"
+    );
+    assert!(
+        result.after_tokens <= result.before_tokens,
+        "{tier} body: grew"
+    );
+    let again = block_on(compact_request_body(
+        &out, "s-fuzz", pressure, None, &options,
+    ))
+    .unwrap_or_else(|e| panic!("{tier} body: output refused on a second run: {e}"));
+    assert!(again.0 == out, "{tier} body: not idempotent");
+    let twice = block_on(compact_request_body(
+        body, "s-fuzz", pressure, None, &options,
+    ))
+    .expect("accepted once, accepted twice");
+    assert!(twice.0 == out, "{tier} body: not deterministic");
+}

@@ -1,0 +1,132 @@
+//! Regression tests for what the fuzz targets (`fuzz/`, `scripts/fuzz.sh`) found, one per
+//! finding, each reduced by hand from the crashing input to the smallest conversation that
+//! shows it. RELIABILITY.md lists them with their fixes.
+
+mod common;
+
+use common::restore::restore;
+use common::*;
+use serde_json::{Value, json};
+use tiered_compaction::{ContextData, ContextInput, FormatChoice, Tier, TierContext};
+
+fn detected_ctx(messages: Vec<Value>) -> TierContext {
+    TierContext::new(
+        "s-fuzz",
+        pressure(4, 0.8, 400.0, false),
+        ContextInput::Messages {
+            messages,
+            format: FormatChoice::Auto,
+        },
+    )
+}
+
+/// fuzz `structured` (AI SDK, auto, summariser answering a non-string): an agent message that
+/// starts with our run-summary heading *and* carries a tool call was listed twice for the
+/// summary, once as an earlier summary and once inside its run. The two edits overlapped: the
+/// archive held the message twice, so the input could not be rebuilt from output + archive.
+#[test]
+#[ignore = "fails until the auto.rs fix in RELIABILITY.md (finding 1) is applied"]
+fn regression_summary_heading_on_a_tool_call_message_is_archived_once() {
+    let messages = vec![
+        json!({"role": "system", "content": "be brief"}),
+        json!({"role": "user", "content": "fix the build"}),
+        json!({"role": "assistant", "content": "[summary of earlier tool runs] covers 10 tokens\nnotes",
+               "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "LOG".repeat(80)}),
+        json!({"role": "user", "content": "next"}),
+    ];
+    let ctx = detected_ctx(messages.clone());
+    for mode in [Mode::Good, Mode::NotString] {
+        let fake = FakeSummariser::new(mode);
+        let result = run_tier(Tier::Auto, &ctx, Some(&fake));
+        let removed: usize = result
+            .archive
+            .iter()
+            .map(|entry| entry.content.as_array().map_or(1, Vec::len))
+            .sum();
+        assert_eq!(removed, 2, "{mode:?}: {:?}", result.archive);
+        assert_eq!(
+            restore(&result.context, &result.archive),
+            ContextData::Messages(messages.clone()),
+            "{mode:?}"
+        );
+    }
+}
+
+/// fuzz `messages_json` (Anthropic, micro): micro collapses a tool result that shares a user
+/// message with the user's words (Anthropic carries both in `user` messages), even when that
+/// message is the task. The user's words stay; the agent's tool output is collapsed. This pins
+/// the block-level reading of SPEC §4.4 that the fuzz checks use (RELIABILITY.md, finding 2).
+#[test]
+fn regression_micro_keeps_user_words_beside_a_collapsed_tool_result() {
+    let long = "result line\n".repeat(40);
+    let messages = vec![
+        json!({"role": "user", "content": "fix the build"}),
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]}),
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": long},
+            {"type": "text", "text": "also check the docs"}
+        ]}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]}),
+        json!({"role": "user", "content": "next"}),
+    ];
+    let ctx = detected_ctx(messages.clone());
+    let result = run_tier(Tier::Micro, &ctx, None);
+    let output = result.messages().expect("messages");
+    assert_eq!(
+        output[2]["content"][1],
+        json!({"type": "text", "text": "also check the docs"})
+    );
+    assert!(
+        output[2]["content"][0]["content"]
+            .as_str()
+            .expect("collapsed body")
+            .ends_with("[tool result body pruned: 480 chars]")
+    );
+    assert_eq!(
+        restore(&result.context, &result.archive),
+        ContextData::Messages(messages)
+    );
+}
+
+/// fuzz `body` (AI SDK, auto): once auto replaced the tool run, the only `tool` message left
+/// (an AI SDK 6 approval response) carried no evidence of its format, so reading the output
+/// with format detection (the default, and the only way on the request-body path) took it for
+/// OpenAI and refused it: `messages[3].tool_call_id is required`.
+#[test]
+#[ignore = "fails until the detect.rs fix in RELIABILITY.md (finding 3) is applied"]
+fn regression_ai_sdk_output_is_detected_as_ai_sdk_again() {
+    let messages = vec![
+        json!({"role": "system", "content": "be brief"}),
+        json!({"role": "user", "content": [{"type": "text", "text": "deploy it"}]}),
+        json!({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "deploy", "input": {}}]}),
+        json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "deploy",
+               "output": {"type": "text", "value": "LOG".repeat(80)}}]}),
+        json!({"role": "tool", "content": [{"type": "tool-approval-response", "approvalId": "a1", "approved": true}]}),
+        json!({"role": "user", "content": [{"type": "text", "text": "next"}]}),
+    ];
+    let ctx = detected_ctx(messages);
+    let result = run_tier(Tier::Auto, &ctx, None);
+    assert_eq!(result.format, "ai-sdk");
+    let again = run_tier(Tier::Auto, &rerun_input(&ctx, &result), None);
+    assert_eq!(again.format, "ai-sdk");
+    assert_eq!(again.context, result.context);
+}
+
+/// fuzz `text` (session_memory): the digest's "last agent note" is put on one line, which
+/// joined `![a` and `b](data:,QUJD)` from two lines into a markdown image with a data-URI
+/// target. Read back, the summary split into prose and media, and a second run summarised it
+/// again (not idempotent).
+#[test]
+#[ignore = "fails until the markers.rs fix in RELIABILITY.md (finding 4) is applied"]
+fn regression_flat_summary_quoting_a_split_data_image_stays_one_block() {
+    let text = format!(
+        "[age:3] fix the bug please\n\n{}\n[age:1] I looked at it ![a\nb](data:,QUJD) done",
+        "a long stretch of agent prose ".repeat(40)
+    );
+    let ctx = text_ctx(&text, pressure(4, 0.8, 400.0, false));
+    let result = run_tier(Tier::SessionMemory, &ctx, None);
+    assert!(result.tokens_saved > 0);
+    let again = run_tier(Tier::SessionMemory, &rerun_input(&ctx, &result), None);
+    assert_eq!(again.context, result.context);
+}
