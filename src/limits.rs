@@ -27,10 +27,10 @@ pub const DEFAULT_MAX_NESTING_DEPTH: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Largest input accepted, in bytes: UTF-8 bytes of a text context, bytes of the compact JSON
-    /// serialisation of a messages context, bytes of a request body (JS: `maxInputBytes`).
+    /// serialisation of a messages context (JS: `policy.maxInputBytes`).
     pub max_input_bytes: usize,
     /// Deepest nesting of objects and arrays accepted inside one message; the message object
-    /// itself is level 1 (JS: `maxNestingDepth`).
+    /// itself is level 1 (JS: `policy.maxNestingDepth`).
     pub max_nesting_depth: usize,
 }
 

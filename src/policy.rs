@@ -66,7 +66,7 @@ impl PolicyConfig {
     }
 
     /// The option names a host may set, as they are spelled in JS.
-    pub const FIELDS: [&'static str; 11] = [
+    pub const FIELDS: [&'static str; 13] = [
         "autoContextPct",
         "idleSeconds",
         "microMinTurn",
@@ -78,6 +78,8 @@ impl PolicyConfig {
         "costWeights",
         "minReduction",
         "resummariseGrowth",
+        "maxInputBytes",
+        "maxNestingDepth",
     ];
 
     /// Reads overrides from a host's options object: `field(name)` fetches each option of
@@ -120,6 +122,15 @@ impl PolicyConfig {
         );
         set(&mut policy.min_reduction, number("minReduction")?);
         set(&mut policy.resummarise_growth, number("resummariseGrowth")?);
+        // usize is 32 bits on wasm32.
+        set(
+            &mut policy.limits.max_input_bytes,
+            integer("maxInputBytes", chars)?.map(|v| v as usize),
+        );
+        set(
+            &mut policy.limits.max_nesting_depth,
+            integer("maxNestingDepth", chars)?.map(|v| v as usize),
+        );
         for (slot, tier) in policy.cost_weights.iter_mut().zip(Tier::ALL) {
             let value = optional_number(tier.as_str(), cost_weight(tier.as_str())?)
                 .map_err(|error| error.under("costWeights"))?;

@@ -239,6 +239,49 @@ fn limits_themselves_are_validated() {
 }
 
 #[test]
+fn limits_are_policy_options() {
+    let policy =
+        PolicyConfig::from_json(&json!({"maxInputBytes": 1000, "maxNestingDepth": 3})).unwrap();
+    assert_eq!(
+        policy.limits,
+        Limits {
+            max_input_bytes: 1000,
+            max_nesting_depth: 3
+        }
+    );
+    assert_eq!(
+        PolicyConfig::from_json(&json!({})).unwrap().limits,
+        Limits::default()
+    );
+    for (options, message) in [
+        (
+            json!({"maxInputBytes": 0}),
+            "maxInputBytes must be an integer >= 1, got 0",
+        ),
+        (
+            json!({"maxNestingDepth": 0}),
+            "maxNestingDepth must be an integer >= 1, got 0",
+        ),
+    ] {
+        let error = PolicyConfig::from_json(&options).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Range);
+        assert_eq!(error.to_string(), message);
+    }
+    for options in [
+        json!({"maxInputBytes": 1.5}),
+        json!({"maxInputBytes": -1}),
+        json!({"maxNestingDepth": "64"}),
+        json!({"maxInputBytes": 1e12}),
+    ] {
+        let error = PolicyConfig::from_json(&options).unwrap_err();
+        assert!(
+            error.path == "maxInputBytes" || error.path == "maxNestingDepth",
+            "{error}"
+        );
+    }
+}
+
+#[test]
 fn a_deep_body_is_refused_by_the_parser_naming_the_body() {
     let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
     let body = format!("{{\"messages\":[{{\"role\":\"user\",\"content\":{deep}}}]}}");
