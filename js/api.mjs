@@ -38,6 +38,6 @@ export function createApi() {
       later("runLegacyCompaction", (g) => g.runLegacyCompaction(sessionId, contextText, opts)),
     compactRequestBody: (body, options) =>
       later("compactRequestBody", (g) => g.compactRequestBody(body, options)),
-    estimateTokens: (text) => ready("estimateTokens").estimateTokens(text),
+    estimateTokens: (text, options) => ready("estimateTokens").estimateTokens(text, options),
   };
 }

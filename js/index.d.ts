@@ -136,8 +136,14 @@ export interface CompactOptions {
    * digest and marks the result `degraded`.
    */
   summarise?: (request: SummaryRequest) => SummaryResponse | PromiseLike<SummaryResponse>;
-  /** An exact tokenizer: tokens of `text`, an integer >= 0. Default: code points / 4. */
+  /** An exact tokenizer: tokens of `text`, an integer >= 0. Default: the `tokenEstimator`. */
   countTokens?: (text: string) => number;
+  /**
+   * The built-in estimate used without `countTokens`: `"seed"` (default, code points /
+   * `policy.charsPerToken`) or `"heuristic"` (character classes calibrated against o200k_base,
+   * within a few percent on English, code, JSON, CJK and emoji; see BENCHMARKS.md).
+   */
+  tokenEstimator?: TokenEstimator;
   /** Threshold overrides. */
   policy?: PolicyConfig;
   /** How long `summarise` may take, in milliseconds. Default 60000. */
@@ -257,8 +263,14 @@ export function runLegacyCompaction(sessionId: string, contextText: string, opts
  */
 export function compactRequestBody(body: string, options: RequestBodyOptions): Promise<{ body: string; result: TierResultBase }>;
 
-/** The seed's estimate: 0 for "", else max(1, floor(code points / 4)). */
-export function estimateTokens(text: string): number;
+/** A built-in token estimator: see `CompactOptions.tokenEstimator`. */
+export type TokenEstimator = "seed" | "heuristic";
+
+/**
+ * A token estimate. Default: the seed's rule, 0 for "", else max(1, floor(code points / 4)).
+ * With `{ tokenEstimator: "heuristic" }`: the estimator calibrated against o200k_base.
+ */
+export function estimateTokens(text: string, options?: { tokenEstimator?: TokenEstimator }): number;
 
 /** The seed's cost weights per tier: none 0, micro 0.05, time_based 0.10, auto 0.50, session_memory 1.00. */
 export const TIER_COST_WEIGHT: Readonly<Record<Tier, number>>;

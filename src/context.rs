@@ -4,7 +4,7 @@ use crate::error::{CompactionError, Result, describe_number};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
-use crate::tokens::TokenCounter;
+use crate::tokens::{TokenCounter, TokenEstimator};
 use crate::transcript::Format;
 
 /// The seed's default price per 1,000 tokens, in USD.
@@ -103,8 +103,11 @@ impl TierContext {
 pub struct CompactOptions<'a> {
     /// Thresholds (seed defaults).
     pub policy: PolicyConfig,
-    /// Token counter; `None` is the seed's rule with `policy.chars_per_token`.
+    /// Token counter; `None` is the built-in estimator named by `token_estimator`.
     pub counter: Option<&'a dyn TokenCounter>,
+    /// The built-in estimator used without a `counter`: the seed's rule with
+    /// `policy.chars_per_token` (default) or the heuristic [`crate::tokens::Estimator`].
+    pub token_estimator: TokenEstimator,
     /// The summariser for `auto` and `session_memory`; without one they digest structurally.
     pub summariser: Option<&'a dyn Summariser>,
     /// The host's correlation id; derived from session, turn and content when absent.
@@ -117,6 +120,7 @@ impl std::fmt::Debug for CompactOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CompactOptions")
             .field("policy", &self.policy)
+            .field("token_estimator", &self.token_estimator)
             .field("summariser", &self.summariser.is_some())
             .field("correlation_id", &self.correlation_id)
             .field("instructions", &self.instructions)

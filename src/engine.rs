@@ -8,7 +8,7 @@ use crate::policy::explain_selection;
 use crate::result::{ArchiveEntry, ContextData, TierResult};
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
-use crate::tokens::{SeedRule, TokenCounter};
+use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::pairing::{misplaced_results, paired_ids};
 use crate::working::Working;
@@ -48,7 +48,11 @@ async fn run(
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
-    let counter: &dyn TokenCounter = options.counter.unwrap_or(&seed_rule);
+    let counter: &dyn TokenCounter = match (options.counter, options.token_estimator) {
+        (Some(counter), _) => counter,
+        (None, TokenEstimator::Seed) => &seed_rule,
+        (None, TokenEstimator::Heuristic) => &Estimator,
+    };
     let mut working = Working::read(&ctx.input)?;
     let before = working.transcript.clone();
     let before_tokens = working.tokens(counter);

@@ -14,7 +14,7 @@ use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
 use crate::tier::Tier;
-use crate::tokens::TokenCounter;
+use crate::tokens::{TokenCounter, TokenEstimator};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Fields of a `TierContext`.
@@ -38,6 +38,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "correlationId",
     "instructions",
     "now",
+    "tokenEstimator",
 ];
 
 /// The summariser's default timeout (SPEC §6).
@@ -147,6 +148,7 @@ pub struct HostOptions {
     counter: Option<JsCounter>,
     correlation_id: Option<String>,
     instructions: Option<String>,
+    token_estimator: TokenEstimator,
 }
 
 impl HostOptions {
@@ -161,6 +163,7 @@ impl HostOptions {
                 counter: None,
                 correlation_id: None,
                 instructions: None,
+                token_estimator: TokenEstimator::default(),
             });
         };
         let known: Vec<&str> = OPTION_KEYS.iter().chain(extra).copied().collect();
@@ -204,6 +207,7 @@ impl HostOptions {
             counter,
             correlation_id,
             instructions,
+            token_estimator: token_estimator(fields)?,
         })
     }
 
@@ -221,12 +225,22 @@ impl HostOptions {
                 .map(|summariser| summariser as &dyn Summariser),
             correlation_id: self.correlation_id.clone(),
             instructions: self.instructions.clone(),
+            token_estimator: self.token_estimator,
         }
     }
 
     /// The JS error to reject with when the host's `countTokens` misbehaved during the call.
     pub fn counter_failure(&self) -> Option<JsValue> {
         self.counter.as_ref().and_then(JsCounter::failure)
+    }
+}
+
+/// The `tokenEstimator` field of an options object: `"seed"` (default) or `"heuristic"`.
+/// Errors are relative to the options object.
+pub fn token_estimator(fields: &Fields) -> Result<TokenEstimator> {
+    match optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)? {
+        None => Ok(TokenEstimator::default()),
+        Some(name) => TokenEstimator::parse(&name, "tokenEstimator"),
     }
 }
 

@@ -223,12 +223,20 @@ fn body_fields(
     Ok((session_id, pressure, cost))
 }
 
-/// The seed's token estimate: 0 for `""`, else `max(1, ⌊code points / 4⌋)`.
+/// A token estimate: the seed's rule by default (0 for `""`, else `max(1, ⌊code points / 4⌋)`),
+/// the heuristic estimator with `{ tokenEstimator: "heuristic" }`.
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: JsValue) -> Result<f64, JsValue> {
+pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> {
     install_panic_hook();
     let text = string_argument("text", &text).map_err(throw)?;
-    Ok(crate::tokens::estimate_tokens(&text) as f64)
+    let estimator = match Fields::read_optional(&options).map_err(|e| throw(e.under("options")))? {
+        None => crate::tokens::TokenEstimator::default(),
+        Some(fields) => fields
+            .reject_unknown(&["tokenEstimator"])
+            .and_then(|()| inputs::token_estimator(&fields))
+            .map_err(|error| throw(error.under("options")))?,
+    };
+    Ok(crate::tokens::estimate_tokens_with(&text, estimator) as f64)
 }
 
 /// `TIER_COST_WEIGHT` as a plain object. Not part of the API: the build reads it once and writes

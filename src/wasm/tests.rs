@@ -117,7 +117,7 @@ fn wrong_types_are_type_errors() {
         "ERR_TC_INVALID_TYPE",
         "pressure",
     );
-    let error = estimate_tokens(JsValue::from_f64(3.0)).unwrap_err();
+    let error = estimate_tokens(JsValue::from_f64(3.0), JsValue::UNDEFINED).unwrap_err();
     assert_error(
         &error,
         "TypeError",
@@ -165,9 +165,18 @@ fn unknown_policy_keys_are_named() {
 
 #[wasm_bindgen_test]
 fn estimate_tokens_follows_the_seed_rule() {
-    assert_eq!(estimate_tokens(JsValue::from_str("")).unwrap(), 0.0);
-    assert_eq!(estimate_tokens(JsValue::from_str("abc")).unwrap(), 1.0);
-    assert_eq!(estimate_tokens(js(r#""a".repeat(40)"#)).unwrap(), 10.0);
+    assert_eq!(
+        estimate_tokens(JsValue::from_str(""), JsValue::UNDEFINED).unwrap(),
+        0.0
+    );
+    assert_eq!(
+        estimate_tokens(JsValue::from_str("abc"), JsValue::UNDEFINED).unwrap(),
+        1.0
+    );
+    assert_eq!(
+        estimate_tokens(js(r#""a".repeat(40)"#), JsValue::UNDEFINED).unwrap(),
+        10.0
+    );
 }
 
 #[wasm_bindgen_test]

@@ -67,7 +67,7 @@ describe("compact rejects bad context and options", () => {
     [ctx(), { signal: {} }, "TypeError", "options.signal must be an AbortSignal, got object", "options.signal"],
     [ctx(), { correlationId: 5 }, "TypeError", "options.correlationId must be a string, got number", "options.correlationId"],
     [ctx(), { policy: { minReduction: 2 } }, "RangeError", "options.policy.minReduction must be a finite number in [0, 1], got 2", "options.policy.minReduction"],
-    [ctx(), { timeout: 5 }, "TypeError", "options.timeout is not a known field; expected one of summarise, countTokens, policy, timeoutMs, signal, correlationId, instructions, now", "options.timeout"],
+    [ctx(), { timeout: 5 }, "TypeError", "options.timeout is not a known field; expected one of summarise, countTokens, policy, timeoutMs, signal, correlationId, instructions, now, tokenEstimator", "options.timeout"],
     [ctx(), 5, "TypeError", "options must be an object, got number", "options"],
   ];
   for (const [context, options, name, message, path] of cases) {
