@@ -11,7 +11,9 @@
 # the script exit 1 after the other targets ran; replay it with
 #   cargo +nightly fuzz run <target> fuzz/artifacts/<target>/crash-...
 # Needs the nightly toolchain; installs cargo-fuzz from crates.io when it is missing.
-# FUZZ_TARGET_DIR overrides the build directory (default fuzz/target). FUZZ_SANITIZER picks the
+# FUZZ_TARGET_DIR overrides the build directory (default fuzz/target); FUZZ_CORPUS_DIR the corpus
+# root (default fuzz/corpus: it grows from run to run, and libFuzzer replays all of it first, so a
+# smoke run in a test command is best given a fresh one: FUZZ_CORPUS_DIR="$(mktemp -d)"). FUZZ_SANITIZER picks the
 # sanitizer (default none: the core forbids unsafe code, and AddressSanitizer made the structured
 # target about 4x slower here; `FUZZ_SANITIZER=address` turns it back on).
 set -euo pipefail
@@ -32,12 +34,13 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz: installing cargo-fuzz (about a minute, once)" >&2
   cargo install cargo-fuzz >&2
 fi
+corpus_root="${FUZZ_CORPUS_DIR:-$root/fuzz/corpus}"
 target_dir=(--target-dir "${FUZZ_TARGET_DIR:-$root/fuzz/target}" --sanitizer "${FUZZ_SANITIZER:-none}")
 
 # --- seed corpus -----------------------------------------------------------------------------
 seed() { # seed <target> <name> : content from stdin
-  mkdir -p "corpus/$1"
-  cat >"corpus/$1/seed-$2"
+  mkdir -p "$corpus_root/$1"
+  cat >"$corpus_root/$1/seed-$2"
 }
 printf '```tool_result name=bash\n%s\n```\n\n[age:12] very old block\n%s\n\n[age:1] fresh block\nkept content here' \
   "$(printf 'C%.0s' $(seq 900))" "$(printf 'stale content %.0s' $(seq 20))" | seed text seed-example
@@ -52,7 +55,7 @@ for i in 0 1 2 3 4; do # structured: any bytes decode to a conversation
   head -c 2048 /dev/urandom | seed structured "random-$i"
 done
 if command -v node >/dev/null 2>&1 && [ -f "$root/scripts/samples.mjs" ]; then
-  node --input-type=module - "$root/fuzz/corpus" "$root/scripts/samples.mjs" <<'JS' || echo "fuzz: sample seeds skipped" >&2
+  node --input-type=module - "$corpus_root" "$root/scripts/samples.mjs" <<'JS' || echo "fuzz: sample seeds skipped" >&2
 import { mkdirSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 const [corpus, samplesPath] = process.argv.slice(2);
@@ -98,7 +101,7 @@ for target in "${targets[@]}"; do
   mkdir -p "artifacts/$target"
   log="artifacts/$target.log"
   start=$(date +%s)
-  if cargo +nightly fuzz run "${target_dir[@]}" "$target" "corpus/$target" -- \
+  if cargo +nightly fuzz run "${target_dir[@]}" "$target" "$corpus_root/$target" -- \
     -max_total_time="$seconds" -max_len="$(max_len "$target")" -timeout=20 \
     -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
     status=ok
@@ -110,7 +113,7 @@ for target in "${targets[@]}"; do
   if [ -z "$runs" ]; then
     runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   fi
-  corpus=$(find "corpus/$target" -type f | wc -l)
+  corpus=$(find "$corpus_root/$target" -type f | wc -l)
   summary+=("$(printf '%-14s %-6s %10s execs %5ss  corpus %5s' "$target" "$status" "${runs:-?}" "$(($(date +%s) - start))" "$corpus")")
   if [ "$status" = CRASH ]; then
     grep -E 'panicked at|Test unit written to|ERROR: libFuzzer' "$log" | head -5 | sed 's/^/    /' >&2
