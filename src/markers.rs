@@ -69,6 +69,8 @@ pub fn is_collapsed_body(text: &str) -> bool {
 pub fn inert_in_flat_text(text: &str) -> String {
     text.split_inclusive('\n')
         .map(|line| {
+            // A markdown image with a data-URI target is media anywhere on a line.
+            let line = line.replace("](data:", "] (data:");
             let trimmed = line.trim_start();
             if trimmed.starts_with("[age:")
                 || trimmed.starts_with("```")
@@ -76,7 +78,7 @@ pub fn inert_in_flat_text(text: &str) -> String {
             {
                 format!("> {line}")
             } else {
-                line.to_string()
+                line
             }
         })
         .collect()

@@ -25,7 +25,6 @@ fn detected_ctx(messages: Vec<Value>) -> TierContext {
 /// summary, once as an earlier summary and once inside its run. The two edits overlapped: the
 /// archive held the message twice, so the input could not be rebuilt from output + archive.
 #[test]
-#[ignore = "fails until the auto.rs fix in RELIABILITY.md (finding 1) is applied"]
 fn regression_summary_heading_on_a_tool_call_message_is_archived_once() {
     let messages = vec![
         json!({"role": "system", "content": "be brief"}),
@@ -94,7 +93,6 @@ fn regression_micro_keeps_user_words_beside_a_collapsed_tool_result() {
 /// with format detection (the default, and the only way on the request-body path) took it for
 /// OpenAI and refused it: `messages[3].tool_call_id is required`.
 #[test]
-#[ignore = "fails until the detect.rs fix in RELIABILITY.md (finding 3) is applied"]
 fn regression_ai_sdk_output_is_detected_as_ai_sdk_again() {
     let messages = vec![
         json!({"role": "system", "content": "be brief"}),
@@ -118,7 +116,6 @@ fn regression_ai_sdk_output_is_detected_as_ai_sdk_again() {
 /// target. Read back, the summary split into prose and media, and a second run summarised it
 /// again (not idempotent).
 #[test]
-#[ignore = "fails until the markers.rs fix in RELIABILITY.md (finding 4) is applied"]
 fn regression_flat_summary_quoting_a_split_data_image_stays_one_block() {
     let text = format!(
         "[age:3] fix the bug please\n\n{}\n[age:1] I looked at it ![a\nb](data:,QUJD) done",
@@ -129,4 +126,23 @@ fn regression_flat_summary_quoting_a_split_data_image_stays_one_block() {
     assert!(result.tokens_saved > 0);
     let again = run_tier(Tier::SessionMemory, &rerun_input(&ctx, &result), None);
     assert_eq!(again.context, result.context);
+}
+
+/// fuzz `structured` (finding 2, decided): the task message is protected whole, so micro leaves
+/// even a long tool result inside it alone (SPEC §4.4: the first user message is never altered).
+#[test]
+fn regression_micro_leaves_the_task_message_whole() {
+    let long = "result line\n".repeat(40);
+    let messages = vec![
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t0", "name": "bash", "input": {}}]}),
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t0", "content": long},
+            {"type": "text", "text": "this is the task"}
+        ]}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]}),
+        json!({"role": "user", "content": "next"}),
+    ];
+    let result = run_tier(Tier::Micro, &detected_ctx(messages.clone()), None);
+    assert_eq!(result.messages().expect("messages"), &messages[..]);
+    assert_eq!(result.tokens_saved, 0);
 }

@@ -30,6 +30,10 @@ pub async fn compact_request_body(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
+    // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
+    let limits = &options.policy.limits;
+    limits.validate().map_err(|e| e.under("policy"))?;
+    limits.check_text("body", body)?;
     let mut request = parse_body(body)?;
     let messages = take_messages(&mut request)?;
     let format = request_format(&request, &messages)?;
@@ -61,7 +65,15 @@ pub async fn compact_request_body(
 /// Parses the body; it must be a JSON object.
 pub(crate) fn parse_body(body: &str) -> Result<Map<String, Value>> {
     let value: Value = serde_json::from_str(body).map_err(|error| {
-        CompactionError::parse_error("body", format!("is not valid JSON: {error}"))
+        // serde_json stops at 128 levels of nesting: valid JSON, but too deep to read.
+        if error.to_string().starts_with("recursion limit exceeded") {
+            CompactionError::range_error(
+                "body",
+                format!(": nesting deeper than 128 levels ({error})"),
+            )
+        } else {
+            CompactionError::parse_error("body", format!("is not valid JSON: {error}"))
+        }
     })?;
     match value {
         Value::Object(request) => Ok(request),

@@ -103,6 +103,19 @@ fn message_evidence(message: &Value, index: usize) -> Vec<Evidence> {
     if role == Some("tool") && object.contains_key("tool_call_id") {
         evidence.push(found(Format::OpenAi, "tool_call_id", "\"tool_call_id\""));
     }
+    // An AI SDK tool message names its calls in its parts (its content is always an array); an
+    // OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence
+    // was compacted away would read as OpenAI on the next call.
+    if role == Some("tool")
+        && !object.contains_key("tool_call_id")
+        && object.get("content").is_some_and(Value::is_array)
+    {
+        evidence.push(found(
+            Format::AiSdk,
+            "role",
+            "a \"tool\" message without \"tool_call_id\"",
+        ));
+    }
     // Only OpenAI lets an assistant message carry `content: null` (beside its tool calls).
     if role == Some("assistant") && object.get("content").is_some_and(Value::is_null) {
         evidence.push(found(Format::OpenAi, "content", "null"));

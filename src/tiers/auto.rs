@@ -198,13 +198,16 @@ fn loop_guard(transcript: &Transcript, runs: &[Range<usize>], env: &TierEnv<'_>)
 /// next summary folds them in instead of leaving one summary per call behind.
 fn with_earlier_summaries(transcript: &Transcript, runs: Vec<Range<usize>>) -> Vec<Range<usize>> {
     let protection = Protection::summarising(transcript);
-    let mut all: Vec<Range<usize>> = (0..transcript.messages.len())
+    // A summary inside a run is replaced with the run; listing it again would overlap.
+    let earlier: Vec<Range<usize>> = (0..transcript.messages.len())
         .filter(|i| {
-            !protection.is_protected(*i) && summary_coverage(&transcript.messages[*i]).is_some()
+            !protection.is_protected(*i)
+                && summary_coverage(&transcript.messages[*i]).is_some()
+                && !runs.iter().any(|run| run.contains(i))
         })
         .map(|i| i..i + 1)
-        .chain(runs)
         .collect();
+    let mut all: Vec<Range<usize>> = earlier.into_iter().chain(runs).collect();
     all.sort_by_key(|r| r.start);
     all
 }

@@ -38,12 +38,14 @@ pub fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result
 }
 
 fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
-    let protection = Protection::structural(transcript);
+    // System prompts, the task and the latest turn stay whole, tool results included (SPEC §4.4);
+    // other user messages keep their words, and micro only ever edits tool results.
+    let whole = Protection::summarising(transcript);
     let threshold = env.policy.micro_body_threshold_chars;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
-        if index >= protection.latest_turn_start {
-            break;
+        if whole.is_protected(index) {
+            continue;
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
             if is_collapsible(block, threshold) {
