@@ -40,6 +40,10 @@ export interface PolicyConfig {
   minReduction?: number;
   /** A context holding our summary is summarised again only after growing by this factor. Default 1.5. */
   resummariseGrowth?: number;
+  /** Largest input accepted, in bytes (UTF-8 text, or messages as compact JSON). Default 33554432 (32 MiB). */
+  maxInputBytes?: number;
+  /** Deepest nesting of objects/arrays inside one message (the message is level 1). Default 64. */
+  maxNestingDepth?: number;
 }
 
 /** An OpenAI Chat Completions message (fields the library reads; others pass through untouched). */
