@@ -30,6 +30,8 @@ const steps = [
   ["Deno smoke", ["node", "tests/runtimes/run.mjs", "deno"]],
   ["Bun smoke", ["node", "tests/runtimes/run.mjs", "bun"]],
   ["workerd smoke (POST an Anthropic body)", ["node", "tests/runtimes/run.mjs", "workerd"]],
+  // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one run.
+  ["bench smoke (bench/run.mjs --smoke)", ["node", "bench/run.mjs", "--smoke"]],
 ];
 
 const results = [];
