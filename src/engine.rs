@@ -12,7 +12,7 @@ use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::pairing::{misplaced_results, paired_ids};
 use crate::working::Working;
-use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
@@ -182,15 +182,12 @@ fn finish(
 /// Gives each archive entry a stable id: its position and a short hash of the event and content.
 fn number_archive(mut archive: Vec<ArchiveEntry>, correlation_id: &str) -> Vec<ArchiveEntry> {
     for (index, entry) in archive.iter_mut().enumerate() {
-        let mut hasher = Sha256::new();
+        // Unique by position; the hash ties the id to this event and place. The content is not
+        // hashed: serialising every removed value only to name it cost more than the tier.
+        let mut hasher = Xxh3::new();
         hasher.update(correlation_id.as_bytes());
         hasher.update(entry.location.as_bytes());
-        hasher.update(entry.content.to_string().as_bytes());
-        let hash = hasher.finalize();
-        entry.id = format!(
-            "a{index}-{:02x}{:02x}{:02x}{:02x}",
-            hash[0], hash[1], hash[2], hash[3]
-        );
+        entry.id = format!("a{index}-{:08x}", hasher.digest() as u32);
     }
     archive
 }
@@ -203,18 +200,19 @@ pub fn derive_correlation_id(
     tier: Tier,
     transcript: &Transcript,
 ) -> String {
-    let mut hasher = Sha256::new();
+    // xxh3 (128 bits), not SHA-256: this hashes the whole context on every call, and an id needs
+    // no cryptographic strength; SHA-256 here was 40 % of a micro call's time in wasm.
+    let mut hasher = Xxh3::new();
     hasher.update(session_id.as_bytes());
-    hasher.update([0]);
-    hasher.update(turn.to_le_bytes());
+    hasher.update(&[0]);
+    hasher.update(&turn.to_le_bytes());
     hasher.update(tier.as_str().as_bytes());
     hasher.update(transcript.format.as_str().as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
-        hasher.update([0]);
+        hasher.update(&[0]);
         hasher.update(block.text.as_bytes());
     }
-    let hash = hasher.finalize();
-    let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    let hex = format!("{:032x}", hasher.digest128());
     format!("cmp-{hex}")
 }
 

@@ -43,7 +43,7 @@ describe("selectTier rejects bad policy", () => {
     [{ maxBlockAgeTurns: -2 }, "RangeError", "policy.maxBlockAgeTurns must be an integer in [0, 9007199254740991], got -2", "policy.maxBlockAgeTurns"],
     [{ costWeights: { auto: -1 } }, "RangeError", "policy.costWeights.auto must be a finite number >= 0, got -1", "policy.costWeights.auto"],
     [{ costWeights: { fast: 1 } }, "TypeError", "policy.costWeights.fast is not a known field; expected one of none, micro, time_based, auto, session_memory", "policy.costWeights.fast"],
-    [{ idle_seconds: 3 }, "TypeError", "policy.idle_seconds is not a known field; expected one of autoContextPct, idleSeconds, microMinTurn, microMinContextPct, microBodyThresholdChars, microKeepHeadChars, maxBlockAgeTurns, charsPerToken, costWeights, minReduction, resummariseGrowth", "policy.idle_seconds"],
+    [{ idle_seconds: 3 }, "TypeError", "policy.idle_seconds is not a known field; expected one of autoContextPct, idleSeconds, microMinTurn, microMinContextPct, microBodyThresholdChars, microKeepHeadChars, maxBlockAgeTurns, charsPerToken, costWeights, minReduction, resummariseGrowth, maxInputBytes, maxNestingDepth", "policy.idle_seconds"],
     ["strict", "TypeError", "policy must be an object, got string", "policy"],
   ];
   for (const [policy, name, message, path] of cases) {
