@@ -176,6 +176,7 @@ fn finish(
         warnings: working.warnings,
         summariser_usage: working.summariser_usage,
         format: working.transcript.format.as_str(),
+        origins: working.origins,
     }
 }
 

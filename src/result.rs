@@ -88,4 +88,9 @@ pub struct TierResult {
     pub summariser_usage: Option<SummariserUsage>,
     /// The format the context was read as (`openai`, `anthropic`, `ai-sdk`, `text`).
     pub format: &'static str,
+    /// For each output message, the index of the input message it is an unchanged copy of
+    /// (`None` for edited or new messages; empty for flat text). Hosts (and the JS binding) can
+    /// hand back their own objects for these instead of the copies.
+    #[serde(skip)]
+    pub origins: Vec<Option<usize>>,
 }

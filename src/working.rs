@@ -28,22 +28,27 @@ pub struct Working {
     pub summary: Option<String>,
     /// The summariser's spend over all calls.
     pub summariser_usage: Option<SummariserUsage>,
+    /// For each current message, the input message it is an unchanged copy of (empty for text).
+    pub origins: Vec<Option<usize>>,
 }
 
 impl Working {
     /// Reads the host's input (detecting the message format when asked to).
     pub fn read(input: &ContextInput) -> Result<Self> {
-        let (context, transcript) = match input {
-            ContextInput::Text(text) => {
-                (ContextData::Text(text.clone()), formats::text::read(text))
-            }
+        let (context, transcript, origins) = match input {
+            ContextInput::Text(text) => (
+                ContextData::Text(text.clone()),
+                formats::text::read(text),
+                Vec::new(),
+            ),
             ContextInput::Messages { messages, format } => {
                 let format = match format {
                     FormatChoice::Auto => detect::detect(messages)?,
                     FormatChoice::Fixed(format) => *format,
                 };
                 let transcript = formats::read_messages(messages, format)?;
-                (ContextData::Messages(messages.clone()), transcript)
+                let origins = (0..messages.len()).map(Some).collect();
+                (ContextData::Messages(messages.clone()), transcript, origins)
             }
         };
         Ok(Self {
@@ -55,6 +60,7 @@ impl Working {
             degraded: false,
             summary: None,
             summariser_usage: None,
+            origins,
         })
     }
 
@@ -86,6 +92,12 @@ impl Working {
                 }
                 ContextData::Messages(messages) => {
                     let applied = formats::apply_messages(messages, &self.transcript, &plan.edits)?;
+                    // Compose: an unchanged copy of an unchanged copy is a copy of the input.
+                    self.origins = applied
+                        .origins
+                        .iter()
+                        .map(|origin| origin.and_then(|at| self.origins.get(at).copied().flatten()))
+                        .collect();
                     self.transcript =
                         formats::read_messages(&applied.output, self.transcript.format)?;
                     self.context = ContextData::Messages(applied.output);
@@ -116,6 +128,10 @@ impl Working {
         self.context = match input {
             ContextInput::Text(text) => ContextData::Text(text.clone()),
             ContextInput::Messages { messages, .. } => ContextData::Messages(messages.clone()),
+        };
+        self.origins = match input {
+            ContextInput::Text(_) => Vec::new(),
+            ContextInput::Messages { messages, .. } => (0..messages.len()).map(Some).collect(),
         };
         self.transcript = before;
         self.archive.clear();

@@ -99,6 +99,16 @@ fn check_structured(
         "{} restore",
         tier
     );
+    //    Messages reported as unchanged copies are equal to the input message they name.
+    prop_assert_eq!(result.origins.len(), output.len());
+    for (k, origin) in result.origins.iter().enumerate() {
+        if let Some(i) = origin {
+            prop_assert!(
+                output[k] == input[*i],
+                "{tier}: output {k} is not input {i}"
+            );
+        }
+    }
     // 3. Never grows.
     prop_assert!(result.after_tokens <= result.before_tokens, "{tier}: grew");
     // 4. Protected content.

@@ -34,6 +34,7 @@ pub(crate) fn apply(
     edits: &[Edit],
 ) -> Result<Applied<Vec<Value>>> {
     let mut output = Vec::with_capacity(messages.len());
+    let mut origins = Vec::with_capacity(messages.len());
     let mut archive = Vec::with_capacity(edits.len());
     let mut next = 0; // next transcript message to copy through
     let mut edits = edits.iter().peekable();
@@ -44,12 +45,13 @@ pub(crate) fn apply(
                 transcript,
                 next..transcript.messages.len(),
                 &mut output,
+                &mut origins,
             )?;
             break;
         };
         let first = edit.first_message();
         if first > next {
-            copy_through(messages, transcript, next..first, &mut output)?;
+            copy_through(messages, transcript, next..first, &mut output, &mut origins)?;
             next = first;
             continue;
         }
@@ -64,6 +66,7 @@ pub(crate) fn apply(
                 let replacement = text.clone().unwrap_or_default();
                 if let Some(text) = text {
                     output.push(writer.text_message(text));
+                    origins.push(None);
                 }
                 archive.push(ArchiveEntry {
                     id: String::new(),
@@ -108,11 +111,16 @@ pub(crate) fn apply(
                     edits.next();
                 }
                 output.push(current);
+                origins.push(None);
                 next = index + 1;
             }
         }
     }
-    Ok(Applied { output, archive })
+    Ok(Applied {
+        output,
+        archive,
+        origins,
+    })
 }
 
 fn copy_through(
@@ -120,9 +128,11 @@ fn copy_through(
     transcript: &Transcript,
     range: std::ops::Range<usize>,
     output: &mut Vec<Value>,
+    origins: &mut Vec<Option<usize>>,
 ) -> Result<()> {
     for index in range {
         output.push(source_message(messages, transcript, index)?.clone());
+        origins.push(Some(source_index(transcript, index)));
     }
     Ok(())
 }

@@ -26,6 +26,9 @@ pub struct Applied<T> {
     pub output: T,
     /// One entry per edit, in edit order.
     pub archive: Vec<ArchiveEntry>,
+    /// For each output message, the input message it is an unchanged copy of (`None` for edited
+    /// and new ones); empty for flat text. Lets the binding hand back the caller's own objects.
+    pub origins: Vec<Option<usize>>,
 }
 
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).

@@ -109,7 +109,11 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
         copied_to = splice.range.end;
     }
     output.push_str(&text[copied_to..]);
-    Ok(Applied { output, archive })
+    Ok(Applied {
+        output,
+        archive,
+        origins: Vec::new(),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -56,11 +56,23 @@ fn options_argument(
 
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
 /// result, since the result's counts are then not the host's.
-fn settle(options: &HostOptions, outcome: Result<TierResult>) -> Result<JsValue, JsValue> {
+/// `input` is the caller's `messages` array, whose unchanged messages are handed back as is.
+fn settle(
+    options: &HostOptions,
+    outcome: Result<TierResult>,
+    input: Option<&js_sys::Array>,
+) -> Result<JsValue, JsValue> {
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
-    output::tier_result(&outcome.map_err(throw)?)
+    output::tier_result(&outcome.map_err(throw)?, input)
+}
+
+/// The caller's `ctx.messages` array, when the context is structured.
+fn messages_of(ctx: &JsValue) -> Option<js_sys::Array> {
+    js_sys::Reflect::get(ctx, &JsValue::from_str("messages"))
+        .ok()
+        .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
 }
 
 /// Picks exactly one tier for `pressure` (seed order, first match wins) under `policy` (the
@@ -79,11 +91,12 @@ pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue
 #[wasm_bindgen(js_name = compact)]
 pub async fn compact(ctx: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
+    let input = messages_of(&ctx);
     let ctx = inputs::context(&ctx).map_err(throw)?;
     let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
     let core_options = options.core();
     let outcome = crate::engine::compact(&ctx, &core_options).await;
-    settle(&options, outcome)
+    settle(&options, outcome, input.as_ref())
 }
 
 /// Runs `tier` on `ctx` whatever the pressure says; resolves to a `TierResult`.
@@ -97,11 +110,12 @@ pub async fn compact_with_tier(
     let tier = string_argument("tier", &tier)
         .and_then(|name| Tier::parse(&name, "tier"))
         .map_err(throw)?;
+    let input = messages_of(&ctx);
     let ctx = inputs::context(&ctx).map_err(throw)?;
     let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
     let core_options = options.core();
     let outcome = crate::engine::compact_with_tier(tier, &ctx, &core_options).await;
-    settle(&options, outcome)
+    settle(&options, outcome, input.as_ref())
 }
 
 /// One JSON line (no newline inside) recording `result` as a trace step of type `"compact"`.
@@ -175,7 +189,7 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    settle(&options, outcome)
+    settle(&options, outcome, None)
 }
 
 /// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages

@@ -47,19 +47,24 @@ fn strings(items: &[String]) -> Array {
     items.iter().map(|item| JsValue::from_str(item)).collect()
 }
 
-/// A `TierResult` (see the module doc for which fields may be absent).
-pub fn tier_result(result: &TierResult) -> Result<JsValue, JsValue> {
-    result_object(result, true)
+/// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
+/// `messages` array: messages the tier left unchanged are handed back as the caller's own
+/// objects, not as copies (structural sharing; only edited messages cross the boundary).
+pub fn tier_result(result: &TierResult, input: Option<&Array>) -> Result<JsValue, JsValue> {
+    result_object(result, Some(input))
 }
 
 /// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
 /// its `body` string and does not build them as JS objects.
-fn result_object(result: &TierResult, with_context: bool) -> Result<JsValue, JsValue> {
+fn result_object(result: &TierResult, context: Option<Option<&Array>>) -> Result<JsValue, JsValue> {
     let builder = Builder::new().set("tier", result.tier.as_str());
-    let builder = match &result.context {
-        _ if !with_context => builder,
-        ContextData::Messages(messages) => builder.set("messages", json(messages)?),
-        ContextData::Text(text) => builder.set("text", text.as_str()),
+    let builder = match (&result.context, context) {
+        (_, None) => builder,
+        (ContextData::Messages(messages), Some(input)) => builder.set(
+            "messages",
+            shared_messages(messages, &result.origins, input)?,
+        ),
+        (ContextData::Text(text), Some(_)) => builder.set("text", text.as_str()),
     };
     let archive: Array = result
         .archive
@@ -86,6 +91,28 @@ fn result_object(result: &TierResult, with_context: bool) -> Result<JsValue, JsV
         )
         .set("format", result.format)
         .build())
+}
+
+/// The output messages: the caller's own object where the message is an unchanged copy of an
+/// input message, a converted value otherwise.
+fn shared_messages(
+    messages: &[serde_json::Value],
+    origins: &[Option<usize>],
+    input: Option<&Array>,
+) -> Result<Array, JsValue> {
+    let output = Array::new_with_length(messages.len() as u32);
+    for (index, message) in messages.iter().enumerate() {
+        let original = match (input, origins.get(index).copied().flatten()) {
+            (Some(input), Some(at)) => Some(input.get(at as u32)),
+            _ => None,
+        };
+        let value = match original {
+            Some(value) if !value.is_undefined() => value,
+            _ => json(message)?,
+        };
+        output.set(index as u32, value);
+    }
+    Ok(output)
 }
 
 fn archive_entry(entry: &ArchiveEntry) -> Result<JsValue, JsValue> {
@@ -125,7 +152,7 @@ pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result
 pub fn body_result(body: &str, result: &TierResult) -> Result<JsValue, JsValue> {
     Ok(Builder::new()
         .set("body", body)
-        .set("result", result_object(result, false)?)
+        .set("result", result_object(result, None)?)
         .build())
 }
 

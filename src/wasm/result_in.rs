@@ -110,6 +110,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         warnings,
         summariser_usage,
         format,
+        origins: Vec::new(),
     })
 }
 
