@@ -15,7 +15,7 @@ use crate::must_keep;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
-use crate::summarise::{self, SummaryRequest};
+use crate::summarise;
 use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
@@ -244,23 +244,13 @@ async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<
         .map(|r| range_tokens(transcript, r.clone(), env.counter))
         .sum();
     let must_keep = must_keep::collect(transcript, runs);
-    let request = SummaryRequest {
-        tier: TIER,
-        session_id: env.session_id.to_string(),
-        correlation_id: env.correlation_id.to_string(),
-        instructions: env
-            .instructions
-            .unwrap_or(summarise::DEFAULT_INSTRUCTIONS)
-            .to_string(),
-        transcript: runs
-            .iter()
-            .map(|r| render(transcript, r.clone()))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-        messages: request_messages(working, runs),
-        target_tokens: summarise::target_tokens(replaced, env.pressure.context_pct_used),
-        must_keep,
-    };
+    let rendered = runs
+        .iter()
+        .map(|r| render(transcript, r.clone()))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let messages = request_messages(working, runs);
+    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
     let digest = || {
         runs.iter()
             .map(|r| digest::run_digest(transcript, r.clone()))

@@ -12,7 +12,7 @@ pub mod time_based;
 use crate::plan::Edit;
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
-use crate::summarise::Summariser;
+use crate::summarise::{Summariser, SummaryRequest};
 use crate::tier::Tier;
 use crate::tokens::TokenCounter;
 use crate::transcript::{Transcript, message_tokens};
@@ -35,6 +35,36 @@ pub struct TierEnv<'a> {
     pub instructions: Option<&'a str>,
     /// The pressure of this call.
     pub pressure: &'a BudgetPressure,
+}
+
+impl TierEnv<'_> {
+    /// The request a summarising tier sends: this call's ids and prompt, the part to summarise
+    /// (rendered and structured), and a target length derived from what it replaces.
+    pub fn summary_request(
+        &self,
+        tier: Tier,
+        transcript: String,
+        messages: Vec<serde_json::Value>,
+        replaced_tokens: u64,
+        must_keep: Vec<String>,
+    ) -> SummaryRequest {
+        SummaryRequest {
+            tier,
+            session_id: self.session_id.to_string(),
+            correlation_id: self.correlation_id.to_string(),
+            instructions: self
+                .instructions
+                .unwrap_or(crate::summarise::DEFAULT_INSTRUCTIONS)
+                .to_string(),
+            transcript,
+            messages,
+            target_tokens: crate::summarise::target_tokens(
+                replaced_tokens,
+                self.pressure.context_pct_used,
+            ),
+            must_keep,
+        }
+    }
 }
 
 /// Runs `tier` on `working`.

@@ -12,7 +12,7 @@ use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::result::ContextData;
-use crate::summarise::{self, SummaryRequest};
+use crate::summarise;
 use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
@@ -103,22 +103,11 @@ async fn summarise_session(
     let heading = provenance(transcript, env, &rendered);
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
     let must_keep = must_keep::collect(transcript, std::slice::from_ref(&whole));
-    let request = SummaryRequest {
-        tier: TIER,
-        session_id: env.session_id.to_string(),
-        correlation_id: env.correlation_id.to_string(),
-        instructions: env
-            .instructions
-            .unwrap_or(summarise::DEFAULT_INSTRUCTIONS)
-            .to_string(),
-        transcript: rendered,
-        messages: match &working.context {
-            ContextData::Messages(values) => values.clone(),
-            ContextData::Text(text) => vec![serde_json::Value::String(text.clone())],
-        },
-        target_tokens: summarise::target_tokens(replaced, env.pressure.context_pct_used),
-        must_keep: must_keep.clone(),
+    let messages = match &working.context {
+        ContextData::Messages(values) => values.clone(),
+        ContextData::Text(text) => vec![serde_json::Value::String(text.clone())],
     };
+    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep.clone());
     let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &must_keep);
     let outcome =
         summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
