@@ -2,7 +2,7 @@
 //! [`compact_with_tier`] (run a named tier). Reads the input through its adapter, lets the tier
 //! plan and apply, checks the invariants on the outcome and fills in the result.
 
-use crate::context::{CompactOptions, TierContext};
+use crate::context::{CompactOptions, ContextInput, TierContext};
 use crate::error::Result;
 use crate::policy::explain_selection;
 use crate::result::{ArchiveEntry, ContextData, TierResult};
@@ -11,20 +11,16 @@ use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::pairing::{misplaced_results, paired_ids};
-use crate::working::Working;
+use crate::working::{Current, Working};
+use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    options.policy.validate().map_err(|e| e.under("policy"))?;
-    let selection = explain_selection(&ctx.pressure, &options.policy);
-    run(
-        selection.tier,
-        &format!("selected {}: {}", selection.tier, selection.rule),
-        ctx,
-        options,
-    )
-    .await
+    let (tier, why) = selected(ctx, options)?;
+    let mut result = run(tier, &why, ctx, options).await?;
+    fill_copies(&mut result, &ctx.input);
+    Ok(result)
 }
 
 /// Runs `tier` on `ctx`, whatever the pressure says.
@@ -34,9 +30,43 @@ pub async fn compact_with_tier(
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
-    run(tier, &format!("forced {tier}"), ctx, options).await
+    let mut result = run(tier, &format!("forced {tier}"), ctx, options).await?;
+    fill_copies(&mut result, &ctx.input);
+    Ok(result)
 }
 
+/// [`compact`], taking `ctx`: the messages the tier leaves unchanged move into the result
+/// instead of being copied.
+pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
+    let (tier, why) = selected(&ctx, options)?;
+    let mut result = run(tier, &why, &ctx, options).await?;
+    fill_moved(&mut result, ctx.input);
+    Ok(result)
+}
+
+/// [`compact_with_tier`], taking `ctx` (see [`compact_owned`]).
+pub async fn compact_with_tier_owned(
+    tier: Tier,
+    ctx: TierContext,
+    options: &CompactOptions<'_>,
+) -> Result<TierResult> {
+    options.policy.validate().map_err(|e| e.under("policy"))?;
+    let mut result = run(tier, &format!("forced {tier}"), &ctx, options).await?;
+    fill_moved(&mut result, ctx.input);
+    Ok(result)
+}
+
+fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, String)> {
+    options.policy.validate().map_err(|e| e.under("policy"))?;
+    let selection = explain_selection(&ctx.pressure, &options.policy);
+    Ok((
+        selection.tier,
+        format!("selected {}: {}", selection.tier, selection.rule),
+    ))
+}
+
+/// Runs `tier`. The result's messages that are unchanged copies of input messages (those with
+/// an origin) are left `null`, for [`fill_copies`] or [`fill_moved`] to put in.
 async fn run(
     tier: Tier,
     why: &str,
@@ -54,11 +84,16 @@ async fn run(
         (None, TokenEstimator::Heuristic) => &Estimator,
     };
     let mut working = Working::read(&ctx.input)?;
-    let before = working.transcript.clone();
+    let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
-        None => derive_correlation_id(&ctx.session_id, ctx.pressure.turn_count, tier, &before),
+        None => derive_correlation_id(
+            &ctx.session_id,
+            ctx.pressure.turn_count,
+            tier,
+            &working.transcript,
+        ),
     };
     let env = TierEnv {
         policy: &options.policy,
@@ -79,7 +114,7 @@ async fn run(
         after_tokens,
         &options.policy,
     ) {
-        working.revert(&ctx.input, before, why_not);
+        working.revert(&ctx.input, why_not)?;
         after_tokens = before_tokens;
     }
     Ok(finish(
@@ -94,11 +129,66 @@ async fn run(
     ))
 }
 
+/// Puts copies of the input messages into the places [`run`] left for them.
+fn fill_copies(result: &mut TierResult, input: &ContextInput) {
+    let (ContextData::Messages(output), ContextInput::Messages { messages, .. }) =
+        (&mut result.context, input)
+    else {
+        return;
+    };
+    for (slot, origin) in output.iter_mut().zip(&result.origins) {
+        if let Some(message) = origin.and_then(|at| messages.get(at)) {
+            *slot = message.clone();
+        }
+    }
+}
+
+/// Moves the input messages into the places [`run`] left for them (an input message used
+/// twice, which no adapter does, is copied the second time).
+fn fill_moved(result: &mut TierResult, input: ContextInput) {
+    let (ContextData::Messages(output), ContextInput::Messages { mut messages, .. }) =
+        (&mut result.context, input)
+    else {
+        return;
+    };
+    let mut moved_to: Vec<Option<usize>> = vec![None; messages.len()];
+    for (index, origin) in result.origins.iter().enumerate() {
+        let Some(at) = *origin else { continue };
+        let Some(first) = moved_to.get_mut(at) else {
+            continue;
+        };
+        match *first {
+            None => {
+                *first = Some(index);
+                output[index] = std::mem::take(&mut messages[at]);
+            }
+            Some(earlier) => output[index] = output[earlier].clone(),
+        }
+    }
+    crate::limits::drop_iteratively(serde_json::Value::Array(messages));
+}
+
+/// What the invariants need of the input: the paired tool ids and the results already out of
+/// place (an input's misplaced result is the host's, not ours).
+struct Pairing {
+    paired: Vec<String>,
+    misplaced: Vec<String>,
+}
+
+impl Pairing {
+    fn of(transcript: &Transcript) -> Self {
+        Self {
+            paired: paired_ids(transcript),
+            misplaced: misplaced_results(transcript),
+        }
+    }
+}
+
 /// The invariants checked on every outcome, in one place: never grows, pairs kept, results still
 /// follow their calls, and the summarising tiers' minimum reduction.
 fn check(
     tier: Tier,
-    before: &Transcript,
+    before: &Pairing,
     after: &Transcript,
     before_tokens: u64,
     after_tokens: u64,
@@ -116,16 +206,16 @@ fn check(
         .flat_map(|m| &m.blocks)
         .filter_map(|b| b.tool_id())
         .collect();
-    if let Some(broken) = paired_ids(before)
+    if let Some(broken) = before
+        .paired
         .iter()
         .find(|id| calls_after.contains(&id.as_str()) && !paired_after.contains(id))
     {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }
-    let misplaced_before = misplaced_results(before);
     if let Some(id) = misplaced_results(after)
         .iter()
-        .find(|id| !misplaced_before.contains(id))
+        .find(|id| !before.misplaced.contains(id))
     {
         return Err(format!("would separate tool result {id:?} from its call"));
     }
@@ -146,7 +236,7 @@ fn finish(
     why: &str,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
-    working: Working,
+    working: Working<'_>,
     before_tokens: u64,
     after_tokens: u64,
     correlation_id: String,
@@ -157,9 +247,21 @@ fn finish(
         reason.push_str("; ");
         reason.push_str(note);
     }
+    let context = match working.context {
+        Current::Text(text) => ContextData::Text(text.into_owned()),
+        Current::Messages(messages) => ContextData::Messages(
+            messages
+                .into_iter()
+                .map(|message| match message {
+                    Cow::Owned(value) => value,
+                    Cow::Borrowed(_) => serde_json::Value::Null,
+                })
+                .collect(),
+        ),
+    };
     TierResult {
         tier,
-        context: working.context,
+        context,
         before_tokens,
         after_tokens,
         tokens_saved,

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod bytes;
 pub mod context;
 pub mod cut;
 pub mod digest;
@@ -37,7 +38,7 @@ pub mod transcript;
 pub mod working;
 
 pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-pub use engine::{compact, compact_with_tier};
+pub use engine::{compact, compact_owned, compact_with_tier, compact_with_tier_owned};
 pub use error::{CompactionError, ErrorKind};
 pub use formats::body::compact_request_body;
 pub use legacy::run_legacy_compaction;

@@ -75,22 +75,36 @@ impl Limits {
     }
 
     /// Checks the depth of every message and the size of the whole list as JSON. Depth is
-    /// checked first and stops at the first message too deep; the size is exact.
+    /// checked first and stops at the first message too deep; the size is exact. Strings are
+    /// measured byte by byte only when a bound that assumes the worst escaping (six bytes a
+    /// byte) could exceed the limit: most inputs are far below it.
     pub fn check_messages(&self, messages: &[Value]) -> Result<()> {
+        let upper = self.messages_len(messages, string_len_bound)?;
+        if upper <= self.max_input_bytes {
+            return Ok(());
+        }
+        let bytes = self.messages_len(messages, string_len)?;
+        self.check_size("messages", bytes, " as JSON")
+    }
+
+    /// The compact JSON length of `messages` with strings measured by `string_len`, or the
+    /// error of the first message nested too deep.
+    fn messages_len(&self, messages: &[Value], string_len: fn(&str) -> usize) -> Result<usize> {
         let mut bytes = 2 + messages.len().saturating_sub(1);
         for (index, message) in messages.iter().enumerate() {
-            let measured = measure(message, self.max_nesting_depth).map_err(|too_deep| {
-                CompactionError::range_error(
-                    format!("messages[{index}]{too_deep}"),
-                    format!(
-                        ": nesting deeper than {} levels (maxNestingDepth)",
-                        self.max_nesting_depth
-                    ),
-                )
-            })?;
+            let measured =
+                measure(message, self.max_nesting_depth, string_len).map_err(|too_deep| {
+                    CompactionError::range_error(
+                        format!("messages[{index}]{too_deep}"),
+                        format!(
+                            ": nesting deeper than {} levels (maxNestingDepth)",
+                            self.max_nesting_depth
+                        ),
+                    )
+                })?;
             bytes = bytes.saturating_add(measured);
         }
-        self.check_size("messages", bytes, " as JSON")
+        Ok(bytes)
     }
 
     fn check_size(&self, path: &str, bytes: usize, unit: &str) -> Result<()> {
@@ -131,7 +145,7 @@ pub fn depth(value: &Value) -> usize {
 /// The length in bytes of `serde_json::to_string(value)`, computed without serialising and
 /// without recursion.
 pub fn json_len(value: &Value) -> usize {
-    measure(value, usize::MAX).unwrap_or(usize::MAX)
+    measure(value, usize::MAX, string_len).unwrap_or(usize::MAX)
 }
 
 /// Drops `value` without recursion. serde_json's own `Drop` recurses once per level: measured
@@ -150,9 +164,14 @@ pub fn drop_iteratively(value: Value) {
     }
 }
 
-/// The compact JSON length of `value`, or — when a container sits deeper than `max_depth` —
-/// the path segment of the root's child it sits under, e.g. `.content` or `[0]`.
-fn measure(root: &Value, max_depth: usize) -> std::result::Result<usize, String> {
+/// The compact JSON length of `value` (strings and keys measured by `string_len`), or — when a
+/// container sits deeper than `max_depth` — the path segment of the root's child it sits under,
+/// e.g. `.content` or `[0]`.
+fn measure(
+    root: &Value,
+    max_depth: usize,
+    string_len: fn(&str) -> usize,
+) -> std::result::Result<usize, String> {
     // (value, depth above it, index of the root's child it sits under)
     let mut stack: Vec<(&Value, usize, Option<usize>)> = vec![(root, 0, None)];
     let mut bytes = 0usize;
@@ -223,17 +242,14 @@ fn is_identifier(key: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
+/// A bound the bytes serde_json writes for `text` never exceed: every byte escaped the longest way.
+fn string_len_bound(text: &str) -> usize {
+    text.len().saturating_mul(6).saturating_add(2)
+}
+
 /// Bytes serde_json writes for `text` as a JSON string, quotes included.
 fn string_len(text: &str) -> usize {
-    let escapes: usize = text
-        .bytes()
-        .map(|byte| match byte {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0x00..=0x1f => 5,
-            _ => 0,
-        })
-        .sum();
-    text.len() + escapes + 2
+    text.len() + crate::bytes::json_escape_overhead(text.as_bytes()) + 2
 }
 
 /// Bytes serde_json writes for `number`.

@@ -9,6 +9,13 @@ use crate::error::{CompactionError, Result};
 pub trait TokenCounter {
     /// Tokens of `text`.
     fn count(&self, text: &str) -> u64;
+
+    /// Tokens of `text`, which the caller knows has `chars` code points: a counter that counts
+    /// code points (the seed's rule) need not count them again. Same result as [`Self::count`].
+    fn count_with_chars(&self, text: &str, chars: usize) -> u64 {
+        let _ = chars;
+        self.count(text)
+    }
 }
 
 /// The seed's rule: 0 for "", else `max(1, code points / chars_per_token)`.
@@ -26,11 +33,14 @@ impl Default for SeedRule {
 
 impl TokenCounter for SeedRule {
     fn count(&self, text: &str) -> u64 {
+        self.count_with_chars(text, text.chars().count())
+    }
+
+    fn count_with_chars(&self, text: &str, chars: usize) -> u64 {
         if text.is_empty() {
             return 0;
         }
-        let chars = text.chars().count() as u64;
-        (chars / u64::from(self.chars_per_token.max(1))).max(1)
+        (chars as u64 / u64::from(self.chars_per_token.max(1))).max(1)
     }
 }
 

@@ -1,19 +1,34 @@
 //! [`Working`]: the context as a tier is compacting it. A tier applies one or more plans to it
 //! (auto strips media, then summarises runs over the stripped result); each application goes
-//! through the format's adapter, re-reads the transcript and extends the archive.
+//! through the format's adapter, re-reads the messages it changed and extends the archive.
+//!
+//! Nothing of the input is copied to be worked on: unchanged messages stay borrowed from the
+//! caller's input until the result is built, and only edited messages are owned.
 
 use crate::context::{ContextInput, FormatChoice};
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::plan::Plan;
-use crate::result::{ArchiveEntry, ContextData, SummariserUsage};
-use crate::transcript::{Format, Transcript};
+use crate::result::{ArchiveEntry, SummariserUsage};
+use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// The current context: borrowed where it is the input unchanged, owned where a step wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Current<'a> {
+    /// Messages in the host's format. `Borrowed` ones are unchanged input messages (their
+    /// `origins` entry says which); `Owned` ones were edited or written by a step.
+    Messages(Vec<Cow<'a, Value>>),
+    /// Flat text.
+    Text(Cow<'a, str>),
+}
 
 /// The context under compaction, with everything the tiers have decided so far.
 #[derive(Debug, Clone)]
-pub struct Working {
+pub struct Working<'a> {
     /// The current context.
-    pub context: ContextData,
+    pub context: Current<'a>,
     /// The current context in the internal model.
     pub transcript: Transcript,
     /// What has been removed so far, in the order it was removed.
@@ -30,14 +45,16 @@ pub struct Working {
     pub summariser_usage: Option<SummariserUsage>,
     /// For each current message, the input message it is an unchanged copy of (empty for text).
     pub origins: Vec<Option<usize>>,
+    /// Tokens of each current message once counted (messages a step copied through keep theirs).
+    counted: Vec<Option<u64>>,
 }
 
-impl Working {
+impl<'a> Working<'a> {
     /// Reads the host's input (detecting the message format when asked to).
-    pub fn read(input: &ContextInput) -> Result<Self> {
+    pub fn read(input: &'a ContextInput) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
-                ContextData::Text(text.clone()),
+                Current::Text(Cow::Borrowed(text)),
                 formats::text::read(text),
                 Vec::new(),
             ),
@@ -48,7 +65,8 @@ impl Working {
                 };
                 let transcript = formats::read_messages(messages, format)?;
                 let origins = (0..messages.len()).map(Some).collect();
-                (ContextData::Messages(messages.clone()), transcript, origins)
+                let current = messages.iter().map(Cow::Borrowed).collect();
+                (Current::Messages(current), transcript, origins)
             }
         };
         Ok(Self {
@@ -61,15 +79,27 @@ impl Working {
             summary: None,
             summariser_usage: None,
             origins,
+            counted: Vec::new(),
         })
     }
 
     /// Tokens of the current context. Flat text is counted as one string (the seed's numbers
-    /// depend on it: fences and headers count too); messages as the sum over their blocks.
-    pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+    /// depend on it: fences and headers count too); messages as the sum over their blocks, each
+    /// message counted once per call (every call must pass the same counter).
+    pub fn tokens(&mut self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
         match &self.context {
-            ContextData::Text(text) => counter.count(text),
-            ContextData::Messages(_) => self.transcript.count_tokens(counter),
+            Current::Text(text) => counter.count(text),
+            Current::Messages(_) => {
+                self.counted.resize(self.transcript.messages.len(), None);
+                self.transcript
+                    .messages
+                    .iter()
+                    .zip(&mut self.counted)
+                    .map(|(message, counted)| {
+                        *counted.get_or_insert_with(|| message_tokens(message, counter))
+                    })
+                    .sum()
+            }
         }
     }
 
@@ -78,29 +108,50 @@ impl Working {
         self.transcript.format
     }
 
-    /// Applies `plan`: rewrites the context, re-reads the transcript, archives what was removed
+    /// The current message `index` in the host's format (`None` for flat text).
+    pub fn message(&self, index: usize) -> Option<&Value> {
+        match &self.context {
+            Current::Messages(messages) => messages.get(index).map(|message| &**message),
+            Current::Text(_) => None,
+        }
+    }
+
+    /// Applies `plan`: rewrites the context, re-reads what changed, archives what was removed
     /// and records the plan's reason, warnings and spend.
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
         let plan = plan.sorted();
         if !plan.edits.is_empty() {
-            let archive = match &self.context {
-                ContextData::Text(text) => {
+            let archive = match &mut self.context {
+                Current::Text(text) => {
                     let applied = formats::text::apply(text, &self.transcript, &plan.edits)?;
                     self.transcript = formats::text::read(&applied.output);
-                    self.context = ContextData::Text(applied.output);
+                    self.context = Current::Text(Cow::Owned(applied.output));
                     applied.archive
                 }
-                ContextData::Messages(messages) => {
-                    let applied = formats::apply_messages(messages, &self.transcript, &plan.edits)?;
+                Current::Messages(messages) => {
+                    let current = std::mem::take(messages);
+                    let applied = formats::apply_current(current, &self.transcript, &plan.edits)?;
                     // Compose: an unchanged copy of an unchanged copy is a copy of the input.
                     self.origins = applied
                         .origins
                         .iter()
                         .map(|origin| origin.and_then(|at| self.origins.get(at).copied().flatten()))
                         .collect();
-                    self.transcript =
-                        formats::read_messages(&applied.output, self.transcript.format)?;
-                    self.context = ContextData::Messages(applied.output);
+                    let format = self.transcript.format;
+                    let before = std::mem::replace(
+                        &mut self.transcript,
+                        Transcript {
+                            format,
+                            messages: Vec::new(),
+                        },
+                    );
+                    self.counted = applied
+                        .origins
+                        .iter()
+                        .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
+                        .collect();
+                    self.transcript = reread(before, &applied.output, &applied.origins)?;
+                    self.context = Current::Messages(applied.output);
                     applied.archive
                 }
             };
@@ -124,18 +175,45 @@ impl Working {
 
     /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
     /// keeping what the attempt learned: notes, warnings, spend and the session summary.
-    pub fn revert(&mut self, input: &ContextInput, before: Transcript, why_not: String) {
-        self.context = match input {
-            ContextInput::Text(text) => ContextData::Text(text.clone()),
-            ContextInput::Messages { messages, .. } => ContextData::Messages(messages.clone()),
-        };
-        self.origins = match input {
-            ContextInput::Text(_) => Vec::new(),
-            ContextInput::Messages { messages, .. } => (0..messages.len()).map(Some).collect(),
-        };
-        self.transcript = before;
+    pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
+        let fresh = Self::read(input)?;
+        self.context = fresh.context;
+        self.origins = fresh.origins;
+        self.transcript = fresh.transcript;
+        self.counted = fresh.counted;
         self.archive.clear();
         self.notes
             .push(format!("input returned unchanged: the result {why_not}"));
+        Ok(())
     }
+}
+
+/// The transcript of `output`, an adapter's output over the messages `before` was read from:
+/// messages copied through keep their model (moved, renumbered), the others are read.
+fn reread(
+    before: Transcript,
+    output: &[Cow<'_, Value>],
+    origins: &[Option<usize>],
+) -> Result<Transcript> {
+    let format = before.format;
+    let mut old: Vec<Option<Message>> = before.messages.into_iter().map(Some).collect();
+    let messages = output
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            let kept = origins
+                .get(index)
+                .copied()
+                .flatten()
+                .and_then(|at| old.get_mut(at)?.take());
+            match kept {
+                Some(mut message) => {
+                    message.source = Source::Index(index);
+                    Ok(message)
+                }
+                None => formats::read_message(value, index, format),
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Transcript { format, messages })
 }

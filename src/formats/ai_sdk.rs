@@ -9,9 +9,9 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, optional_str, other_block, part_of, read_each, removed_plain_block,
-    replace_plain_block, required_str, role_of, string_content, text_or_json, text_part,
-    tool_call_not_replaceable,
+    missing_block, object_at, optional_str, other_block, part_of, plain_payload, read_each,
+    removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_or_json,
+    text_part, tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
@@ -31,7 +31,7 @@ pub fn read(messages: &[Value]) -> Result<Transcript> {
     read_each(messages, Format::AiSdk, read_message)
 }
 
-fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -268,8 +268,7 @@ impl super::json::Writer for Writer {
         json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
     }
 
-    fn replace_block(&self, message: &Value, block: &Block, text: &str) -> Result<Value> {
-        let mut message = message.clone();
+    fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
             (BlockKind::ToolResult { is_error, .. }, [index]) => {
@@ -302,6 +301,24 @@ impl super::json::Writer for Writer {
             _ => return removed_plain_block(message, block),
         };
         removed.cloned().unwrap_or(Value::Null)
+    }
+
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
+        match (&block.kind, block.path.as_slice()) {
+            // `replace_result_body` writes a new `output` (or `result`) from the text and the old
+            // output's provider options: the old body string is never read.
+            (BlockKind::ToolResult { .. }, [index]) => {
+                let part = message.get("content")?.get(*index)?;
+                let body = match (part.get("output"), part.get("result")) {
+                    (None, Some(result)) => result,
+                    (Some(output), _) => output.get("value")?,
+                    (None, None) => return None,
+                };
+                body.is_string().then_some(body)
+            }
+            (BlockKind::ToolCall { .. }, _) => None,
+            _ => plain_payload(message, block),
+        }
     }
 
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {

@@ -13,9 +13,9 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, object_field, optional_str, other_block, part_of, read_each,
-    removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_part,
-    tool_call_not_replaceable,
+    missing_block, object_at, object_field, optional_str, other_block, part_of, plain_payload,
+    read_each, removed_plain_block, replace_plain_block, required_str, role_of, string_content,
+    text_part, tool_call_not_replaceable,
 };
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
@@ -29,7 +29,7 @@ pub fn read(messages: &[Value]) -> Result<Transcript> {
     read_each(messages, Format::Anthropic, read_message)
 }
 
-fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -189,8 +189,7 @@ impl super::json::Writer for Writer {
         serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
     }
 
-    fn replace_block(&self, message: &Value, block: &Block, text: &str) -> Result<Value> {
-        let mut message = message.clone();
+    fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
             // The result keeps tool_use_id, is_error, cache_control; its body becomes a string.
@@ -220,6 +219,18 @@ impl super::json::Writer for Writer {
             _ => return removed_plain_block(message, block),
         };
         removed.cloned().unwrap_or(Value::Null)
+    }
+
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
+        match (&block.kind, block.path.as_slice()) {
+            (BlockKind::ToolResult { .. }, [index]) => message
+                .get("content")?
+                .get(*index)?
+                .get("content")
+                .filter(|c| c.is_string()),
+            (BlockKind::ToolCall { .. }, _) => None,
+            _ => plain_payload(message, block),
+        }
     }
 
     fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {

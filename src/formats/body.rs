@@ -38,6 +38,7 @@ pub async fn compact_request_body(
     let messages = take_messages(&mut request)?;
     let format = request_format(&request, &messages)?;
     let span = locate_messages(body).ok_or_else(scanner_disagrees)?;
+    let input_len = messages.len();
     let mut ctx = TierContext::new(
         session_id,
         pressure,
@@ -49,16 +50,14 @@ pub async fn compact_request_body(
     if let Some(cost) = cost_per_1k_tokens {
         ctx.cost_per_1k_tokens = cost;
     }
-    let result = crate::engine::compact(&ctx, options).await?;
-    let (ContextInput::Messages { messages, .. }, ContextData::Messages(output)) =
-        (&ctx.input, &result.context)
-    else {
+    let result = crate::engine::compact_owned(ctx, options).await?;
+    let ContextData::Messages(output) = &result.context else {
         return Err(CompactionError::type_error(
             "body.messages",
             "came back from the engine as flat text",
         ));
     };
-    let new_body = splice_messages(body, &span, messages, output)?;
+    let new_body = splice_messages(body, &span, input_len, output, &result.origins)?;
     Ok((new_body, result))
 }
 
@@ -137,7 +136,7 @@ pub(crate) struct MessagesSpan {
 /// duplicated key resolves to its last occurrence, as serde_json does. `None` when there is no
 /// such array (or the body is not valid JSON after all: the scanner never panics).
 pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
-    let mut scanner = Scanner { body, at: 0 };
+    let mut scanner = Scanner::new(body, 0);
     scanner.skip_whitespace();
     scanner.expect(b'{')?;
     let mut found = None;
@@ -180,10 +179,7 @@ fn key_is(raw: &str, name: &str) -> bool {
 
 /// Spans of the elements of the array at `array`; `None` when it is not an array.
 fn array_elements(body: &str, array: Range<usize>) -> Option<Vec<Range<usize>>> {
-    let mut scanner = Scanner {
-        body,
-        at: array.start,
-    };
+    let mut scanner = Scanner::new(body, array.start);
     scanner.expect(b'[')?;
     let mut elements = Vec::new();
     loop {
@@ -205,13 +201,20 @@ fn array_elements(body: &str, array: Range<usize>) -> Option<Vec<Range<usize>>> 
 /// text being valid JSON (checked by serde_json first) only for the spans it returns; on
 /// anything unexpected it returns `None`.
 struct Scanner<'a> {
-    body: &'a str,
+    bytes: &'a [u8],
     at: usize,
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    fn new(body: &'a str, at: usize) -> Self {
+        Self {
+            bytes: body.as_bytes(),
+            at,
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
-        self.body.as_bytes().get(self.at).copied()
+        self.bytes.get(self.at).copied()
     }
 
     fn next(&mut self) -> Option<u8> {
@@ -241,20 +244,20 @@ impl Scanner<'_> {
         Some(start..self.at)
     }
 
-    /// The span of the string starting here, quotes included. An escape skips the byte after
-    /// the backslash, which is all `\"` and `\\` need; multi-byte characters never contain `"`
-    /// or `\` bytes in UTF-8.
+    /// The span of the string starting here, quotes included. Runs of plain bytes are skipped
+    /// eight at a time up to the next `"` or `\`; an escape skips the byte after the
+    /// backslash, which is all `\"` and `\\` need. Multi-byte characters never contain `"` or
+    /// `\` bytes in UTF-8.
     fn string(&mut self) -> Option<Range<usize>> {
         let start = self.at;
         self.expect(b'"')?;
         loop {
-            match self.next()? {
-                b'\\' => {
-                    self.next()?;
-                }
-                b'"' => return Some(start..self.at),
-                _ => {}
+            let rest = self.bytes.get(self.at..)?;
+            self.at += crate::bytes::find_quote_or_backslash(rest)?;
+            if self.next()? == b'"' {
+                return Some(start..self.at);
             }
+            self.at += 1; // the escaped byte
         }
     }
 
@@ -302,19 +305,22 @@ fn scanner_disagrees() -> CompactionError {
     )
 }
 
-/// `body` with its `messages` array (at `span`, parsed as `input`) replaced by `output`.
+/// `body` with its `messages` array (at `span`, `input_len` messages) replaced by `output`.
 ///
-/// Output messages equal to an input message are matched in order (a forward search from the
-/// last match, so messages removed or replaced before them do not break the match) and copied
-/// as their original bytes; the others are serialised compactly. When nothing changed the body
-/// is returned as it was, whitespace inside the array included.
+/// An output message whose origin is input message `i` (an unchanged copy, see
+/// [`TierResult::origins`]) is copied as the original bytes of element `i`; the others are
+/// serialised compactly. When every message is its own unchanged copy the body is returned as
+/// it was, whitespace inside the array included.
 pub(crate) fn splice_messages(
     body: &str,
     span: &MessagesSpan,
-    input: &[Value],
+    input_len: usize,
     output: &[Value],
+    origins: &[Option<usize>],
 ) -> Result<String> {
-    if input == output {
+    let unchanged = output.len() == input_len
+        && (0..input_len).all(|index| origins.get(index) == Some(&Some(index)));
+    if unchanged {
         return Ok(body.to_string());
     }
     let (Some(before), Some(after)) = (body.get(..span.array.start), body.get(span.array.end..))
@@ -322,7 +328,7 @@ pub(crate) fn splice_messages(
         return Err(scanner_disagrees());
     };
     // Copying bytes is only sound if the spans are the elements serde_json read.
-    let originals = if span.elements.len() == input.len() {
+    let originals = if span.elements.len() == input_len {
         span.elements
             .iter()
             .map(|element| body.get(element.clone()))
@@ -334,26 +340,29 @@ pub(crate) fn splice_messages(
     let mut spliced = String::with_capacity(body.len());
     spliced.push_str(before);
     spliced.push('[');
-    let mut next = 0; // first input message not matched yet
     for (index, message) in output.iter().enumerate() {
         if index > 0 {
             spliced.push(',');
         }
-        let found = input
-            .get(next..)
-            .and_then(|rest| rest.iter().position(|original| original == message))
-            .map(|offset| next + offset);
-        match found.and_then(|at| Some((at, *originals.get(at)?))) {
-            Some((at, original)) => {
-                spliced.push_str(original);
-                next = at + 1;
-            }
-            None => spliced.push_str(&serialise(message)?),
+        let original = origins
+            .get(index)
+            .copied()
+            .flatten()
+            .and_then(|at| originals.get(at));
+        match original {
+            Some(original) => spliced.push_str(original),
+            None => write_compact(&mut spliced, message)?,
         }
     }
     spliced.push(']');
     spliced.push_str(after);
     Ok(spliced)
+}
+
+/// Appends `message` as compact JSON.
+fn write_compact(out: &mut String, message: &Value) -> Result<()> {
+    out.push_str(&serialise(message)?);
+    Ok(())
 }
 
 fn serialise(message: &Value) -> Result<String> {
@@ -471,7 +480,13 @@ mod tests {
         let input = messages_of(BODY);
         let span = locate_messages(BODY).expect("found");
         assert_eq!(
-            splice_messages(BODY, &span, &input, &input),
+            splice_messages(
+                BODY,
+                &span,
+                input.len(),
+                &input,
+                &[Some(0), Some(1), Some(2), Some(3)]
+            ),
             Ok(BODY.to_string())
         );
     }
@@ -482,7 +497,9 @@ mod tests {
         let span = locate_messages(BODY).expect("found");
         let mut output = input.clone();
         output[2]["content"] = json!("short");
-        let spliced = splice_messages(BODY, &span, &input, &output).expect("spliced");
+        let origins = [Some(0), Some(1), None, Some(3)];
+        let spliced =
+            splice_messages(BODY, &span, input.len(), &output, &origins).expect("spliced");
         assert_eq!(
             spliced,
             "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [{\"role\": \"system\", \"content\": \"be brief\"},{\"role\": \"user\",   \"content\": \"caf\\u00e9\"},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\",\"x\":1.0},{\"role\": \"user\", \"content\": \"next\"}],\n  \"temperature\": 0.20\n}\n"
@@ -500,13 +517,15 @@ mod tests {
             json!({"role":"assistant","content":"[digest]"}),
             input[3].clone(),
         ];
-        let spliced = splice_messages(BODY, &span, &input, &output).expect("spliced");
+        let origins = [Some(0), None, Some(3)];
+        let spliced =
+            splice_messages(BODY, &span, input.len(), &output, &origins).expect("spliced");
         assert!(spliced.contains(
             "[{\"role\": \"system\", \"content\": \"be brief\"},{\"role\":\"assistant\",\"content\":\"[digest]\"},{\"role\": \"user\", \"content\": \"next\"}]"
         ));
         assert!(spliced.ends_with("],\n  \"temperature\": 0.20\n}\n"));
         let output: Vec<Value> = vec![];
-        let spliced = splice_messages(BODY, &span, &input, &output).expect("spliced");
+        let spliced = splice_messages(BODY, &span, input.len(), &output, &[]).expect("spliced");
         assert!(spliced.contains("\"messages\": [],\n"));
     }
 
@@ -607,7 +626,8 @@ mod tests {
             }
             let mut output = messages.clone();
             output.push(json!({"role": "assistant", "content": "new"}));
-            let spliced = splice_messages(&body, &span, &messages, &output).expect("spliced");
+            let origins: Vec<_> = (0..messages.len()).map(Some).chain([None]).collect();
+            let spliced = splice_messages(&body, &span, messages.len(), &output, &origins).expect("spliced");
             proptest::prop_assert_eq!(&spliced[..span.array.start], &body[..span.array.start]);
             proptest::prop_assert!(spliced.ends_with(&body[span.array.end..]));
             let reparsed: Value = serde_json::from_str(&spliced).expect("valid JSON");

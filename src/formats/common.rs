@@ -272,6 +272,18 @@ pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str
     Ok(())
 }
 
+/// The string [`replace_plain_block`] overwrites without reading: a string content or a text
+/// part's `text` (a part that becomes a text part is read for its carried fields: none).
+pub(crate) fn plain_payload<'v>(message: &'v Value, block: &Block) -> Option<&'v Value> {
+    let content = message.get("content")?;
+    let payload = match block.path.as_slice() {
+        [] => content,
+        [index] if block.kind == BlockKind::Text => content.get(*index)?.get("text")?,
+        _ => return None,
+    };
+    payload.is_string().then_some(payload)
+}
+
 /// What [`replace_plain_block`] removes: the string content, a text part's `text`, or the part.
 pub(crate) fn removed_plain_block(message: &Value, block: &Block) -> Value {
     let Some(content) = message.get("content") else {

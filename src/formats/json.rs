@@ -8,6 +8,7 @@ use crate::plan::Edit;
 use crate::result::ArchiveEntry;
 use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// What a JSON format must provide to have plans applied to it.
 pub(crate) trait Writer {
@@ -16,23 +17,31 @@ pub(crate) trait Writer {
 
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
     /// `text` as its body; media becomes a text part. Fields not involved are kept.
-    fn replace_block(&self, message: &Value, block: &Block, text: &str) -> Result<Value>;
+    fn replace_block(&self, message: Value, block: &Block, text: &str) -> Result<Value>;
 
     /// The exact value `replace_block` removes (a tool result's body, a media part).
     fn removed_value(&self, message: &Value, block: &Block) -> Value;
+
+    /// The string inside `message` that `replace_block` overwrites without reading (a tool
+    /// result's string body, a text part's text), if there is one: the copy of a message made
+    /// to be edited leaves it out instead of copying what is replaced anyway.
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value>;
 
     /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
     /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String;
 }
 
-/// Applies sorted, non-overlapping `edits` to `messages`.
-pub(crate) fn apply(
+/// Applies sorted, non-overlapping `edits` to `messages` (which `transcript` was read from).
+/// Untouched messages move to the output as they are (borrowed input stays borrowed); edited
+/// ones are copied without the content they lose.
+pub(crate) fn apply<'a>(
     writer: &dyn Writer,
-    messages: &[Value],
+    messages: Vec<Cow<'a, Value>>,
     transcript: &Transcript,
     edits: &[Edit],
-) -> Result<Applied<Vec<Value>>> {
+) -> Result<Applied<Vec<Cow<'a, Value>>>> {
+    let mut messages: Vec<Option<Cow<'a, Value>>> = messages.into_iter().map(Some).collect();
     let mut output = Vec::with_capacity(messages.len());
     let mut origins = Vec::with_capacity(messages.len());
     let mut archive = Vec::with_capacity(edits.len());
@@ -41,7 +50,7 @@ pub(crate) fn apply(
     while next < transcript.messages.len() {
         let Some(edit) = edits.peek() else {
             copy_through(
-                messages,
+                &mut messages,
                 transcript,
                 next..transcript.messages.len(),
                 &mut output,
@@ -51,7 +60,13 @@ pub(crate) fn apply(
         };
         let first = edit.first_message();
         if first > next {
-            copy_through(messages, transcript, next..first, &mut output, &mut origins)?;
+            copy_through(
+                &mut messages,
+                transcript,
+                next..first,
+                &mut output,
+                &mut origins,
+            )?;
             next = first;
             continue;
         }
@@ -61,11 +76,11 @@ pub(crate) fn apply(
             } => {
                 let removed = range
                     .clone()
-                    .map(|i| source_message(messages, transcript, i).cloned())
+                    .map(|i| take_message(&mut messages, transcript, i).map(Cow::into_owned))
                     .collect::<Result<Vec<_>>>()?;
                 let replacement = text.clone().unwrap_or_default();
                 if let Some(text) = text {
-                    output.push(writer.text_message(text));
+                    output.push(Cow::Owned(writer.text_message(text)));
                     origins.push(None);
                 }
                 archive.push(ArchiveEntry {
@@ -80,7 +95,10 @@ pub(crate) fn apply(
             }
             Edit::ReplaceBlock { message, .. } => {
                 let index = *message;
-                let mut current = source_message(messages, transcript, index)?.clone();
+                let original = take_message(&mut messages, transcript, index)?;
+                // Every edit of this message, with what it removes and where, read from the
+                // message as it was (the edits touch different blocks).
+                let mut steps = Vec::new();
                 while let Some(Edit::ReplaceBlock {
                     message,
                     block,
@@ -103,14 +121,29 @@ pub(crate) fn apply(
                     archive.push(ArchiveEntry {
                         id: String::new(),
                         kind: kind.as_str(),
-                        content: writer.removed_value(&current, block),
-                        location: writer.location(&current, source_index(transcript, index), block),
+                        content: writer.removed_value(&original, block),
+                        location: writer.location(
+                            &original,
+                            source_index(transcript, index),
+                            block,
+                        ),
                         replacement: text.clone(),
                     });
-                    current = writer.replace_block(&current, block, text)?;
+                    steps.push((block, text));
                     edits.next();
                 }
-                output.push(current);
+                let payloads: Vec<&Value> = steps
+                    .iter()
+                    .filter_map(|(block, _)| writer.payload(&original, block))
+                    .collect();
+                let mut current = match original {
+                    Cow::Borrowed(value) => copy_without(value, &payloads),
+                    Cow::Owned(value) => value,
+                };
+                for (block, text) in steps {
+                    current = writer.replace_block(current, block, text)?;
+                }
+                output.push(Cow::Owned(current));
                 origins.push(None);
                 next = index + 1;
             }
@@ -123,15 +156,40 @@ pub(crate) fn apply(
     })
 }
 
-fn copy_through(
-    messages: &[Value],
+/// A copy of `value` in which the strings at `payloads` (by address) are left empty.
+fn copy_without(value: &Value, payloads: &[&Value]) -> Value {
+    if payloads.is_empty() {
+        return value.clone();
+    }
+    if payloads.iter().any(|payload| std::ptr::eq(*payload, value)) {
+        return Value::String(String::new());
+    }
+    match value {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| copy_without(item, payloads))
+                .collect(),
+        ),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, item)| (key.clone(), copy_without(item, payloads)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn copy_through<'a>(
+    messages: &mut [Option<Cow<'a, Value>>],
     transcript: &Transcript,
     range: std::ops::Range<usize>,
-    output: &mut Vec<Value>,
+    output: &mut Vec<Cow<'a, Value>>,
     origins: &mut Vec<Option<usize>>,
 ) -> Result<()> {
     for index in range {
-        output.push(source_message(messages, transcript, index)?.clone());
+        output.push(take_message(messages, transcript, index)?);
         origins.push(Some(source_index(transcript, index)));
     }
     Ok(())
@@ -144,13 +202,15 @@ fn source_index(transcript: &Transcript, index: usize) -> usize {
     }
 }
 
-fn source_message<'a>(
-    messages: &'a [Value],
+/// Moves message `index` out of `messages` (each message is used once).
+fn take_message<'a>(
+    messages: &mut [Option<Cow<'a, Value>>],
     transcript: &Transcript,
     index: usize,
-) -> Result<&'a Value> {
+) -> Result<Cow<'a, Value>> {
     messages
-        .get(source_index(transcript, index))
+        .get_mut(source_index(transcript, index))
+        .and_then(Option::take)
         .ok_or_else(|| {
             CompactionError::range_error("plan", format!("message {index} does not exist"))
         })

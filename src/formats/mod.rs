@@ -17,6 +17,7 @@ use crate::plan::Edit;
 use crate::result::ArchiveEntry;
 use crate::transcript::{Format, Transcript};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// An adapter's output: the edited context and what the edits removed (entry ids are assigned
 /// by the caller, so they can depend on the whole result).
@@ -44,12 +45,49 @@ pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript> {
     }
 }
 
+/// Reads message `index` of structured messages of `format`.
+pub(crate) fn read_message(
+    message: &Value,
+    index: usize,
+    format: Format,
+) -> Result<crate::transcript::Message> {
+    match format {
+        Format::OpenAi => openai::read_message(message, index),
+        Format::Anthropic => anthropic::read_message(message, index),
+        Format::AiSdk => ai_sdk::read_message(message, index),
+        Format::Text => Err(crate::error::CompactionError::type_error(
+            "format",
+            "\"text\" needs a text context, not messages",
+        )),
+    }
+}
+
 /// Applies `edits` (sorted, non-overlapping) to `messages` that `transcript` was read from.
 pub fn apply_messages(
     messages: &[Value],
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Value>>> {
+    let applied = apply_current(
+        messages.iter().map(Cow::Borrowed).collect(),
+        transcript,
+        edits,
+    )?;
+    Ok(Applied {
+        output: applied.output.into_iter().map(Cow::into_owned).collect(),
+        archive: applied.archive,
+        origins: applied.origins,
+    })
+}
+
+/// [`apply_messages`] on messages that are borrowed (unchanged input) or owned (written by an
+/// earlier step): untouched ones move to the output as they are, nothing is copied but the
+/// edited messages (without the content they lose) and what the archive holds.
+pub(crate) fn apply_current<'a>(
+    messages: Vec<Cow<'a, Value>>,
+    transcript: &Transcript,
+    edits: &[Edit],
+) -> Result<Applied<Vec<Cow<'a, Value>>>> {
     match transcript.format {
         Format::OpenAi => json::apply(&openai::Writer, messages, transcript, edits),
         Format::Anthropic => json::apply(&anthropic::Writer, messages, transcript, edits),

@@ -9,9 +9,9 @@
 
 use super::common::{
     Content, compact_json, content_location, content_of, data_uri_media_type, finish_message,
-    media_block, message_path, object_at, object_field, other_block, part_of, read_each,
-    removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_or_json,
-    tool_call_not_replaceable,
+    media_block, message_path, object_at, object_field, other_block, part_of, plain_payload,
+    read_each, removed_plain_block, replace_plain_block, required_str, role_of, string_content,
+    text_or_json, tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
@@ -32,7 +32,7 @@ pub fn read(messages: &[Value]) -> Result<Transcript> {
     read_each(messages, Format::OpenAi, read_message)
 }
 
-fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -245,8 +245,7 @@ impl super::json::Writer for Writer {
         serde_json::json!({"role": "assistant", "content": text})
     }
 
-    fn replace_block(&self, message: &Value, block: &Block, text: &str) -> Result<Value> {
-        let mut message = message.clone();
+    fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match block.kind {
             BlockKind::ToolCall { .. } => return Err(tool_call_not_replaceable(block)),
             // A tool message's body is its whole content; every other field stays.
@@ -271,6 +270,14 @@ impl super::json::Writer for Writer {
                 .unwrap_or(Value::Null),
             BlockKind::ToolResult { .. } => message.get("content").cloned().unwrap_or(Value::Null),
             _ => removed_plain_block(message, block),
+        }
+    }
+
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
+        match block.kind {
+            BlockKind::ToolCall { .. } => None,
+            BlockKind::ToolResult { .. } => message.get("content").filter(|c| c.is_string()),
+            _ => plain_payload(message, block),
         }
     }
 

@@ -41,7 +41,7 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 }
 
 /// Strips media, then summarises (or digests) the older tool runs.
-pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let media = strip_media(&working.transcript, env);
     working.apply(media)?;
     let runs = older_runs(&working.transcript);
@@ -237,7 +237,7 @@ fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'
     }
 }
 
-async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<'_>) -> Plan {
+async fn summarise_runs(working: &Working<'_>, runs: &[Range<usize>], env: &TierEnv<'_>) -> Plan {
     let transcript = &working.transcript;
     let replaced: u64 = runs
         .iter()
@@ -304,17 +304,17 @@ async fn summarise_runs(working: &Working, runs: &[Range<usize>], env: &TierEnv<
 }
 
 /// The runs' messages in the caller's format (flat text: the runs' rendered text).
-fn request_messages(working: &Working, runs: &[Range<usize>]) -> Vec<serde_json::Value> {
+fn request_messages(working: &Working<'_>, runs: &[Range<usize>]) -> Vec<serde_json::Value> {
     match &working.context {
-        crate::result::ContextData::Text(_) => runs
+        crate::working::Current::Text(_) => runs
             .iter()
             .map(|r| serde_json::Value::String(render(&working.transcript, r.clone())))
             .collect(),
-        crate::result::ContextData::Messages(values) => runs
+        crate::working::Current::Messages(values) => runs
             .iter()
             .flat_map(|r| r.clone())
             .filter_map(|i| match working.transcript.messages[i].source {
-                crate::transcript::Source::Index(at) => values.get(at).cloned(),
+                crate::transcript::Source::Index(at) => values.get(at).map(|v| v.as_ref().clone()),
                 crate::transcript::Source::Span { .. } => None,
             })
             .collect(),

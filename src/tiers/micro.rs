@@ -2,7 +2,7 @@
 //! longer than the threshold into their first characters plus `[tool result body pruned: N chars]`.
 //! Structural, no model call. The latest turn's tool results stay whole.
 
-use super::{TierEnv, shrinking};
+use super::TierEnv;
 use crate::cut;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
@@ -10,7 +10,7 @@ use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::protect::Protection;
-use crate::transcript::{Block, BlockKind, Transcript};
+use crate::transcript::{BlockKind, Transcript};
 use crate::working::Working;
 
 /// This tier.
@@ -32,7 +32,7 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 }
 
 /// Collapses long tool-result bodies outside the latest turn.
-pub fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let plan = plan(&working.transcript, env);
     working.apply(plan)
 }
@@ -48,17 +48,30 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
             continue;
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
-            if is_collapsible(block, threshold) {
+            if !matches!(block.kind, BlockKind::ToolResult { .. }) || block.is_nested() {
+                continue;
+            }
+            // Counted once: the threshold, the marker and the never-grows check all need it.
+            let chars = block.text.chars().count();
+            if chars <= threshold || markers::is_collapsed_body(&block.text) {
+                continue;
+            }
+            let text = collapsed_with(&block.text, env.policy.micro_keep_head_chars, chars);
+            let new_chars = text.chars().count();
+            let counter = env.counter;
+            if new_chars < chars
+                && counter.count_with_chars(&text, new_chars)
+                    <= counter.count_with_chars(&block.text, chars)
+            {
                 edits.push(Edit::ReplaceBlock {
                     message: index,
                     block: block_index,
-                    text: collapsed(&block.text, env.policy.micro_keep_head_chars),
+                    text,
                     kind: ArchiveKind::ToolResult,
                 });
             }
         }
     }
-    let edits = shrinking(transcript, edits, env.counter);
     let reason = if edits.is_empty() {
         format!("no tool-result body over {threshold} chars outside the latest turn")
     } else {
@@ -74,24 +87,21 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     }
 }
 
-fn is_collapsible(block: &Block, threshold: usize) -> bool {
-    matches!(block.kind, BlockKind::ToolResult { .. })
-        && !block.is_nested()
-        && block.text.chars().count() > threshold
-        && !markers::is_collapsed_body(&block.text)
-}
-
 /// The first `keep` code points of `body`, cut back to a grapheme cluster boundary (an emoji,
 /// flag or accented letter is kept whole or left out, never split) with trailing whitespace
 /// trimmed, a line break in the body's own style, and the pruned-body marker with the body's
 /// length in code points.
 pub fn collapsed(body: &str, keep: usize) -> String {
+    collapsed_with(body, keep, body.chars().count())
+}
+
+/// [`collapsed`] of a body of `chars` code points.
+fn collapsed_with(body: &str, keep: usize, chars: usize) -> String {
     let head = cut::trim_end(cut::head(body, keep));
-    let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
-    format!(
-        "{head}{newline}{}",
-        markers::pruned_body(body.chars().count())
-    )
+    // A CRLF body has a `\r`: one fast byte search settles most bodies.
+    let crlf = body.as_bytes().contains(&b'\r') && body.contains("\r\n");
+    let newline = if crlf { "\r\n" } else { "\n" };
+    format!("{head}{newline}{}", markers::pruned_body(chars))
 }
 
 #[cfg(test)]

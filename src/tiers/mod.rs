@@ -68,7 +68,11 @@ impl TierEnv<'_> {
 }
 
 /// Runs `tier` on `working`.
-pub async fn run(tier: Tier, working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+pub async fn run(
+    tier: Tier,
+    working: &mut Working<'_>,
+    env: &TierEnv<'_>,
+) -> crate::error::Result<()> {
     match tier {
         Tier::None => none::compact(working),
         Tier::Micro => micro::compact(working, env),
@@ -119,14 +123,20 @@ pub fn shrinking(
             } => transcript.messages[*message]
                 .blocks
                 .get(*block)
-                .is_some_and(|b| {
-                    counter.count(text) <= counter.count(&b.text)
-                        && text.chars().count() < b.text.chars().count()
-                }),
+                .is_some_and(|b| replacement_shrinks(text, &b.text, counter)),
             Edit::ReplaceMessages { range, text, .. } => {
                 let replacement = text.as_deref().map_or(0, |t| counter.count(t));
                 replacement < range_tokens(transcript, range.clone(), counter)
             }
         })
         .collect()
+}
+
+/// `replacement` has fewer code points and no more tokens than `original` (counted once).
+pub fn replacement_shrinks(replacement: &str, original: &str, counter: &dyn TokenCounter) -> bool {
+    let new_chars = replacement.chars().count();
+    let old_chars = original.chars().count();
+    new_chars < old_chars
+        && counter.count_with_chars(replacement, new_chars)
+            <= counter.count_with_chars(original, old_chars)
 }

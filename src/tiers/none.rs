@@ -7,7 +7,7 @@ use crate::working::Working;
 pub const TIER: Tier = Tier::None;
 
 /// The no-op: records why nothing happened.
-pub fn compact(working: &mut Working) -> crate::error::Result<()> {
+pub fn compact(working: &mut Working<'_>) -> crate::error::Result<()> {
     working
         .notes
         .push("no compaction: context unchanged".into());

@@ -11,14 +11,13 @@ use crate::must_keep;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
-use crate::result::ContextData;
 use crate::summarise;
 use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
 use crate::transcript::{Format, Message, Transcript};
-use crate::working::Working;
+use crate::working::{Current, Working};
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -33,7 +32,7 @@ pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<Stri
 }
 
 /// Summarises the session and keeps the summary plus protected content.
-pub async fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let transcript = &working.transcript;
     let ranges = foldable_ranges(transcript);
     if let Some(existing) = existing_summary(transcript, &ranges) {
@@ -89,7 +88,7 @@ fn message_text(message: &Message) -> String {
 }
 
 async fn summarise_session(
-    working: &Working,
+    working: &Working<'_>,
     ranges: Vec<Range<usize>>,
     env: &TierEnv<'_>,
 ) -> Plan {
@@ -104,8 +103,8 @@ async fn summarise_session(
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
     let must_keep = must_keep::collect(transcript, std::slice::from_ref(&whole));
     let messages = match &working.context {
-        ContextData::Messages(values) => values.clone(),
-        ContextData::Text(text) => vec![serde_json::Value::String(text.clone())],
+        Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),
+        Current::Text(text) => vec![serde_json::Value::String(text.to_string())],
     };
     let request = env.summary_request(TIER, rendered, messages, replaced, must_keep.clone());
     let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &must_keep);

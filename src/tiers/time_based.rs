@@ -28,7 +28,7 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 }
 
 /// Replaces each stale block of agent messages by the stale-block marker.
-pub fn compact(working: &mut Working, env: &TierEnv<'_>) -> crate::error::Result<()> {
+pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let plan = plan(&working.transcript, env);
     working.apply(plan)
 }

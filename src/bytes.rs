@@ -1,0 +1,129 @@
+//! Byte searches over JSON text, eight bytes at a time. The body path skips every string of a
+//! request body and the limits measure every string's escaped length; a byte-by-byte loop over
+//! megabytes of tool output was most of a call's time in wasm (which has no `memchr`).
+//!
+//! The word tricks are the classic ones: for a word `x`, `(x - 0x01..01) & !x & 0x80..80` is
+//! nonzero when some byte of `x` is zero, and its lowest set bit marks the first such byte
+//! exactly (a borrow can only mark bytes above a real zero). Comparing with a byte `b` is finding
+//! a zero in `x ^ b..b`; finding a byte below `n` (n <= 0x80) is `(x - n..n) & !x & 0x80..80`.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes of `chunk` (always eight long here) as a little-endian word.
+#[inline(always)]
+fn word(chunk: &[u8]) -> u64 {
+    match <[u8; 8]>::try_from(chunk) {
+        Ok(bytes) => u64::from_le_bytes(bytes),
+        Err(_) => 0,
+    }
+}
+
+/// High bit set in each byte of `x` that equals `byte` (the lowest one exact).
+#[inline(always)]
+fn equal(x: u64, byte: u8) -> u64 {
+    let y = x ^ (ONES * u64::from(byte));
+    y.wrapping_sub(ONES) & !y & HIGHS
+}
+
+/// High bit set in each byte of `x` below `n` (the lowest one exact; `n` at most 0x80).
+#[inline(always)]
+fn below(x: u64, n: u8) -> u64 {
+    x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
+}
+
+/// Position of the first `"` or `\` in `bytes`.
+pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    // Plain index loops: the crate is built for size, and at that level an iterator adaptor in
+    // a loop stays a function call per step.
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let hits = equal(x, b'"') | equal(x, b'\\');
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    while at < bytes.len() {
+        if matches!(bytes[at], b'"' | b'\\') {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// Extra bytes JSON string escaping adds to `bytes` (as serde_json writes it): one for `"`,
+/// `\` and the control characters with a short escape (`\n`, `\t`, ...), five for the other
+/// control characters (`\u001f`). Everything else, non-ASCII included, is written as is.
+pub(crate) fn json_escape_overhead(bytes: &[u8]) -> usize {
+    let mut extra = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if at + 8 <= bytes.len() {
+            let x = word(&bytes[at..at + 8]);
+            if below(x, 0x20) | equal(x, b'"') | equal(x, b'\\') == 0 {
+                at += 8;
+                continue;
+            }
+        }
+        extra += escape_overhead(bytes[at]);
+        at += 1;
+    }
+    extra
+}
+
+#[inline(always)]
+fn escape_overhead(byte: u8) -> usize {
+    match byte {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+        0x00..=0x1f => 5,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn naive_find(bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|&b| b == b'"' || b == b'\\')
+    }
+
+    #[test]
+    fn finds_the_first_quote_or_backslash() {
+        assert_eq!(find_quote_or_backslash(b""), None);
+        assert_eq!(find_quote_or_backslash(b"abcdefghijklmnop"), None);
+        assert_eq!(find_quote_or_backslash(b"abcdefgh\"jk"), Some(8));
+        assert_eq!(find_quote_or_backslash(b"abcdefghij\\k\""), Some(10));
+        assert_eq!(find_quote_or_backslash(b"\x01\x21\x5b\"\""), Some(3));
+        assert_eq!(find_quote_or_backslash("é€😀\"".as_bytes()), Some(9));
+    }
+
+    #[test]
+    fn escape_overhead_matches_serde_json() {
+        let text = "a\"b\\c\nd\re\tf\u{8}g\u{c}h\u{0}i\u{1f}j\u{7f}é😀 plain text long enough";
+        let written = serde_json::to_string(text).unwrap().len();
+        assert_eq!(
+            text.len() + json_escape_overhead(text.as_bytes()) + 2,
+            written
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn agree_with_byte_loops(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            prop_assert_eq!(find_quote_or_backslash(&bytes), naive_find(&bytes));
+            let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
+            prop_assert_eq!(json_escape_overhead(&bytes), naive);
+        }
+
+        #[test]
+        fn overhead_is_serde_jsons(text in "\\PC{0,40}|[\u{0}-\u{7f}]{0,40}") {
+            let written = serde_json::to_string(&text).unwrap().len();
+            prop_assert_eq!(text.len() + json_escape_overhead(text.as_bytes()) + 2, written);
+        }
+    }
+}
