@@ -109,7 +109,7 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     })?;
     let parsed = js_sys::JSON::stringify(value)
         .ok()
-        .and_then(|text| serde_json::from_str(&String::from(text)).ok());
+        .and_then(|text| serde_json::from_str(&super::text::to_string(&text)).ok());
     match parsed {
         Some(values) => Ok(values),
         // Only on failure: find the element at fault, so the error can name it.

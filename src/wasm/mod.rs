@@ -13,6 +13,7 @@ mod result_in;
 mod summariser;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use crate::error::{CompactionError, Result};
 use crate::result::TierResult;
@@ -30,9 +31,12 @@ fn install_panic_hook() {
 
 /// A required string argument.
 fn string_argument(name: &str, value: &JsValue) -> Result<String> {
-    value.as_string().ok_or_else(|| {
-        CompactionError::type_error(name, format!("must be a string, got {}", type_name(value)))
-    })
+    value
+        .dyn_ref::<js_sys::JsString>()
+        .map(text::to_string)
+        .ok_or_else(|| {
+            CompactionError::type_error(name, format!("must be a string, got {}", type_name(value)))
+        })
 }
 
 /// Reads an options argument (`undefined` allowed unless `required`) whose errors are named
@@ -95,7 +99,7 @@ pub async fn compact(ctx: JsValue, options: JsValue) -> Result<JsValue, JsValue>
     let ctx = inputs::context(&ctx).map_err(throw)?;
     let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
     let core_options = options.core();
-    let outcome = crate::engine::compact(&ctx, &core_options).await;
+    let outcome = crate::engine::compact_owned(ctx, &core_options).await;
     settle(&options, outcome, input.as_ref())
 }
 
@@ -114,7 +118,7 @@ pub async fn compact_with_tier(
     let ctx = inputs::context(&ctx).map_err(throw)?;
     let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
     let core_options = options.core();
-    let outcome = crate::engine::compact_with_tier(tier, &ctx, &core_options).await;
+    let outcome = crate::engine::compact_with_tier_owned(tier, ctx, &core_options).await;
     settle(&options, outcome, input.as_ref())
 }
 
