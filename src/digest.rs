@@ -120,7 +120,7 @@ impl Call {
     }
 }
 
-fn calls<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<Call> {
+fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
     let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
     for block in messages.into_iter().flat_map(|m| &m.blocks) {
@@ -129,7 +129,7 @@ fn calls<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<Call> {
                 by_id.insert(id.clone(), calls.len());
                 calls.push(Call {
                     name: name.clone(),
-                    arguments: block.text.clone(),
+                    arguments: block.text.to_string(),
                     outcome: None,
                     result_chars: 0,
                     error: false,

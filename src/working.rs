@@ -30,7 +30,7 @@ pub struct Working<'a> {
     /// The current context.
     pub context: Current<'a>,
     /// The current context in the internal model.
-    pub transcript: Transcript,
+    pub transcript: Transcript<'a>,
     /// What has been removed so far, in the order it was removed.
     pub archive: Vec<ArchiveEntry>,
     /// What the tier did, in words, one entry per step.
@@ -124,7 +124,7 @@ impl<'a> Working<'a> {
             let archive = match &mut self.context {
                 Current::Text(text) => {
                     let applied = formats::text::apply(text, &self.transcript, &plan.edits)?;
-                    self.transcript = formats::text::read(&applied.output);
+                    self.transcript = formats::text::read(&applied.output).into_owned();
                     self.context = Current::Text(Cow::Owned(applied.output));
                     applied.archive
                 }
@@ -190,13 +190,13 @@ impl<'a> Working<'a> {
 
 /// The transcript of `output`, an adapter's output over the messages `before` was read from:
 /// messages copied through keep their model (moved, renumbered), the others are read.
-fn reread(
-    before: Transcript,
+fn reread<'a>(
+    before: Transcript<'a>,
     output: &[Cow<'_, Value>],
     origins: &[Option<usize>],
-) -> Result<Transcript> {
+) -> Result<Transcript<'a>> {
     let format = before.format;
-    let mut old: Vec<Option<Message>> = before.messages.into_iter().map(Some).collect();
+    let mut old: Vec<Option<Message<'a>>> = before.messages.into_iter().map(Some).collect();
     let messages = output
         .iter()
         .enumerate()
@@ -211,7 +211,7 @@ fn reread(
                     message.source = Source::Index(index);
                     Ok(message)
                 }
-                None => formats::read_message(value, index, format),
+                None => formats::read_message(value, index, format).map(Message::into_owned),
             }
         })
         .collect::<Result<Vec<_>>>()?;

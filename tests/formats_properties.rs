@@ -151,7 +151,8 @@ fn conversation(format: Format) -> Vec<Value> {
 /// Every (message, block) a tier may replace: tool results and media, but never media nested in
 /// a result that is also replaced (the result's new body already drops it).
 fn replaceable(format: Format) -> Vec<(usize, usize, ArchiveKind)> {
-    let transcript = read_messages(&conversation(format), format).expect("sample reads");
+    let messages = conversation(format);
+    let transcript = read_messages(&messages, format).expect("sample reads");
     let mut found = Vec::new();
     for (message_index, message) in transcript.messages.iter().enumerate() {
         for (block_index, block) in message.blocks.iter().enumerate() {
@@ -206,7 +207,7 @@ proptest! {
             if let Edit::ReplaceBlock { message, block, kind: ArchiveKind::ToolResult, .. } = edit {
                 let id = transcript.messages[*message].blocks[*block].tool_id();
                 let result = reread.messages[*message].blocks.iter().find(|b| b.tool_id() == id);
-                prop_assert_eq!(result.map(|b| b.text.as_str()), Some(text.as_str()));
+                prop_assert_eq!(result.map(|b| &*b.text), Some(text.as_str()));
             }
         }
         prop_assert_eq!(

@@ -160,7 +160,7 @@ proptest! {
                 prop_assert_eq!(&message.blocks[0].text, &text[range.clone()]);
             }
             if is_tool_result(message) {
-                prop_assert!(text[range.clone()].contains(message.blocks[0].text.as_str()));
+                prop_assert!(text[range.clone()].contains(&*message.blocks[0].text));
             }
             at = range.end;
         }
@@ -208,7 +208,7 @@ proptest! {
                 // A body ending in "\r" merges with the line ending after it: that "\r" is lost
                 // from the body on reading (still kept in the text).
                 if !body.ends_with('\r') {
-                    prop_assert_eq!(after.blocks[0].text.as_str(), body);
+                    prop_assert_eq!(&*after.blocks[0].text, body);
                 }
             } else {
                 prop_assert_eq!(&before.blocks[0].text, &after.blocks[0].text);

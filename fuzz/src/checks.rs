@@ -198,12 +198,12 @@ fn check_protected(
 }
 
 /// The user's own words in message `index`: its blocks other than tool results and their parts.
-fn words(transcript: &Transcript, index: usize) -> Vec<(&BlockKind, &str)> {
+fn words<'t>(transcript: &'t Transcript<'_>, index: usize) -> Vec<(&'t BlockKind, &'t str)> {
     transcript.messages[index]
         .blocks
         .iter()
         .filter(|b| !matches!(b.kind, BlockKind::ToolResult { .. }) && !b.is_nested())
-        .map(|b| (&b.kind, b.text.as_str()))
+        .map(|b| (&b.kind, &*b.text))
         .collect()
 }
 

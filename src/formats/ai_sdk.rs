@@ -17,6 +17,7 @@ use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
 /// Wire role names, in the order error messages list them.
 const ROLES: [(&str, Role); 4] = [
@@ -27,11 +28,11 @@ const ROLES: [(&str, Role); 4] = [
 ];
 
 /// Reads AI SDK model messages into a transcript, validating what the model needs.
-pub fn read(messages: &[Value]) -> Result<Transcript> {
+pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::AiSdk, read_message)
 }
 
-pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -51,7 +52,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
 }
 
 /// Blocks of an array content; a tool result's nested media follow the result.
-fn parts_blocks(parts: &[Value], path: &str) -> Result<Vec<Block>> {
+fn parts_blocks<'v>(parts: &'v [Value], path: &str) -> Result<Vec<Block<'v>>> {
     let mut blocks = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let part_path = format!("{path}.content[{index}]");
@@ -65,27 +66,27 @@ fn parts_blocks(parts: &[Value], path: &str) -> Result<Vec<Block>> {
 }
 
 /// A top-level part other than a tool result.
-fn part_block(
+fn part_block<'v>(
     part: &Value,
-    object: &Map<String, Value>,
+    object: &'v Map<String, Value>,
     part_type: &str,
     path: &str,
     index: usize,
-) -> Result<Block> {
+) -> Result<Block<'v>> {
     let (kind, text) = match part_type {
         "text" => (
             BlockKind::Text,
-            required_str(object, path, "text")?.to_string(),
+            Cow::Borrowed(required_str(object, path, "text")?),
         ),
         "image" => return data_block(object, path, "image", "image", index),
         "file" => return data_block(object, path, "data", "file", index),
         "reasoning" => (
             BlockKind::Thinking,
-            optional_str(object, "text").unwrap_or_default().to_string(),
+            Cow::Borrowed(optional_str(object, "text").unwrap_or_default()),
         ),
         "redacted-reasoning" => (
             BlockKind::Thinking,
-            optional_str(object, "data").unwrap_or_default().to_string(),
+            Cow::Borrowed(optional_str(object, "data").unwrap_or_default()),
         ),
         "tool-call" => tool_call(object, path)?,
         _ => return Ok(other_block(part, vec![index])),
@@ -99,13 +100,13 @@ fn part_block(
 
 /// An `image` (`image` field) or `file` (`data` field) part. The data is a base64 string, a data
 /// URL or a URL; binary data a host passed as bytes arrives as JSON and is counted as such.
-fn data_block(
-    object: &Map<String, Value>,
+fn data_block<'v>(
+    object: &'v Map<String, Value>,
     path: &str,
     field: &str,
     fallback: &str,
     index: usize,
-) -> Result<Block> {
+) -> Result<Block<'v>> {
     let media_type = optional_str(object, "mediaType").or_else(|| optional_str(object, "mimeType"));
     match object.get(field) {
         Some(Value::String(data)) => Ok(media_block(data, media_type, fallback, vec![index])),
@@ -118,14 +119,14 @@ fn data_block(
                 media_type: media_type.unwrap_or(fallback).to_string(),
                 inline: true,
             },
-            text: compact_json(other),
+            text: Cow::Owned(compact_json(other)),
             path: vec![index],
         }),
     }
 }
 
 /// `{type: "tool-call", toolCallId, toolName, input}` (v4: `args`).
-fn tool_call(object: &Map<String, Value>, path: &str) -> Result<(BlockKind, String)> {
+fn tool_call<'v>(object: &'v Map<String, Value>, path: &str) -> Result<(BlockKind, Cow<'v, str>)> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
     let input = object
@@ -143,7 +144,11 @@ fn tool_call(object: &Map<String, Value>, path: &str) -> Result<(BlockKind, Stri
 }
 
 /// A `tool-result` part and the media nested in its `content` output.
-fn tool_result_blocks(object: &Map<String, Value>, path: &str, index: usize) -> Result<Vec<Block>> {
+fn tool_result_blocks<'v>(
+    object: &'v Map<String, Value>,
+    path: &str,
+    index: usize,
+) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "toolCallId")?;
     let name = optional_str(object, "toolName").map(str::to_string);
     let body = if let Some(output) = object.get("output") {
@@ -174,24 +179,27 @@ fn tool_result_blocks(object: &Map<String, Value>, path: &str, index: usize) -> 
 }
 
 /// What a tool result's output holds, in the model's terms.
-struct Body {
-    text: String,
+struct Body<'v> {
+    text: Cow<'v, str>,
     is_error: bool,
-    nested: Vec<Block>,
+    nested: Vec<Block<'v>>,
 }
 
 /// `{type: "text" | "error-text", value: string}`, `{type: "json" | "error-json", value}`,
 /// `{type: "content", value: [...]}`; any other type (`execution-denied`, later additions) is
 /// counted by its JSON.
-fn output_body(output: &Value, path: &str, index: usize) -> Result<Body> {
+fn output_body<'v>(output: &'v Value, path: &str, index: usize) -> Result<Body<'v>> {
     let object = object_at(output, path)?;
     let output_type = required_str(object, path, "type")?;
     let value = object.get("value").unwrap_or(&Value::Null);
     let (text, nested) = match output_type {
         "text" | "error-text" => (text_or_json(value), Vec::new()),
-        "json" | "error-json" => (compact_json(value), Vec::new()),
-        "content" => content_output(value, &format!("{path}.value"), index)?,
-        _ => (compact_json(output), Vec::new()),
+        "json" | "error-json" => (Cow::Owned(compact_json(value)), Vec::new()),
+        "content" => {
+            let (text, nested) = content_output(value, &format!("{path}.value"), index)?;
+            (Cow::Owned(text), nested)
+        }
+        _ => (Cow::Owned(compact_json(output)), Vec::new()),
     };
     Ok(Body {
         text,
@@ -201,7 +209,11 @@ fn output_body(output: &Value, path: &str, index: usize) -> Result<Body> {
 }
 
 /// A `content` output: text items joined by newlines, media items as nested blocks.
-fn content_output(value: &Value, path: &str, index: usize) -> Result<(String, Vec<Block>)> {
+fn content_output<'v>(
+    value: &'v Value,
+    path: &str,
+    index: usize,
+) -> Result<(String, Vec<Block<'v>>)> {
     let items = value.as_array().ok_or_else(|| {
         CompactionError::type_error(
             path,
@@ -249,13 +261,13 @@ fn content_output(value: &Value, path: &str, index: usize) -> Result<(String, Ve
 }
 
 /// Base64 data is inline whatever it looks like.
-fn inline_media(data: &str, media_type: &str, path: Vec<usize>) -> Block {
+fn inline_media<'v>(data: &'v str, media_type: &str, path: Vec<usize>) -> Block<'v> {
     Block {
         kind: BlockKind::Media {
             media_type: media_type.to_string(),
             inline: true,
         },
-        text: data.to_string(),
+        text: Cow::Borrowed(data),
         path,
     }
 }
@@ -403,10 +415,10 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block {
+    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
             kind,
-            text: text.to_string(),
+            text: Cow::Owned(text.to_string()),
             path: path.to_vec(),
         }
     }
@@ -428,7 +440,8 @@ mod tests {
 
     #[test]
     fn reads_a_realistic_conversation() {
-        let transcript = read(&conversation()).expect("reads");
+        let messages = conversation();
+        let transcript = read(&messages).expect("reads");
         assert_eq!(transcript.format, Format::AiSdk);
         let m = &transcript.messages;
         let roles: Vec<Role> = m.iter().map(|message| message.role).collect();
@@ -742,7 +755,8 @@ mod tests {
 
     #[test]
     fn locations() {
-        let transcript = read(&conversation()).expect("reads");
+        let messages = conversation();
+        let transcript = read(&messages).expect("reads");
         let location = |message: usize, block: usize| {
             Writer.location(
                 &conversation()[message],

@@ -20,16 +20,17 @@ use super::common::{
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Wire role names, in the order error messages list them.
 const ROLES: [(&str, Role); 2] = [("user", Role::User), ("assistant", Role::Assistant)];
 
 /// Reads Messages API messages into a transcript, validating what the model needs.
-pub fn read(messages: &[Value]) -> Result<Transcript> {
+pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::Anthropic, read_message)
 }
 
-pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -42,7 +43,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
 }
 
 /// Blocks of an array content; a tool result's nested media follow the result.
-fn parts_blocks(parts: &[Value], path: &str) -> Result<Vec<Block>> {
+fn parts_blocks<'v>(parts: &'v [Value], path: &str) -> Result<Vec<Block<'v>>> {
     let mut blocks = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let part_path = format!("{path}.content[{index}]");
@@ -62,17 +63,17 @@ fn parts_blocks(parts: &[Value], path: &str) -> Result<Vec<Block>> {
 }
 
 /// A top-level block other than a tool result.
-fn part_block(
+fn part_block<'v>(
     part: &Value,
-    object: &Map<String, Value>,
+    object: &'v Map<String, Value>,
     part_type: &str,
     path: &str,
     block_path: Vec<usize>,
-) -> Result<Block> {
+) -> Result<Block<'v>> {
     let (kind, text) = match part_type {
         "text" => (
             BlockKind::Text,
-            required_str(object, path, "text")?.to_string(),
+            Cow::Borrowed(required_str(object, path, "text")?),
         ),
         "image" | "document" => return source_block(part, object, part_type, path, block_path),
         "tool_use" => (
@@ -80,17 +81,15 @@ fn part_block(
                 id: required_str(object, path, "id")?.to_string(),
                 name: required_str(object, path, "name")?.to_string(),
             },
-            object.get("input").map(compact_json).unwrap_or_default(),
+            Cow::Owned(object.get("input").map(compact_json).unwrap_or_default()),
         ),
         "thinking" => (
             BlockKind::Thinking,
-            optional_str(object, "thinking")
-                .unwrap_or_default()
-                .to_string(),
+            Cow::Borrowed(optional_str(object, "thinking").unwrap_or_default()),
         ),
         "redacted_thinking" => (
             BlockKind::Thinking,
-            optional_str(object, "data").unwrap_or_default().to_string(),
+            Cow::Borrowed(optional_str(object, "data").unwrap_or_default()),
         ),
         _ => return Ok(other_block(part, block_path)),
     };
@@ -104,13 +103,13 @@ fn part_block(
 /// An `image` or `document` by its `source`: base64 and plain-text data are inline, a URL or an
 /// uploaded file id is a reference; other sources (a document's `content` blocks) are unknown
 /// blocks.
-fn source_block(
+fn source_block<'v>(
     part: &Value,
-    object: &Map<String, Value>,
+    object: &'v Map<String, Value>,
     part_type: &str,
     path: &str,
     block_path: Vec<usize>,
-) -> Result<Block> {
+) -> Result<Block<'v>> {
     let source_path = format!("{path}.source");
     let source = object_field(object, path, "source")?;
     let media_type = optional_str(source, "media_type");
@@ -133,21 +132,27 @@ fn source_block(
 }
 
 /// A `tool_result` and the images / documents nested in its content.
-fn tool_result_blocks(object: &Map<String, Value>, path: &str, index: usize) -> Result<Vec<Block>> {
+fn tool_result_blocks<'v>(
+    object: &'v Map<String, Value>,
+    path: &str,
+    index: usize,
+) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_use_id")?;
     let mut nested = Vec::new();
     let text = match content_of(object, path, true)? {
-        Content::Text(text) => text.to_string(),
-        Content::Absent => String::new(),
+        Content::Text(text) => Cow::Borrowed(text),
+        Content::Absent => Cow::Borrowed(""),
         Content::Parts(parts) => {
             let mut texts = Vec::new();
             for (inner, part) in parts.iter().enumerate() {
                 let part_path = format!("{path}.content[{inner}]");
                 let (part_object, part_type) = part_of(part, &part_path)?;
                 match part_type {
-                    "text" => {
-                        texts.push(required_str(part_object, &part_path, "text")?.to_string())
-                    }
+                    "text" => texts.push(Cow::Borrowed(required_str(
+                        part_object,
+                        &part_path,
+                        "text",
+                    )?)),
                     "image" | "document" => {
                         let block = source_block(
                             part,
@@ -163,10 +168,10 @@ fn tool_result_blocks(object: &Map<String, Value>, path: &str, index: usize) -> 
                             nested.push(block);
                         }
                     }
-                    _ => texts.push(compact_json(part)),
+                    _ => texts.push(Cow::Owned(compact_json(part))),
                 }
             }
-            texts.join("\n")
+            Cow::Owned(texts.join("\n"))
         }
     };
     let result = Block {
@@ -295,10 +300,10 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block {
+    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
             kind,
-            text: text.to_string(),
+            text: Cow::Owned(text.to_string()),
             path: path.to_vec(),
         }
     }

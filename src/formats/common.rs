@@ -5,6 +5,7 @@ use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The field path of message `index`: `messages[3]`.
 pub(crate) fn message_path(index: usize) -> String {
@@ -132,10 +133,10 @@ pub(crate) fn optional_str<'a>(object: &'a Map<String, Value>, field: &str) -> O
 
 /// `value` as text: a string as is, anything else as compact JSON. Tool arguments and results
 /// arrive both ways; either way this is what a model would read.
-pub(crate) fn text_or_json(value: &Value) -> String {
+pub(crate) fn text_or_json(value: &Value) -> Cow<'_, str> {
     match value {
-        Value::String(text) => text.clone(),
-        other => compact_json(other),
+        Value::String(text) => Cow::Borrowed(text),
+        other => Cow::Owned(compact_json(other)),
     }
 }
 
@@ -153,12 +154,12 @@ pub(crate) fn data_uri_media_type(uri: &str) -> Option<&str> {
 }
 
 /// A media block for data that may be a `data:` URI, a URL or bare base64.
-pub(crate) fn media_block(
-    data: &str,
+pub(crate) fn media_block<'v>(
+    data: &'v str,
     media_type: Option<&str>,
     fallback: &str,
     path: Vec<usize>,
-) -> Block {
+) -> Block<'v> {
     let is_url = data.starts_with("http://") || data.starts_with("https://");
     let media_type = media_type
         .or_else(|| data_uri_media_type(data))
@@ -169,35 +170,35 @@ pub(crate) fn media_block(
             media_type,
             inline: !is_url,
         },
-        text: data.to_string(),
+        text: Cow::Borrowed(data),
         path,
     }
 }
 
 /// A part kept as it is and counted by its JSON text.
-pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block {
+pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block<'static> {
     Block {
         kind: BlockKind::Other,
-        text: compact_json(part),
+        text: Cow::Owned(compact_json(part)),
         path,
     }
 }
 
 /// The blocks of a plain-string content: one text block at path `[]`.
-pub(crate) fn string_content(text: &str) -> Vec<Block> {
+pub(crate) fn string_content(text: &str) -> Vec<Block<'_>> {
     vec![Block {
         kind: BlockKind::Text,
-        text: text.to_string(),
+        text: Cow::Borrowed(text),
         path: Vec::new(),
     }]
 }
 
 /// The finished message: its explicit age and library-summary flag come from its first text block.
-pub(crate) fn finish_message(role: Role, blocks: Vec<Block>, index: usize) -> Message {
+pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -> Message<'_> {
     let first_text = blocks
         .iter()
         .find(|block| block.kind == BlockKind::Text)
-        .map(|block| block.text.as_str());
+        .map(|block| &*block.text);
     Message {
         role,
         explicit_age: first_text.and_then(crate::transcript::parse_age_tag),
@@ -317,8 +318,8 @@ pub(crate) fn content_location(message_index: usize, path: &[usize], nested: &st
 pub(crate) fn read_each(
     messages: &[Value],
     format: Format,
-    read_message: fn(&Value, usize) -> Result<Message>,
-) -> Result<Transcript> {
+    read_message: fn(&Value, usize) -> Result<Message<'_>>,
+) -> Result<Transcript<'_>> {
     let messages = messages
         .iter()
         .enumerate()

@@ -33,7 +33,7 @@ pub struct Applied<T> {
 }
 
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
-pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript> {
+pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript<'_>> {
     match format {
         Format::OpenAi => openai::read(messages),
         Format::Anthropic => anthropic::read(messages),
@@ -50,7 +50,7 @@ pub(crate) fn read_message(
     message: &Value,
     index: usize,
     format: Format,
-) -> Result<crate::transcript::Message> {
+) -> Result<crate::transcript::Message<'_>> {
     match format {
         Format::OpenAi => openai::read_message(message, index),
         Format::Anthropic => anthropic::read_message(message, index),

@@ -17,6 +17,7 @@ use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Wire role names, in the order error messages list them.
 const ROLES: [(&str, Role); 5] = [
@@ -28,11 +29,11 @@ const ROLES: [(&str, Role); 5] = [
 ];
 
 /// Reads Chat Completions messages into a transcript, validating what the model needs.
-pub fn read(messages: &[Value]) -> Result<Transcript> {
+pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::OpenAi, read_message)
 }
 
-pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
+pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     let path = message_path(index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
@@ -45,7 +46,11 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message> {
 }
 
 /// Blocks of a message's `content`; `absent_ok` allows `null` / missing (no blocks).
-fn content_blocks(object: &Map<String, Value>, path: &str, absent_ok: bool) -> Result<Vec<Block>> {
+fn content_blocks<'v>(
+    object: &'v Map<String, Value>,
+    path: &str,
+    absent_ok: bool,
+) -> Result<Vec<Block<'v>>> {
     match content_of(object, path, absent_ok)? {
         Content::Text(text) => Ok(string_content(text)),
         Content::Parts(parts) => parts
@@ -57,7 +62,7 @@ fn content_blocks(object: &Map<String, Value>, path: &str, absent_ok: bool) -> R
     }
 }
 
-fn part_block(part: &Value, path: &str, index: usize) -> Result<Block> {
+fn part_block<'v>(part: &'v Value, path: &str, index: usize) -> Result<Block<'v>> {
     let (object, part_type) = part_of(part, path)?;
     let block = match part_type {
         "text" => text_block(required_str(object, path, "text")?, index),
@@ -71,17 +76,21 @@ fn part_block(part: &Value, path: &str, index: usize) -> Result<Block> {
     Ok(block)
 }
 
-fn text_block(text: &str, index: usize) -> Block {
+fn text_block(text: &str, index: usize) -> Block<'_> {
     Block {
         kind: BlockKind::Text,
-        text: text.to_string(),
+        text: Cow::Borrowed(text),
         path: vec![index],
     }
 }
 
 /// `{type: "image_url", image_url: {url, detail?}}`; some clients send `image_url` as the bare
 /// URL string, which is accepted too.
-fn image_url_block(object: &Map<String, Value>, path: &str, index: usize) -> Result<Block> {
+fn image_url_block<'v>(
+    object: &'v Map<String, Value>,
+    path: &str,
+    index: usize,
+) -> Result<Block<'v>> {
     let url = match object.get("image_url") {
         Some(Value::String(url)) => url.as_str(),
         _ => required_str(
@@ -94,7 +103,7 @@ fn image_url_block(object: &Map<String, Value>, path: &str, index: usize) -> Res
 }
 
 /// `{type: "input_audio", input_audio: {data, format}}`: always inline base64.
-fn audio_block(object: &Map<String, Value>, path: &str, index: usize) -> Result<Block> {
+fn audio_block<'v>(object: &'v Map<String, Value>, path: &str, index: usize) -> Result<Block<'v>> {
     let audio_path = format!("{path}.input_audio");
     let audio = object_field(object, path, "input_audio")?;
     let data = required_str(audio, &audio_path, "data")?;
@@ -107,14 +116,14 @@ fn audio_block(object: &Map<String, Value>, path: &str, index: usize) -> Result<
             media_type,
             inline: true,
         },
-        text: data.to_string(),
+        text: Cow::Borrowed(data),
         path: vec![index],
     })
 }
 
 /// `{type: "file", file: {file_data? | file_id?, filename?}}`: inline data is media, an uploaded
 /// file's id is a reference; anything else is kept as an unknown part.
-fn file_block(part: &Value, object: &Map<String, Value>, index: usize) -> Block {
+fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) -> Block<'v> {
     let file = object.get("file").and_then(Value::as_object);
     let field = |name: &str| file.and_then(|file| file.get(name)).and_then(Value::as_str);
     if let Some(data) = field("file_data") {
@@ -124,7 +133,7 @@ fn file_block(part: &Value, object: &Map<String, Value>, index: usize) -> Block 
                 media_type,
                 inline: true,
             },
-            text: data.to_string(),
+            text: Cow::Borrowed(data),
             path: vec![index],
         };
     }
@@ -134,7 +143,7 @@ fn file_block(part: &Value, object: &Map<String, Value>, index: usize) -> Block 
                 media_type: "file".into(),
                 inline: false,
             },
-            text: id.to_string(),
+            text: Cow::Borrowed(id),
             path: vec![index],
         };
     }
@@ -143,7 +152,7 @@ fn file_block(part: &Value, object: &Map<String, Value>, index: usize) -> Block 
 
 /// An assistant's content blocks, then one block per tool call. `content` may be `null` or
 /// missing when the message carries something else the API accepts instead.
-fn assistant_blocks(object: &Map<String, Value>, path: &str) -> Result<Vec<Block>> {
+fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Vec<Block<'v>>> {
     let has_calls = object
         .get("tool_calls")
         .and_then(Value::as_array)
@@ -157,7 +166,7 @@ fn assistant_blocks(object: &Map<String, Value>, path: &str) -> Result<Vec<Block
     Ok(blocks)
 }
 
-fn tool_call_blocks(object: &Map<String, Value>, path: &str) -> Result<Vec<Block>> {
+fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Vec<Block<'v>>> {
     match object.get("tool_calls") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(calls)) => calls
@@ -176,7 +185,7 @@ fn tool_call_blocks(object: &Map<String, Value>, path: &str) -> Result<Vec<Block
 
 /// `{id, type: "function", function: {name, arguments}}`, or a custom tool's
 /// `{id, type: "custom", custom: {name, input}}`.
-fn tool_call_block(call: &Value, path: &str, index: usize) -> Result<Block> {
+fn tool_call_block<'v>(call: &'v Value, path: &str, index: usize) -> Result<Block<'v>> {
     let object = object_at(call, path)?;
     let id = required_str(object, path, "id")?;
     let (field, arguments_field) =
@@ -203,12 +212,12 @@ fn tool_call_block(call: &Value, path: &str, index: usize) -> Result<Block> {
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
 /// other parts (the API accepts none, some gateways do) are counted by their JSON.
-fn tool_result_block(object: &Map<String, Value>, path: &str) -> Result<Block> {
+fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Block<'v>> {
     let id = required_str(object, path, "tool_call_id")?;
     let text = match content_of(object, path, false)? {
-        Content::Text(text) => text.to_string(),
-        Content::Parts(parts) => joined_parts(parts, path)?,
-        Content::Absent => String::new(),
+        Content::Text(text) => Cow::Borrowed(text),
+        Content::Parts(parts) => Cow::Owned(joined_parts(parts, path)?),
+        Content::Absent => Cow::Borrowed(""),
     };
     Ok(Block {
         kind: BlockKind::ToolResult {
@@ -334,10 +343,10 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block {
+    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
             kind,
-            text: text.to_string(),
+            text: Cow::Owned(text.to_string()),
             path: path.to_vec(),
         }
     }
@@ -351,7 +360,8 @@ mod tests {
 
     #[test]
     fn reads_a_realistic_conversation() {
-        let transcript = read(&conversation()).expect("reads");
+        let messages = conversation();
+        let transcript = read(&messages).expect("reads");
         assert_eq!(transcript.format, Format::OpenAi);
         let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
         assert_eq!(
@@ -719,7 +729,8 @@ mod tests {
 
     #[test]
     fn locations() {
-        let transcript = read(&conversation()).expect("reads");
+        let messages = conversation();
+        let transcript = read(&messages).expect("reads");
         let location = |message: usize, block: usize| {
             Writer.location(
                 &conversation()[message],

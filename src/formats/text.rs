@@ -30,6 +30,7 @@ use crate::result::ArchiveEntry;
 use crate::transcript::{
     Block, BlockKind, Format, Message, Role, Source, Transcript, parse_age_tag,
 };
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Shortest run of backticks that makes a fence (CommonMark).
@@ -40,7 +41,7 @@ const TOOL_RESULT: &str = "tool_result";
 const DEFAULT_LINE_END: &str = "\n";
 
 /// Reads flat text into a transcript of [`Format::Text`]: one assistant message per segment.
-pub fn read(text: &str) -> Transcript {
+pub fn read(text: &str) -> Transcript<'_> {
     let messages = segments(text)
         .into_iter()
         .map(|segment| segment.into_message(text))
@@ -565,12 +566,12 @@ struct Segment {
 }
 
 impl Segment {
-    fn into_message(self, text: &str) -> Message {
+    fn into_message(self, text: &str) -> Message<'_> {
         let own = &text[self.span.clone()];
         let (kind, block_text, is_library_summary) = match self.kind {
             SegmentKind::Prose => (
                 BlockKind::Text,
-                own.to_string(),
+                Cow::Borrowed(own),
                 markers::is_library_text(own),
             ),
             SegmentKind::ToolResult { name, body } => (
@@ -579,7 +580,7 @@ impl Segment {
                     name,
                     is_error: false,
                 },
-                text[body].to_string(),
+                Cow::Borrowed(&text[body]),
                 false,
             ),
             SegmentKind::Media {
@@ -590,7 +591,7 @@ impl Segment {
                     media_type,
                     inline: true,
                 },
-                payload,
+                Cow::Owned(payload),
                 false,
             ),
         };
@@ -1078,7 +1079,7 @@ mod tests {
         pieces
     }
 
-    fn tool_body(message: &Message) -> Option<&str> {
+    fn tool_body<'m>(message: &'m Message<'_>) -> Option<&'m str> {
         match &message.blocks[0].kind {
             BlockKind::ToolResult { .. } => Some(&message.blocks[0].text),
             _ => None,

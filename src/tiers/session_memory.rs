@@ -82,7 +82,7 @@ fn message_text(message: &Message) -> String {
     message
         .blocks
         .iter()
-        .map(|b| b.text.as_str())
+        .map(|b| &*b.text)
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -7,6 +7,8 @@ pub mod pairing;
 pub mod protect;
 pub mod render;
 
+use std::borrow::Cow;
+
 /// Who wrote a message, normalised across formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -58,18 +60,29 @@ pub enum BlockKind {
 
 /// One piece of a message's content.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Block {
+pub struct Block<'a> {
     /// What the block holds.
     pub kind: BlockKind,
-    /// Its text: prose, tool arguments, tool-result body, media data.
-    pub text: String,
+    /// Its text: prose, tool arguments, tool-result body, media data. Borrowed from the input
+    /// wherever the input holds it as one string (most of any context), so reading a context
+    /// copies none of its content.
+    pub text: Cow<'a, str>,
     /// Where it sits inside its message's content: `[]` for a string content, `[2]` for
     /// `content[2]`, `[2, 1]` for media nested in `content[2]` (an image inside a tool result).
     /// Only media is nested: nested text is part of its parent's text.
     pub path: Vec<usize>,
 }
 
-impl Block {
+impl Block<'_> {
+    /// The block with its text owned.
+    pub fn into_owned(self) -> Block<'static> {
+        Block {
+            kind: self.kind,
+            text: Cow::Owned(self.text.into_owned()),
+            path: self.path,
+        }
+    }
+
     /// The tool-call id this block carries, as a call or as a result.
     pub fn tool_id(&self) -> Option<&str> {
         match &self.kind {
@@ -102,11 +115,11 @@ pub enum Source {
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Message {
+pub struct Message<'a> {
     /// Normalised role.
     pub role: Role,
     /// Content blocks, in order (nested parts follow their parent).
-    pub blocks: Vec<Block>,
+    pub blocks: Vec<Block<'a>>,
     /// Where it came from.
     pub source: Source,
     /// An explicit `[age:N]` tag at the start of its text, which overrides the computed age.
@@ -115,7 +128,18 @@ pub struct Message {
     pub is_library_summary: bool,
 }
 
-impl Message {
+impl Message<'_> {
+    /// The message with its blocks' text owned.
+    pub fn into_owned(self) -> Message<'static> {
+        Message {
+            role: self.role,
+            blocks: self.blocks.into_iter().map(Block::into_owned).collect(),
+            source: self.source,
+            explicit_age: self.explicit_age,
+            is_library_summary: self.is_library_summary,
+        }
+    }
+
     /// A user message that holds words of the user, not only tool results (Anthropic carries tool
     /// results in `user` messages; those are the agent's work, not the user's words).
     pub fn has_user_words(&self) -> bool {
@@ -168,14 +192,22 @@ impl Format {
 
 /// A conversation in the internal model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Transcript {
+pub struct Transcript<'a> {
     /// The format it was read from.
     pub format: Format,
     /// Messages in order.
-    pub messages: Vec<Message>,
+    pub messages: Vec<Message<'a>>,
 }
 
-impl Transcript {
+impl Transcript<'_> {
+    /// The transcript with every block's text owned.
+    pub fn into_owned(self) -> Transcript<'static> {
+        Transcript {
+            format: self.format,
+            messages: self.messages.into_iter().map(Message::into_owned).collect(),
+        }
+    }
+
     /// Tokens of the whole context under `counter`: the sum over top-level blocks and nested media.
     pub fn count_tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
         self.messages
@@ -210,7 +242,7 @@ impl Transcript {
 }
 
 /// Tokens of one message: the sum over its blocks' text.
-pub fn message_tokens(message: &Message, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+pub fn message_tokens(message: &Message<'_>, counter: &dyn crate::tokens::TokenCounter) -> u64 {
     message
         .blocks
         .iter()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Message indices where each tool id occurs (as a call or as a result).
-fn occurrences(transcript: &Transcript) -> HashMap<&str, Vec<usize>> {
+fn occurrences<'t>(transcript: &'t Transcript<'_>) -> HashMap<&'t str, Vec<usize>> {
     let mut map: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         for block in &message.blocks {
