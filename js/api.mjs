@@ -1,8 +1,37 @@
-// The public API shared by every ES-module entry point of the package: exactly the names of
-// SPEC §2, each a thin guard in front of the wasm-bindgen glue. An entry point creates one API,
-// instantiates the wasm module (at once in Node, Deno, Bun and workerd; on `init()` in browsers)
-// and hands the glue over with `bind`. Calling an export before that throws (or, for the
-// promise-returning ones, rejects with) an Error saying to call init() first.
+// The public API shared by every entry point of the package: exactly the names of SPEC §2, each a
+// thin guard in front of the wasm-bindgen glue, and the one place that recovers from a trap. The
+// ES-module entry points import this file; node.cjs gets a generated CommonJS copy (api.cjs), so
+// every runtime (Node ESM and CJS, Deno, Bun, workerd, browsers) runs this same code.
+//
+// An entry point creates one API with the glue factory (`createGlue`, see scripts/glue.mjs) and
+// hands it the compiled WebAssembly.Module with `bind` (at once in Node, Deno, Bun and workerd; on
+// `init()` in browsers). Calling an export before that throws (or, for the promise-returning ones,
+// rejects with) an Error saying to call init() first.
+//
+// Trap recovery. A wasm instance that traps (`unreachable`, an out-of-bounds access after its
+// stack ran out, a failed allocation) or is unwound by an exception thrown through its frames is
+// left in an unknown state — in practice every later call into it traps too — so it is never
+// entered again. Every entry into an instance passes through `guard` (each export of the
+// instance is wrapped before the glue sees it), whether the entry is one of our calls or the
+// host's event loop driving the async executor (microtasks, timers, promise reactions), which is
+// where most of the work of `compact` runs. On the first exception out of an instance:
+//   - the instance is marked dead; its exports never run again (an entry from the event loop
+//     returns an inert value instead, so no uncaught exception reaches the host);
+//   - every call in flight on it rejects with one Error, code ERR_TC_INSTANCE_TRAPPED, the trap
+//     as its `cause` (a synchronous export throws it); none is left pending. Calls the instance
+//     had already resolved before it died keep their results;
+//   - what it held in the host is given back: its summariser deadline timers are cleared, the
+//     summariser requests they guard are aborted (reason: that Error), and its listeners on the
+//     host's AbortSignals are removed;
+//   - the next call instantiates the module again: fresh memory, fresh glue state.
+// Callbacks the host still holds for the dead instance (a summariser's answer still on its way)
+// can only reach the dead instance, because each instance has its own copy of the glue.
+
+/** Where tests find per-entry diagnostics; the package only registers if a test created it. */
+const TESTING = Symbol.for("tiered-compaction.testing");
+
+/** What an entry into a dead instance returns: reads as empty/0/false wherever the glue looks. */
+const INERT = Object.freeze([]);
 
 /** @param {string} name */
 function notInitialised(name) {
@@ -14,30 +43,310 @@ function notInitialised(name) {
   return error;
 }
 
-export function createApi() {
-  let glue = null;
-  const ready = (name) => {
-    if (glue === null) throw notInitialised(name);
-    return glue;
+/** @param {unknown} value */
+function describe(value) {
+  try {
+    if (value instanceof Error) return value.message ? `${value.name}: ${value.message}` : value.name;
+    return String(value);
+  } catch {
+    return "an unprintable value";
+  }
+}
+
+/** @param {unknown} cause what came out of the instance */
+function trapError(cause) {
+  const error = new Error(
+    `tiered-compaction: the WebAssembly instance trapped (${describe(cause)}); ` +
+      "the calls in flight on it were abandoned, and the next call runs on a fresh instance",
+    { cause },
+  );
+  error.code = "ERR_TC_INSTANCE_TRAPPED";
+  return error;
+}
+
+/**
+ * @param {() => { api: Record<string, Function>, getImports: () => object, finalize: (instance: { exports: object }, module: WebAssembly.Module) => unknown }} createGlue
+ * @param {string} entry the entry point's file name (diagnostics only)
+ */
+export function createApi(createGlue, entry) {
+  /** @type {WebAssembly.Module | null} */
+  let module = null;
+  /** The instance serving calls; null after a trap until the next call opens a new one. */
+  let live = null;
+  const counts = { instances: 0, traps: 0, abandoned: 0 };
+
+  /** A fresh copy of the glue and the state of the instance it will serve, with its imports. */
+  function prepare() {
+    const glue = createGlue();
+    const state = {
+      glue: glue.api,
+      finalize: glue.finalize,
+      memory: null,
+      /** wasm-bindgen's table of JS values the instance holds (grows if handles leak). */
+      table: null,
+      /** Set once: `{ cause, error }`. */
+      trap: null,
+      /** Entries into this instance now on the stack. */
+      depth: 0,
+      /** Our own synchronous calls into the glue now on the stack. */
+      direct: 0,
+      /** `reject` of every promise-returning call in flight. */
+      pending: new Set(),
+      /** Host resources the instance holds (see `track`), released if it dies. */
+      timers: new Map(),
+      listeners: new Map(),
+      unpaired: null,
+    };
+    return { state, imports: track(state, glue.getImports()) };
+  }
+
+  /** Binds `state`'s glue to `instance` (its start function runs) and counts it. */
+  function finish(state, instance) {
+    state.memory = instance.exports.memory;
+    state.table = instance.exports.__wbindgen_externrefs ?? null;
+    state.direct += 1;
+    try {
+      state.finalize({ exports: guard(state, instance.exports) }, module);
+    } finally {
+      state.direct -= 1;
+    }
+    counts.instances += 1;
+    return state;
+  }
+
+  /** Instantiates `module` synchronously with a fresh copy of the glue. */
+  function open() {
+    const { state, imports } = prepare();
+    return finish(state, new WebAssembly.Instance(module, imports));
+  }
+
+  /**
+   * Wraps the imports through which an instance takes host resources that outlive a call, so a
+   * dead instance can give them back: the summariser's deadline timers (each paired with the
+   * AbortController of its summariser request, whose `signal` the binding reads just before
+   * arming the timer) and its `abort` listeners on the host's `options.signal`. Without this, a
+   * dead instance's timers would keep a Node process alive until `timeoutMs`, a long-lived host
+   * signal would keep every dead instance's memory reachable, and summariser requests would run
+   * on for nothing. Found by wasm-bindgen's import names (`__wbg_<js name>_<hash>`); an import
+   * not found is simply not tracked.
+   */
+  function track(state, imports) {
+    const wrappers = {
+      signal: (original) => (controller) => {
+        state.unpaired = controller;
+        return original(controller);
+      },
+      setTimeout: (original) => (callback, milliseconds) => {
+        const controller = state.unpaired;
+        state.unpaired = null;
+        const handle = original((...args) => {
+          state.timers.delete(handle);
+          return callback(...args);
+        }, milliseconds);
+        state.timers.set(handle, controller);
+        return handle;
+      },
+      clearTimeout: (original) => (handle) => {
+        state.timers.delete(handle);
+        return original(handle);
+      },
+      addEventListener: (original) => (target, ...args) => {
+        state.listeners.set(args.at(-1), target);
+        return original(target, ...args);
+      },
+      removeEventListener: (original) => (target, ...args) => {
+        state.listeners.delete(args.at(-1));
+        return original(target, ...args);
+      },
+    };
+    for (const functions of Object.values(imports)) {
+      for (const [name, original] of Object.entries(functions)) {
+        const jsName = /^__wbg_([A-Za-z]+)_[0-9a-f]+$/.exec(name)?.[1];
+        if (jsName !== undefined && Object.hasOwn(wrappers, jsName)) functions[name] = wrappers[jsName](original);
+      }
+    }
+    return imports;
+  }
+
+  /** Gives back what a dead instance held (see `track`). */
+  function release(state) {
+    for (const [handle, controller] of state.timers) {
+      clearTimeout(handle);
+      try {
+        controller?.abort(state.trap.error);
+      } catch {
+        // A host `abort` listener that throws is the host's business.
+      }
+    }
+    state.timers.clear();
+    for (const [listener, target] of state.listeners) {
+      try {
+        target.removeEventListener("abort", listener);
+      } catch {
+        // A signal-like object of the host's that cannot remove listeners keeps this one.
+      }
+    }
+    state.listeners.clear();
+  }
+
+  /** A copy of `exports` whose functions go through `enter`; memory, tables, globals as they are. */
+  function guard(state, exports) {
+    const guarded = {};
+    for (const [name, value] of Object.entries(exports)) {
+      guarded[name] = typeof value === "function" ? (...args) => enter(state, value, args) : value;
+    }
+    return guarded;
+  }
+
+  function enter(state, fn, args) {
+    if (state.trap !== null) {
+      // Inside a call that is unwinding from the trap (the glue cleaning up): keep unwinding.
+      if (state.depth > 0) throw state.trap.cause;
+      // A callback of the dead instance, from the host's event loop: do nothing, quietly.
+      return INERT;
+    }
+    state.depth += 1;
+    try {
+      return fn(...args);
+    } catch (thrown) {
+      // By design nothing is ever thrown out of an export (errors come back as values), so
+      // anything that is means wasm frames were torn down mid-way.
+      if (state.trap === null) trapped(state, thrown);
+      // Rethrown to the outer entry, or to our own call (`now` / `later` turn it into the trap
+      // error); swallowed at the top of an event-loop entry, where the host would see it as an
+      // uncaught exception or an unhandled rejection.
+      if (state.depth > 1 || state.direct > 0) throw thrown;
+      return INERT;
+    } finally {
+      state.depth -= 1;
+    }
+  }
+
+  function trapped(state, cause) {
+    const error = trapError(cause);
+    state.trap = { cause, error };
+    counts.traps += 1;
+    if (live === state) live = null;
+    // After the current job, not inside it (we may be deep in the dead instance's frames, and
+    // aborting a summariser's signal runs host code): a call whose promise the instance had
+    // already resolved has its reaction queued ahead of this and keeps its result; every other
+    // call in flight rejects with `error`.
+    queueMicrotask(() => {
+      counts.abandoned += state.pending.size;
+      for (const reject of state.pending) reject(error);
+      state.pending.clear();
+      release(state);
+    });
+  }
+
+  function current(name) {
+    if (module === null) throw notInitialised(name);
+    if (live === null) live = open();
+    return live;
+  }
+
+  /** A synchronous export. */
+  function now(name, call) {
+    const state = current(name);
+    state.direct += 1;
+    try {
+      return call(state.glue);
+    } catch (thrown) {
+      throw state.trap !== null ? state.trap.error : thrown;
+    } finally {
+      state.direct -= 1;
+    }
+  }
+
+  /** A promise-returning export: settles when the glue's promise does, or when its instance dies. */
+  function later(name, call) {
+    let state;
+    try {
+      state = current(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      state.pending.add(reject);
+      const done = () => state.pending.delete(reject);
+      let promise;
+      state.direct += 1;
+      try {
+        promise = call(state.glue);
+      } catch (thrown) {
+        done();
+        reject(state.trap !== null ? state.trap.error : thrown);
+        return;
+      } finally {
+        state.direct -= 1;
+      }
+      promise.then(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error) => {
+          done();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Slots of wasm-bindgen's externref table that hold a value (diagnostics only). */
+  const inUse = (table) => {
+    let used = 0;
+    for (let index = 0; index < table.length; index += 1) if (table.get(index) != null) used += 1;
+    return used;
   };
-  const later = (name, call) => {
-    if (glue === null) return Promise.reject(notInitialised(name));
-    return call(glue);
-  };
+
+  const registry = globalThis[TESTING];
+  if (registry instanceof Map) {
+    registry.set(entry, {
+      /** Instances opened, traps seen, calls abandoned; the live instance's memory, handles, load. */
+      diagnostics: () => ({
+        ...counts,
+        memoryBytes: live === null ? null : live.memory.buffer.byteLength,
+        externrefs: live === null || live.table === null ? null : live.table.length,
+        externrefsInUse: live === null || live.table === null ? null : inUse(live.table),
+        pending: live === null ? 0 : live.pending.size,
+        timers: live === null ? 0 : live.timers.size,
+        listeners: live === null ? 0 : live.listeners.size,
+      }),
+      // Test-trap builds only (cargo feature `test-trap`); elsewhere these throw a TypeError.
+      testTrap: (kind) => now("testTrap", (glue) => glue.testTrap(kind)),
+      testArmTrap: (calls, kind) => now("testArmTrap", (glue) => glue.testArmTrap(calls, kind)),
+    });
+  }
+
   return {
-    bind(initialisedGlue) {
-      glue = initialisedGlue;
+    /** Instantiates the compiled module synchronously (Node, Deno, Bun, workerd, `initSync`). */
+    bind(compiled) {
+      module = compiled;
+      try {
+        live = open();
+      } catch (error) {
+        module = null;
+        throw error;
+      }
     },
-    isReady: () => glue !== null,
-    selectTier: (pressure, policy) => ready("selectTier").selectTier(pressure, policy),
-    compact: (ctx, options) => later("compact", (g) => g.compact(ctx, options)),
+    /** Instantiates the compiled module asynchronously (browsers' `init`). */
+    async bindAsync(compiled) {
+      const { state, imports } = prepare();
+      const instance = await WebAssembly.instantiate(compiled, imports);
+      module = compiled;
+      live = finish(state, instance);
+    },
+    isReady: () => module !== null,
+    selectTier: (pressure, policy) => now("selectTier", (glue) => glue.selectTier(pressure, policy)),
+    compact: (ctx, options) => later("compact", (glue) => glue.compact(ctx, options)),
     compactWithTier: (tier, ctx, options) =>
-      later("compactWithTier", (g) => g.compactWithTier(tier, ctx, options)),
-    recordTierEvent: (result, step) => ready("recordTierEvent").recordTierEvent(result, step),
+      later("compactWithTier", (glue) => glue.compactWithTier(tier, ctx, options)),
+    recordTierEvent: (result, step) => now("recordTierEvent", (glue) => glue.recordTierEvent(result, step)),
     runLegacyCompaction: (sessionId, contextText, opts) =>
-      later("runLegacyCompaction", (g) => g.runLegacyCompaction(sessionId, contextText, opts)),
+      later("runLegacyCompaction", (glue) => glue.runLegacyCompaction(sessionId, contextText, opts)),
     compactRequestBody: (body, options) =>
-      later("compactRequestBody", (g) => g.compactRequestBody(body, options)),
-    estimateTokens: (text, options) => ready("estimateTokens").estimateTokens(text, options),
+      later("compactRequestBody", (glue) => glue.compactRequestBody(body, options)),
+    estimateTokens: (text, options) => now("estimateTokens", (glue) => glue.estimateTokens(text, options)),
   };
 }

@@ -2,10 +2,10 @@
 // `init()` once before the other exports. By default it fetches the .wasm file next to this
 // module (bundlers such as Vite and webpack resolve that URL); pass a URL, a Response, the bytes
 // or a compiled WebAssembly.Module to load it from elsewhere.
-import initGlue, * as glue from "./web/tiered_compaction.js";
 import { createApi } from "./api.mjs";
+import { createGlue } from "./web/tiered_compaction.js";
 
-const api = createApi();
+const api = createApi(createGlue, "browser.mjs");
 let loading = null;
 
 export const {
@@ -22,14 +22,14 @@ export { TIER_COST_WEIGHT } from "./weights.mjs";
 /**
  * Instantiates the WebAssembly module. Idempotent: later calls return the same promise; after
  * a failure (e.g. a network error) a new call tries again.
- * @param {URL | string | Request | Response | BufferSource | WebAssembly.Module} [input]
+ * @param {URL | string | Request | Response | BufferSource | WebAssembly.Module | Promise<any>} [input]
  * @returns {Promise<void>}
  */
 export function init(input) {
   if (api.isReady()) return Promise.resolve();
   if (loading === null) {
-    loading = initGlue(input === undefined ? undefined : { module_or_path: input }).then(
-      () => api.bind(glue),
+    loading = compile(input).then(
+      (compiled) => api.bindAsync(compiled),
       (error) => {
         loading = null;
         throw error;
@@ -46,6 +46,26 @@ export function init(input) {
  */
 export function initSync(module) {
   if (api.isReady()) return;
-  glue.initSync({ module });
-  api.bind(glue);
+  api.bind(module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module));
+}
+
+/** The compiled module from whatever `init` was given (the module is kept: a trap re-instantiates it). */
+async function compile(input) {
+  let source = await (input ?? new URL("./web/tiered_compaction_bg.wasm", import.meta.url));
+  if (source instanceof WebAssembly.Module) return source;
+  if (typeof source === "string" || source instanceof URL || (typeof Request === "function" && source instanceof Request)) {
+    source = await fetch(source);
+  }
+  if (typeof Response === "function" && source instanceof Response) {
+    if (!source.ok) {
+      throw new Error(`tiered-compaction: failed to fetch the WebAssembly module: ${source.status} ${source.statusText} (${source.url})`);
+    }
+    // Streaming compilation needs the right content type; servers that send another get the slow path.
+    const type = source.headers.get("content-type") ?? "";
+    if (typeof WebAssembly.compileStreaming === "function" && type.split(";")[0].trim() === "application/wasm") {
+      return WebAssembly.compileStreaming(source);
+    }
+    return WebAssembly.compile(await source.arrayBuffer());
+  }
+  return WebAssembly.compile(source);
 }

@@ -1,11 +1,11 @@
-// Deno: the wasm bytes are read with Deno.readFileSync (needs --allow-read) and instantiated
-// synchronously on import, so `import { compact } from "npm:tiered-compaction"` needs no init.
-import * as glue from "./web/tiered_compaction.js";
+// Deno: the wasm bytes are read with Deno.readFileSync (needs --allow-read), compiled and
+// instantiated synchronously on import, so `import { compact } from "npm:tiered-compaction"`
+// needs no init.
 import { createApi } from "./api.mjs";
+import { createGlue } from "./web/tiered_compaction.js";
 
-glue.initSync({ module: Deno.readFileSync(new URL("./web/tiered_compaction_bg.wasm", import.meta.url)) });
-const api = createApi();
-api.bind(glue);
+const api = createApi(createGlue, "deno.mjs");
+api.bind(new WebAssembly.Module(Deno.readFileSync(new URL("./web/tiered_compaction_bg.wasm", import.meta.url))));
 
 export const {
   selectTier,

@@ -1,12 +1,11 @@
-// Node.js and Bun, ES modules: the wasm bytes are read from disk and instantiated synchronously
-// on import, so `import { compact } from "tiered-compaction"` works with no init step.
+// Node.js and Bun, ES modules: the wasm bytes are read from disk, compiled and instantiated
+// synchronously on import, so `import { compact } from "tiered-compaction"` works with no init step.
 import { readFileSync } from "node:fs";
-import * as glue from "./web/tiered_compaction.js";
 import { createApi } from "./api.mjs";
+import { createGlue } from "./web/tiered_compaction.js";
 
-glue.initSync({ module: readFileSync(new URL("./web/tiered_compaction_bg.wasm", import.meta.url)) });
-const api = createApi();
-api.bind(glue);
+const api = createApi(createGlue, "node.mjs");
+api.bind(new WebAssembly.Module(readFileSync(new URL("./web/tiered_compaction_bg.wasm", import.meta.url))));
 
 export const {
   selectTier,

@@ -1,13 +1,12 @@
 // Cloudflare Workers (workerd, wrangler): the .wasm file is imported as a compiled
 // WebAssembly.Module (wrangler's default rule for .wasm imports; a `wasm` module in a workerd
 // config) and instantiated synchronously on import, so no init step is needed.
-import wasmModule from "./web/tiered_compaction_bg.wasm";
-import * as glue from "./web/tiered_compaction.js";
 import { createApi } from "./api.mjs";
+import { createGlue } from "./web/tiered_compaction.js";
+import wasmModule from "./web/tiered_compaction_bg.wasm";
 
-glue.initSync({ module: wasmModule });
-const api = createApi();
-api.bind(glue);
+const api = createApi(createGlue, "workerd.mjs");
+api.bind(wasmModule);
 
 export const {
   selectTier,

@@ -4,10 +4,14 @@
 //      and --target nodejs (CommonJS) into pkg/node/
 //   3. wasm-opt -Oz from the npm `binaryen` package (never Debian's wasm-opt: its output fails to
 //      load, see TOOLCHAIN.md)
-//   4. the entry points and types from js/, the generated TIER_COST_WEIGHT constant,
-//      pkg/package.json with its exports map, pkg/README.md
+//   4. the entry points and types from js/, the web glue rewritten as a factory (scripts/glue.mjs:
+//      trap recovery re-instantiates with fresh glue state) plus CommonJS copies of it and of
+//      js/api.mjs, the generated TIER_COST_WEIGHT constant, pkg/package.json with its exports
+//      map, pkg/README.md
 //   5. node_modules/tiered-compaction -> pkg, so tests import the package by name
 // Skips steps 2-4 when their inputs did not change. `--force` rebuilds anyway.
+// `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
+// a trap), its own cargo target dir (target/trap/), the package in target/pkg-trap/, no link.
 // Run `bash scripts/bootstrap.sh` first (npm run build does).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -16,11 +20,14 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { commonJs, glueFactory } from "./glue.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const pkg = path.join(root, "pkg");
+const testTrap = process.argv.includes("--test-trap");
+const pkg = testTrap ? path.join(root, "target", "pkg-trap") : path.join(root, "pkg");
+const targetDir = testTrap ? path.join(root, "target", "trap") : path.join(root, "target");
 const crateName = "tiered_compaction";
-const wasmIn = path.join(root, "target", "wasm32-unknown-unknown", "release", `${crateName}.wasm`);
+const wasmIn = path.join(targetDir, "wasm32-unknown-unknown", "release", `${crateName}.wasm`);
 const tools = path.join(root, ".tools", "bin");
 const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
 const force = process.argv.includes("--force");
@@ -31,12 +38,14 @@ const run = (command, args, options = {}) =>
   execFileSync(command, args, { cwd: root, stdio: "inherit", ...options });
 
 // 1. The wasm module (cargo is incremental: about a second when nothing changed).
-run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib"]);
+const variant = testTrap ? ["--features", "test-trap", "--target-dir", targetDir] : [];
+run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib", ...variant]);
 
 // Everything the rest of the build reads; equal hashes mean pkg/ is up to date.
 const inputs = [
   wasmIn,
   fileURLToPath(import.meta.url),
+  path.join(root, "scripts", "glue.mjs"),
   path.join(root, "README.md"),
   path.join(root, "Cargo.toml"),
   ...fs.readdirSync(path.join(root, "js")).map((name) => path.join(root, "js", name)),
@@ -48,8 +57,8 @@ for (const file of inputs.sort()) {
 const stamp = hash.digest("hex");
 const stampFile = path.join(pkg, ".build-stamp");
 if (!force && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) {
-  log(`pkg/ is up to date (${seconds()} s)`);
-  linkPackage();
+  log(`${path.relative(root, pkg)}/ is up to date (${seconds()} s)`);
+  if (!testTrap) linkPackage();
   process.exit(0);
 }
 
@@ -74,6 +83,12 @@ writeJson(path.join(pkg, "node", "package.json"), { type: "commonjs" });
 for (const name of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", name), path.join(pkg, name));
 }
+// One API source for every entry point: the glue as a factory, CommonJS copies for node.cjs.
+const webGlue = path.join(pkg, "web", `${crateName}.js`);
+const factory = glueFactory(fs.readFileSync(webGlue, "utf8"));
+fs.writeFileSync(webGlue, factory.esm);
+fs.writeFileSync(path.join(pkg, "node", "glue.cjs"), factory.cjs);
+fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(fs.readFileSync(path.join(root, "js", "api.mjs"), "utf8"), "js/api.mjs"));
 // TIER_COST_WEIGHT has one source, the core's table; it is written into the package as a
 // constant so that it exists before init() in browsers.
 const glue = createRequire(import.meta.url)(path.join(pkg, "node", `${crateName}.js`));
@@ -87,7 +102,7 @@ fs.writeFileSync(
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 writeJson(path.join(pkg, "package.json"), manifest());
 fs.writeFileSync(stampFile, stamp);
-linkPackage();
+if (!testTrap) linkPackage();
 
 // Sizes: what a browser downloads.
 const wasm = fs.readFileSync(path.join(pkg, "web", `${crateName}_bg.wasm`));
@@ -95,7 +110,7 @@ const rawIn = fs.statSync(wasmIn).size;
 log(
   `wasm: ${kb(rawIn)} from cargo -> ${kb(wasm.length)} after wasm-opt, ${kb(gzipSync(wasm, { level: 9 }).length)} gzipped`,
 );
-log(`pkg/ built in ${seconds()} s`);
+log(`${path.relative(root, pkg)}/ built in ${seconds()} s`);
 
 function manifest() {
   const cargo = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8");

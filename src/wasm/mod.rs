@@ -11,6 +11,8 @@ mod inputs;
 mod output;
 mod result_in;
 mod summariser;
+#[cfg(feature = "test-trap")]
+mod test_trap;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -66,6 +68,8 @@ fn settle(
     outcome: Result<TierResult>,
     input: Option<&js_sys::Array>,
 ) -> Result<JsValue, JsValue> {
+    #[cfg(feature = "test-trap")]
+    test_trap::on_settle();
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
