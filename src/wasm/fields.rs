@@ -89,11 +89,41 @@ pub fn scalar(value: &JsValue) -> Scalar {
     }
 }
 
-/// A JS value as JSON (plain objects, arrays, strings, finite numbers, booleans, null). Values JSON
-/// cannot hold are rejected with serde-wasm-bindgen's description.
+/// A JS value as JSON, read the way `JSON.stringify` sees it (`toJSON`, `undefined` fields left
+/// out; `undefined`, a function or a symbol itself reads as `null`). Never recursive in wasm:
+/// `JSON.stringify` runs in the host and `serde_json`'s parser stops at 128 levels, so a deeply
+/// nested value is refused with a `RangeError` instead of overflowing the wasm stack. Values JSON
+/// cannot hold (a cycle, a BigInt) are refused with a `TypeError`.
 pub fn json(value: &JsValue) -> Result<serde_json::Value> {
-    serde_wasm_bindgen::from_value(value.clone()).map_err(|error| {
-        CompactionError::type_error("", format!("is not JSON-compatible: {error}"))
+    let text = match js_sys::JSON::stringify(value) {
+        Ok(text) => text.is_string().then(|| super::text::to_string(&text)),
+        // V8 and the others throw a RangeError when a value is too deep for their stack (or
+        // its text too long for a string).
+        Err(thrown) if thrown.is_instance_of::<js_sys::RangeError>() => {
+            let problem = format!(
+                ": too deeply nested or too large to convert ({})",
+                super::host::describe_thrown(&thrown)
+            );
+            return Err(CompactionError::range_error("", problem));
+        }
+        Err(thrown) => {
+            let problem = format!(
+                "is not JSON-compatible: {}",
+                super::host::describe_thrown(&thrown)
+            );
+            return Err(CompactionError::type_error("", problem));
+        }
+    };
+    let Some(text) = text else {
+        // No text for undefined, a function or a symbol: null, as inside an array.
+        return Ok(serde_json::Value::Null);
+    };
+    serde_json::from_str(&text).map_err(|error| {
+        if error.to_string().starts_with("recursion limit exceeded") {
+            CompactionError::range_error("", ": nesting deeper than 128 levels")
+        } else {
+            CompactionError::type_error("", format!("is not JSON-compatible: {error}"))
+        }
     })
 }
 
@@ -120,23 +150,8 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
 /// The error of the first element that `JSON.stringify` refuses or `serde_json` cannot read.
 fn first_bad_element(array: &Array) -> CompactionError {
     for (index, item) in array.iter().enumerate() {
-        let at = format!("[{index}]");
-        let text = match js_sys::JSON::stringify(&item) {
-            Ok(text) => String::from(text),
-            Err(thrown) => {
-                let problem = format!(
-                    "is not JSON-compatible: {}",
-                    super::host::describe_thrown(&thrown)
-                );
-                return CompactionError::type_error(at, problem);
-            }
-        };
-        if let Err(error) = serde_json::from_str::<serde_json::Value>(&text) {
-            return if error.to_string().starts_with("recursion limit exceeded") {
-                CompactionError::range_error(at, ": nesting deeper than 128 levels")
-            } else {
-                CompactionError::type_error(at, format!("is not JSON-compatible: {error}"))
-            };
+        if let Err(error) = json(&item) {
+            return error.under(&format!("[{index}]"));
         }
     }
     CompactionError::type_error("", "is not JSON-compatible")
