@@ -5,13 +5,14 @@
 use crate::context::{CompactOptions, ContextInput, TierContext};
 use crate::error::Result;
 use crate::policy::explain_selection;
-use crate::result::{ArchiveEntry, ContextData, TierResult};
+use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::pairing::{misplaced_results, paired_ids};
 use crate::working::{Current, Working};
+use serde_json::Value;
 use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -129,7 +130,8 @@ async fn run(
     ))
 }
 
-/// Puts copies of the input messages into the places [`run`] left for them.
+/// Puts copies of the input messages into the places [`run`] left for them, in the output and
+/// in the archive.
 fn fill_copies(result: &mut TierResult, input: &ContextInput) {
     let (ContextData::Messages(output), ContextInput::Messages { messages, .. }) =
         (&mut result.context, input)
@@ -141,10 +143,12 @@ fn fill_copies(result: &mut TierResult, input: &ContextInput) {
             *slot = message.clone();
         }
     }
+    crate::formats::fill_archive(&mut result.archive, &result.archive_origins, messages);
 }
 
-/// Moves the input messages into the places [`run`] left for them (an input message used
-/// twice, which no adapter does, is copied the second time).
+/// Moves the input messages into the places [`run`] left for them: whole messages into the
+/// output, removed content into the archive. Each input message is used once (in the output,
+/// or removed whole or in parts); a second use, which no adapter makes, is copied.
 fn fill_moved(result: &mut TierResult, input: ContextInput) {
     let (ContextData::Messages(output), ContextInput::Messages { mut messages, .. }) =
         (&mut result.context, input)
@@ -165,7 +169,32 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
             Some(earlier) => output[index] = output[earlier].clone(),
         }
     }
-    crate::limits::drop_iteratively(serde_json::Value::Array(messages));
+    for (entry, origin) in result.archive.iter_mut().zip(&result.archive_origins) {
+        match origin {
+            None => {}
+            Some(ArchiveOrigin::Part { message, path }) => {
+                let content = match moved_to.get(*message) {
+                    Some(Some(out)) => value_at(&output[*out], path).cloned(),
+                    Some(None) => value_at_mut(&mut messages[*message], path).map(std::mem::take),
+                    None => None,
+                };
+                entry.content = content.unwrap_or(Value::Null);
+            }
+            Some(ArchiveOrigin::Messages(from)) => {
+                let Value::Array(items) = &mut entry.content else {
+                    continue;
+                };
+                for (item, from) in items.iter_mut().zip(from) {
+                    *item = match from.and_then(|at| Some((at, moved_to.get(at)?))) {
+                        Some((_, Some(out))) => output[*out].clone(),
+                        Some((at, None)) => std::mem::take(&mut messages[at]),
+                        None => continue,
+                    };
+                }
+            }
+        }
+    }
+    crate::limits::drop_iteratively(Value::Array(messages));
 }
 
 /// What the invariants need of the input: the paired tool ids and the results already out of
@@ -254,7 +283,7 @@ fn finish(
                 .into_iter()
                 .map(|message| match message {
                     Cow::Owned(value) => value,
-                    Cow::Borrowed(_) => serde_json::Value::Null,
+                    Cow::Borrowed(_) => Value::Null,
                 })
                 .collect(),
         ),
@@ -279,6 +308,7 @@ fn finish(
         summariser_usage: working.summariser_usage,
         format: working.transcript.format.as_str(),
         origins: working.origins,
+        archive_origins: working.archive_origins,
     }
 }
 

@@ -31,6 +31,54 @@ pub struct ArchiveEntry {
     pub replacement: String,
 }
 
+/// One step of a path into a JSON value: an object key or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStep {
+    /// The field of that name.
+    Key(&'static str),
+    /// The element at that index.
+    Index(usize),
+}
+
+/// The value at `path` inside `value`, if there is one.
+pub fn value_at<'v>(
+    value: &'v serde_json::Value,
+    path: &[PathStep],
+) -> Option<&'v serde_json::Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        PathStep::Key(key) => value.get(key),
+        PathStep::Index(index) => value.get(index),
+    })
+}
+
+/// The value at `path` inside `value`, mutably, if there is one.
+pub fn value_at_mut<'v>(
+    value: &'v mut serde_json::Value,
+    path: &[PathStep],
+) -> Option<&'v mut serde_json::Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        PathStep::Key(key) => value.get_mut(key),
+        PathStep::Index(index) => value.get_mut(index),
+    })
+}
+
+/// Where an archive entry's content is in the input, when it is input content as it was: the
+/// core moves (or copies) it from there into the entry once the call is done, and a host that
+/// still holds its input can hand back its own value instead of a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchiveOrigin {
+    /// The value at `path` inside input message `message` (a tool result's body, a media part).
+    Part {
+        /// Index of the input message.
+        message: usize,
+        /// Path inside that message.
+        path: Vec<PathStep>,
+    },
+    /// Whole messages, in order: for each, the input message it is, or `None` for a message an
+    /// earlier step of the same call wrote (its content is in the entry already).
+    Messages(Vec<Option<usize>>),
+}
+
 /// Spend the summariser reported for one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -93,4 +141,8 @@ pub struct TierResult {
     /// hand back their own objects for these instead of the copies.
     #[serde(skip)]
     pub origins: Vec<Option<usize>>,
+    /// For each archive entry, where its content is in the input (`None` when it is not input
+    /// content as it was, or for flat text); see [`ArchiveOrigin`].
+    #[serde(skip)]
+    pub archive_origins: Vec<Option<ArchiveOrigin>>,
 }

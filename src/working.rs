@@ -9,7 +9,7 @@ use crate::context::{ContextInput, FormatChoice};
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::plan::Plan;
-use crate::result::{ArchiveEntry, SummariserUsage};
+use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -31,8 +31,12 @@ pub struct Working<'a> {
     pub context: Current<'a>,
     /// The current context in the internal model.
     pub transcript: Transcript<'a>,
-    /// What has been removed so far, in the order it was removed.
+    /// What has been removed so far, in the order it was removed. Content that is input
+    /// content as it was is not copied: the entry holds `null` and `archive_origins` says where
+    /// it is, until the engine moves or copies it in at the end.
     pub archive: Vec<ArchiveEntry>,
+    /// For each archive entry, where its content is in the input (see [`ArchiveOrigin`]).
+    pub archive_origins: Vec<Option<ArchiveOrigin>>,
     /// What the tier did, in words, one entry per step.
     pub notes: Vec<String>,
     /// Warnings collected from the steps.
@@ -73,6 +77,7 @@ impl<'a> Working<'a> {
             context,
             transcript,
             archive: Vec::new(),
+            archive_origins: Vec::new(),
             notes: Vec::new(),
             warnings: Vec::new(),
             degraded: false,
@@ -131,7 +136,26 @@ impl<'a> Working<'a> {
                 Current::Messages(messages) => {
                     let current = std::mem::take(messages);
                     let applied = formats::apply_current(current, &self.transcript, &plan.edits)?;
-                    // Compose: an unchanged copy of an unchanged copy is a copy of the input.
+                    // Compose: an unchanged copy of an unchanged copy is a copy of the input
+                    // (the adapter's indices are the current messages', ours the input's).
+                    let input_index =
+                        |at: usize| -> Option<usize> { self.origins.get(at).copied().flatten() };
+                    let archive_origins: Vec<_> = applied
+                        .archive_origins
+                        .iter()
+                        .map(|origin| match origin {
+                            Some(ArchiveOrigin::Part { message, path }) => input_index(*message)
+                                .map(|message| ArchiveOrigin::Part {
+                                    message,
+                                    path: path.clone(),
+                                }),
+                            Some(ArchiveOrigin::Messages(from)) => Some(ArchiveOrigin::Messages(
+                                from.iter().map(|at| at.and_then(input_index)).collect(),
+                            )),
+                            None => None,
+                        })
+                        .collect();
+                    self.archive_origins.extend(archive_origins);
                     self.origins = applied
                         .origins
                         .iter()
@@ -156,6 +180,8 @@ impl<'a> Working<'a> {
                 }
             };
             self.archive.extend(archive);
+            // Flat text (and any adapter that says nothing) has no origins.
+            self.archive_origins.resize(self.archive.len(), None);
         }
         if !plan.reason.is_empty() {
             self.notes.push(plan.reason);
@@ -182,6 +208,7 @@ impl<'a> Working<'a> {
         self.transcript = fresh.transcript;
         self.counted = fresh.counted;
         self.archive.clear();
+        self.archive_origins.clear();
         self.notes
             .push(format!("input returned unchanged: the result {why_not}"));
         Ok(())

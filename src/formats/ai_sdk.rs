@@ -10,11 +10,12 @@
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
     missing_block, object_at, optional_str, other_block, part_of, plain_payload, read_each,
-    removed_plain_block, replace_plain_block, required_str, role_of, string_content, text_or_json,
+    removed_plain_path, replace_plain_block, required_str, role_of, string_content, text_or_json,
     text_part, tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
+use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -300,19 +301,29 @@ impl super::json::Writer for Writer {
         Ok(message)
     }
 
-    fn removed_value(&self, message: &Value, block: &Block) -> Value {
-        let part = |index: usize| message.get("content")?.get(index);
-        let removed = match (&block.kind, block.path.as_slice()) {
+    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
+        use PathStep::{Index, Key};
+        let path = match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolResult { .. }, [index]) => {
-                part(*index).and_then(|p| p.get("output").or_else(|| p.get("result")))
+                let part = message.get("content")?.get(*index)?;
+                let body = if part.get("output").is_some() {
+                    "output"
+                } else {
+                    "result"
+                };
+                vec![Key("content"), Index(*index), Key(body)]
             }
-            (BlockKind::ToolCall { .. }, [index]) => part(*index),
-            (_, [index, inner]) => {
-                part(*index).and_then(|p| p.get("output")?.get("value")?.get(*inner))
-            }
-            _ => return removed_plain_block(message, block),
+            (BlockKind::ToolCall { .. }, [index]) => vec![Key("content"), Index(*index)],
+            (_, [index, inner]) => vec![
+                Key("content"),
+                Index(*index),
+                Key("output"),
+                Key("value"),
+                Index(*inner),
+            ],
+            _ => return removed_plain_path(message, block),
         };
-        removed.cloned().unwrap_or(Value::Null)
+        crate::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

@@ -14,10 +14,11 @@
 use super::common::{
     Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
     missing_block, object_at, object_field, optional_str, other_block, part_of, plain_payload,
-    read_each, removed_plain_block, replace_plain_block, required_str, role_of, string_content,
+    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
     text_part, tool_call_not_replaceable,
 };
 use crate::error::Result;
+use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -215,15 +216,19 @@ impl super::json::Writer for Writer {
         Ok(message)
     }
 
-    fn removed_value(&self, message: &Value, block: &Block) -> Value {
-        let part = |index: usize| message.get("content")?.get(index);
-        let removed = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => part(*index).and_then(|p| p.get("content")),
-            (BlockKind::ToolCall { .. }, [index]) => part(*index),
-            (_, [index, inner]) => part(*index).and_then(|p| p.get("content")?.get(*inner)),
-            _ => return removed_plain_block(message, block),
+    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
+        use PathStep::{Index, Key};
+        let path = match (&block.kind, block.path.as_slice()) {
+            (BlockKind::ToolResult { .. }, [index]) => {
+                vec![Key("content"), Index(*index), Key("content")]
+            }
+            (BlockKind::ToolCall { .. }, [index]) => vec![Key("content"), Index(*index)],
+            (_, [index, inner]) => {
+                vec![Key("content"), Index(*index), Key("content"), Index(*inner)]
+            }
+            _ => return removed_plain_path(message, block),
         };
-        removed.cloned().unwrap_or(Value::Null)
+        crate::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

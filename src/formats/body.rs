@@ -337,7 +337,15 @@ pub(crate) fn splice_messages(
     } else {
         Vec::new()
     };
-    let mut spliced = String::with_capacity(body.len());
+    // Room for what is copied as it was; serialised messages grow it as needed. (The output of
+    // a tier is usually much smaller than the body: reserving the body's size would double
+    // the memory a large body needs.)
+    let kept: usize = origins
+        .iter()
+        .filter_map(|origin| originals.get((*origin)?))
+        .map(|original| original.len() + 1)
+        .sum();
+    let mut spliced = String::with_capacity(before.len() + kept + after.len() + 2);
     spliced.push_str(before);
     spliced.push('[');
     for (index, message) in output.iter().enumerate() {

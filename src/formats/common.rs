@@ -3,6 +3,7 @@
 
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
+use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -285,20 +286,22 @@ pub(crate) fn plain_payload<'v>(message: &'v Value, block: &Block) -> Option<&'v
     payload.is_string().then_some(payload)
 }
 
-/// What [`replace_plain_block`] removes: the string content, a text part's `text`, or the part.
-pub(crate) fn removed_plain_block(message: &Value, block: &Block) -> Value {
-    let Some(content) = message.get("content") else {
-        return Value::Null;
-    };
-    let removed = match block.path.as_slice() {
-        [] => Some(content),
-        [index] => content.get(*index).map(|part| match part.get("text") {
-            Some(text) if block.kind == BlockKind::Text => text,
-            _ => part,
-        }),
+/// Where what [`replace_plain_block`] removes is: the string content, a text part's `text`, or
+/// the part.
+pub(crate) fn removed_plain_path(message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
+    let content = message.get("content")?;
+    match block.path.as_slice() {
+        [] => Some(vec![PathStep::Key("content")]),
+        [index] => {
+            let part = content.get(*index)?;
+            let mut path = vec![PathStep::Key("content"), PathStep::Index(*index)];
+            if block.kind == BlockKind::Text && part.get("text").is_some() {
+                path.push(PathStep::Key("text"));
+            }
+            Some(path)
+        }
         _ => None,
-    };
-    removed.cloned().unwrap_or(Value::Null)
+    }
 }
 
 /// `messages[i].content`, `messages[i].content[a]`, or `messages[i].content[a]{nested}[b]` for

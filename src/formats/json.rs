@@ -5,7 +5,7 @@
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
 use crate::plan::Edit;
-use crate::result::ArchiveEntry;
+use crate::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
 use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -19,8 +19,9 @@ pub(crate) trait Writer {
     /// `text` as its body; media becomes a text part. Fields not involved are kept.
     fn replace_block(&self, message: Value, block: &Block, text: &str) -> Result<Value>;
 
-    /// The exact value `replace_block` removes (a tool result's body, a media part).
-    fn removed_value(&self, message: &Value, block: &Block) -> Value;
+    /// Where the exact value `replace_block` removes (a tool result's body, a media part) is
+    /// inside `message`; `None` when there is nothing to remove (the entry holds `null`).
+    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>>;
 
     /// The string inside `message` that `replace_block` overwrites without reading (a tool
     /// result's string body, a text part's text), if there is one: the copy of a message made
@@ -45,6 +46,7 @@ pub(crate) fn apply<'a>(
     let mut output = Vec::with_capacity(messages.len());
     let mut origins = Vec::with_capacity(messages.len());
     let mut archive = Vec::with_capacity(edits.len());
+    let mut archive_origins = Vec::with_capacity(edits.len());
     let mut next = 0; // next transcript message to copy through
     let mut edits = edits.iter().peekable();
     while next < transcript.messages.len() {
@@ -74,10 +76,27 @@ pub(crate) fn apply<'a>(
             Edit::ReplaceMessages {
                 range, text, kind, ..
             } => {
-                let removed = range
-                    .clone()
-                    .map(|i| take_message(&mut messages, transcript, i).map(Cow::into_owned))
-                    .collect::<Result<Vec<_>>>()?;
+                // Unchanged input messages stay where they are until the call is done; the
+                // entry says where (their places hold `null` meanwhile).
+                let mut removed = Vec::with_capacity(range.len());
+                let mut from = Vec::with_capacity(range.len());
+                for i in range.clone() {
+                    match take_message(&mut messages, transcript, i)? {
+                        Cow::Borrowed(_) => {
+                            removed.push(Value::Null);
+                            from.push(Some(source_index(transcript, i)));
+                        }
+                        Cow::Owned(value) => {
+                            removed.push(value);
+                            from.push(None);
+                        }
+                    }
+                }
+                archive_origins.push(
+                    from.iter()
+                        .any(Option::is_some)
+                        .then_some(ArchiveOrigin::Messages(from)),
+                );
                 let replacement = text.clone().unwrap_or_default();
                 if let Some(text) = text {
                     output.push(Cow::Owned(writer.text_message(text)));
@@ -118,10 +137,26 @@ pub(crate) fn apply<'a>(
                                 format!("block {block} of message {index} does not exist"),
                             )
                         })?;
+                    let path = writer.removed_path(&original, block);
+                    let (content, origin) = match (&original, path) {
+                        (Cow::Borrowed(_), Some(path)) => (
+                            Value::Null,
+                            Some(ArchiveOrigin::Part {
+                                message: source_index(transcript, index),
+                                path,
+                            }),
+                        ),
+                        (_, path) => (
+                            path.and_then(|path| value_at(&original, &path).cloned())
+                                .unwrap_or(Value::Null),
+                            None,
+                        ),
+                    };
+                    archive_origins.push(origin);
                     archive.push(ArchiveEntry {
                         id: String::new(),
                         kind: kind.as_str(),
-                        content: writer.removed_value(&original, block),
+                        content,
                         location: writer.location(
                             &original,
                             source_index(transcript, index),
@@ -153,6 +188,7 @@ pub(crate) fn apply<'a>(
         output,
         archive,
         origins,
+        archive_origins,
     })
 }
 

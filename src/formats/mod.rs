@@ -14,7 +14,7 @@ pub mod text;
 
 use crate::error::Result;
 use crate::plan::Edit;
-use crate::result::ArchiveEntry;
+use crate::result::{ArchiveEntry, ArchiveOrigin};
 use crate::transcript::{Format, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -30,6 +30,9 @@ pub struct Applied<T> {
     /// For each output message, the input message it is an unchanged copy of (`None` for edited
     /// and new ones); empty for flat text. Lets the binding hand back the caller's own objects.
     pub origins: Vec<Option<usize>>,
+    /// For each archive entry, where its content is in the input messages when the entry does
+    /// not hold it yet (its `content` is then `null`); empty for flat text.
+    pub archive_origins: Vec<Option<ArchiveOrigin>>,
 }
 
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
@@ -68,16 +71,47 @@ pub fn apply_messages(
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Value>>> {
-    let applied = apply_current(
+    let mut applied = apply_current(
         messages.iter().map(Cow::Borrowed).collect(),
         transcript,
         edits,
     )?;
+    fill_archive(&mut applied.archive, &applied.archive_origins, messages);
     Ok(Applied {
         output: applied.output.into_iter().map(Cow::into_owned).collect(),
         archive: applied.archive,
         origins: applied.origins,
+        archive_origins: applied.archive_origins,
     })
+}
+
+/// Copies the content of archive entries that is still in `input` (see [`ArchiveOrigin`]).
+pub(crate) fn fill_archive(
+    archive: &mut [ArchiveEntry],
+    origins: &[Option<ArchiveOrigin>],
+    input: &[Value],
+) {
+    for (entry, origin) in archive.iter_mut().zip(origins) {
+        match origin {
+            None => {}
+            Some(ArchiveOrigin::Part { message, path }) => {
+                entry.content = input
+                    .get(*message)
+                    .and_then(|message| crate::result::value_at(message, path))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            Some(ArchiveOrigin::Messages(from)) => {
+                if let Value::Array(items) = &mut entry.content {
+                    for (item, from) in items.iter_mut().zip(from) {
+                        if let Some(message) = from.and_then(|at| input.get(at)) {
+                            *item = message.clone();
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// [`apply_messages`] on messages that are borrowed (unchanged input) or owned (written by an

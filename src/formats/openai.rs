@@ -10,11 +10,12 @@
 use super::common::{
     Content, compact_json, content_location, content_of, data_uri_media_type, finish_message,
     media_block, message_path, object_at, object_field, other_block, part_of, plain_payload,
-    read_each, removed_plain_block, replace_plain_block, required_str, role_of, string_content,
+    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
     text_or_json, tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
+use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -269,16 +270,18 @@ impl super::json::Writer for Writer {
         Ok(message)
     }
 
-    fn removed_value(&self, message: &Value, block: &Block) -> Value {
+    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
         match block.kind {
-            BlockKind::ToolCall { .. } => block
-                .path
-                .first()
-                .and_then(|index| message.get("tool_calls")?.get(*index))
-                .cloned()
-                .unwrap_or(Value::Null),
-            BlockKind::ToolResult { .. } => message.get("content").cloned().unwrap_or(Value::Null),
-            _ => removed_plain_block(message, block),
+            BlockKind::ToolCall { .. } => {
+                let index = *block.path.first()?;
+                message.get("tool_calls")?.get(index)?;
+                Some(vec![PathStep::Key("tool_calls"), PathStep::Index(index)])
+            }
+            BlockKind::ToolResult { .. } => {
+                message.get("content")?;
+                Some(vec![PathStep::Key("content")])
+            }
+            _ => removed_plain_path(message, block),
         }
     }
 
@@ -744,9 +747,10 @@ mod tests {
         assert_eq!(location(2, 1), "messages[2].tool_calls[1]");
         assert_eq!(location(4, 0), "messages[4].content");
         let call = &transcript.messages[2].blocks[1];
+        let path = Writer.removed_path(&messages[2], call).expect("a call");
         assert_eq!(
-            Writer.removed_value(&conversation()[2], call),
-            conversation()[2]["tool_calls"][1]
+            crate::result::value_at(&messages[2], &path),
+            Some(&messages[2]["tool_calls"][1])
         );
     }
 }

@@ -111,6 +111,7 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
     }
     output.push_str(&text[copied_to..]);
     Ok(Applied {
+        archive_origins: Vec::new(),
         output,
         archive,
         origins: Vec::new(),

@@ -4,7 +4,9 @@
 
 use super::errors;
 use super::host::AbortSignal;
-use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use crate::result::{
+    ArchiveEntry, ArchiveOrigin, ContextData, PathStep, SummariserUsage, TierResult,
+};
 use crate::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
@@ -66,10 +68,15 @@ fn result_object(result: &TierResult, context: Option<Option<&Array>>) -> Result
         ),
         (ContextData::Text(text), Some(_)) => builder.set("text", text.as_str()),
     };
+    let input = context.flatten();
     let archive: Array = result
         .archive
         .iter()
-        .map(archive_entry)
+        .enumerate()
+        .map(|(index, entry)| {
+            let origin = result.archive_origins.get(index).and_then(Option::as_ref);
+            archive_entry(entry, origin, input)
+        })
         .collect::<Result<_, _>>()?;
     Ok(builder
         .set("beforeTokens", result.before_tokens as f64)
@@ -115,14 +122,61 @@ fn shared_messages(
     Ok(output)
 }
 
-fn archive_entry(entry: &ArchiveEntry) -> Result<JsValue, JsValue> {
+/// An archive entry. Content that is the caller's input as it was (see [`ArchiveOrigin`]) is
+/// handed back as the caller's own value, like unchanged messages: nothing is converted.
+fn archive_entry(
+    entry: &ArchiveEntry,
+    origin: Option<&ArchiveOrigin>,
+    input: Option<&Array>,
+) -> Result<JsValue, JsValue> {
+    let content = match (origin, input) {
+        (Some(ArchiveOrigin::Part { message, path }), Some(input)) => {
+            match caller_value(input, *message, path) {
+                Some(value) => value,
+                None => json(&entry.content)?,
+            }
+        }
+        (Some(ArchiveOrigin::Messages(from)), Some(input)) => {
+            let items = entry.content.as_array().map_or(&[][..], Vec::as_slice);
+            let messages = Array::new_with_length(items.len() as u32);
+            for (index, item) in items.iter().enumerate() {
+                let own = from
+                    .get(index)
+                    .copied()
+                    .flatten()
+                    .and_then(|at| caller_value(input, at, &[]));
+                let value = match own {
+                    Some(value) => value,
+                    None => json(item)?,
+                };
+                messages.set(index as u32, value);
+            }
+            messages.into()
+        }
+        _ => json(&entry.content)?,
+    };
     Ok(Builder::new()
         .set("id", entry.id.as_str())
         .set("kind", entry.kind)
-        .set("content", json(&entry.content)?)
+        .set("content", content)
         .set("location", entry.location.as_str())
         .set("replacement", entry.replacement.as_str())
         .build())
+}
+
+/// The value at `path` inside the caller's message `message`, if it is there.
+fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsValue> {
+    let mut value = input.get(message as u32);
+    for step in path {
+        if !value.is_object() {
+            return None;
+        }
+        value = match step {
+            PathStep::Key(key) => Reflect::get(&value, &JsValue::from_str(key)).ok()?,
+            PathStep::Index(index) => Reflect::get_u32(&value, *index as u32).ok()?,
+        };
+    }
+    (!value.is_undefined()).then_some(value)
 }
 
 fn usage(usage: &SummariserUsage) -> JsValue {

@@ -111,6 +111,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         summariser_usage,
         format,
         origins: Vec::new(),
+        archive_origins: Vec::new(),
     })
 }
 
