@@ -129,14 +129,16 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
 
 /// A JS array of JSON values; each element's error names its index (`[3]: ...`).
 ///
-/// One `JSON.stringify` in the host and one `serde_json` parse here: much cheaper than walking
-/// every value through `Reflect` (serde-wasm-bindgen was a quarter of a call's time), and the
-/// parser's nesting limit (128 levels) turns a pathologically deep value into a clean error
-/// instead of a stack overflow in wasm.
+/// Plain JSON data is read directly ([`super::walk`]); anything else through one
+/// `JSON.stringify` in the host and one `serde_json` parse here, whose nesting limit (128
+/// levels) turns a pathologically deep value into a clean error instead of a stack overflow.
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = value.dyn_ref::<Array>().ok_or_else(|| {
         CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
     })?;
+    if let Some(values) = super::walk::plain_array(array) {
+        return Ok(values);
+    }
     let parsed = js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| serde_json::from_str(&super::text::to_string(&text)).ok());

@@ -16,6 +16,7 @@ mod test_trap;
 #[cfg(test)]
 mod tests;
 mod text;
+mod walk;
 
 use crate::error::{CompactionError, Result};
 use crate::result::TierResult;

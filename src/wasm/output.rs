@@ -45,6 +45,50 @@ pub fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
         .map_err(errors::internal)
 }
 
+/// JSON values as plain JS data, integers beyond 2^53 included: as the nearest JS number, as
+/// `JSON.parse` reads them (serde-wasm-bindgen refuses them; a host's own number of that size,
+/// read through JSON, comes back exactly).
+pub fn json_values(values: &[serde_json::Value]) -> Result<JsValue, JsValue> {
+    json(&JsNumbers(values))
+}
+
+/// One JSON value, see [`json_values`].
+pub fn json_value(value: &serde_json::Value) -> Result<JsValue, JsValue> {
+    json(&JsNumber(value))
+}
+
+struct JsNumbers<'a>(&'a [serde_json::Value]);
+
+impl Serialize for JsNumbers<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(JsNumber))
+    }
+}
+
+struct JsNumber<'a>(&'a serde_json::Value);
+
+impl Serialize for JsNumber<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde_json::Value;
+        const SAFE: u64 = 1 << 53;
+        match self.0 {
+            Value::Number(number) if number.as_u64().is_some_and(|n| n > SAFE) => {
+                serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
+            }
+            Value::Number(number) if number.as_i64().is_some_and(|n| n.unsigned_abs() > SAFE) => {
+                serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
+            }
+            Value::Array(items) => serializer.collect_seq(items.iter().map(JsNumber)),
+            Value::Object(fields) => serializer.collect_map(
+                fields
+                    .iter()
+                    .map(|(key, value)| (key.as_str(), JsNumber(value))),
+            ),
+            other => other.serialize(serializer),
+        }
+    }
+}
+
 fn strings(items: &[String]) -> Array {
     items.iter().map(|item| JsValue::from_str(item)).collect()
 }
@@ -115,7 +159,7 @@ fn shared_messages(
         };
         let value = match original {
             Some(value) if !value.is_undefined() => value,
-            _ => json(message)?,
+            _ => json_value(message)?,
         };
         output.set(index as u32, value);
     }
@@ -133,7 +177,7 @@ fn archive_entry(
         (Some(ArchiveOrigin::Part { message, path }), Some(input)) => {
             match caller_value(input, *message, path) {
                 Some(value) => value,
-                None => json(&entry.content)?,
+                None => json_value(&entry.content)?,
             }
         }
         (Some(ArchiveOrigin::Messages(from)), Some(input)) => {
@@ -147,13 +191,13 @@ fn archive_entry(
                     .and_then(|at| caller_value(input, at, &[]));
                 let value = match own {
                     Some(value) => value,
-                    None => json(item)?,
+                    None => json_value(item)?,
                 };
                 messages.set(index as u32, value);
             }
             messages.into()
         }
-        _ => json(&entry.content)?,
+        _ => json_value(&entry.content)?,
     };
     Ok(Builder::new()
         .set("id", entry.id.as_str())
@@ -195,7 +239,7 @@ pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result
         .set("correlationId", request.correlation_id.as_str())
         .set("instructions", request.instructions.as_str())
         .set("transcript", request.transcript.as_str())
-        .set("messages", json(&request.messages)?)
+        .set("messages", json_values(&request.messages)?)
         .set("targetTokens", request.target_tokens as f64)
         .set("mustKeep", strings(&request.must_keep))
         .set("signal", AsRef::<JsValue>::as_ref(signal).clone())

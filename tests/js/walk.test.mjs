@@ -1,0 +1,118 @@
+// Messages are read from the host's objects directly (src/wasm/walk.rs) when they are plain JSON
+// data, and through JSON.stringify otherwise. Either way a message must read exactly as
+// JSON.parse(JSON.stringify(message)): checked on the field an edited message carries over, and
+// on what the archive and the token counts say.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compactWithTier } from "tiered-compaction";
+import { pressure } from "./helpers.mjs";
+
+const BODY = "log line\n".repeat(200);
+
+/** A conversation whose tool result micro collapses; `extra` rides on that tool message. */
+function conversation(extra) {
+  return [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Fix the build." },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: BODY, extra },
+    { role: "user", content: "next" },
+  ];
+}
+
+const ctx = (messages) => ({ sessionId: "walk", pressure: pressure(3, 0.5), messages, format: "openai" });
+
+class Point {
+  constructor() {
+    this.x = 1;
+  }
+}
+
+const VALUES = {
+  integer: 42,
+  "negative zero": -0,
+  fraction: 1.5,
+  "2^60": 2 ** 60,
+  "-2^63": -(2 ** 63),
+  "-1e20": -1e20,
+  "1e21": 1e21,
+  "5e-324": 5e-324,
+  NaN: NaN,
+  Infinity: -Infinity,
+  null: null,
+  boolean: false,
+  "non-ASCII string": "café 😀 日本",
+  "a long string": "ü".repeat(500),
+  "a real U+FFFD": "a\uFFFDb",
+  "undefined, functions and symbols": { a: undefined, b: () => 1, c: Symbol("s"), d: [undefined, () => 1, Symbol("t")] },
+  holes: [1, , 3], // eslint-disable-line no-sparse-arrays
+  "nested plain data": { list: [{ k: "v" }, [[]], {}], "key with \u00e9": true },
+  "null prototype": Object.assign(Object.create(null), { a: 1 }),
+  "toJSON (Date)": new Date(0),
+  "toJSON (own)": { toJSON: () => ({ replaced: true }) },
+  "boxed primitives": [new Number(3), new String("s"), new Boolean(false)],
+  "class instance": new Point(),
+  Map: new Map([[1, 2]]),
+  "typed array": new Uint8Array([1, 2]),
+  getter: Object.defineProperty({}, "g", { enumerable: true, get: () => "got" }),
+  "non-enumerable": Object.defineProperty({ v: 1 }, "hidden", { value: 2, enumerable: false }),
+  "array with a toJSON": Object.assign([1, 2], { toJSON: () => "array" }),
+};
+
+describe("messages read from JS objects", () => {
+  for (const [name, extra] of Object.entries(VALUES)) {
+    it(`${name}: reads as JSON.stringify would`, async () => {
+      const result = await compactWithTier("micro", ctx(conversation(extra)));
+      const edited = result.messages[3];
+      assert.notEqual(edited, conversation(extra)[3], "the tool message was edited");
+      assert.match(edited.content, /\[tool result body pruned: 1800 chars\]$/);
+      const expected = JSON.parse(JSON.stringify({ extra })).extra;
+      assert.deepEqual(edited.extra, expected);
+      assert.equal("extra" in edited, expected !== undefined);
+    });
+  }
+
+  it("a lone surrogate is refused, as serde_json refuses JSON.stringify's escape of it", async () => {
+    for (const text of ["a\uD800b", "\uDC00", "x".repeat(100) + "\uD83D"]) {
+      await assert.rejects(compactWithTier("micro", ctx(conversation(text))), (error) => {
+        assert.ok(error instanceof TypeError, `${error.name}: ${error.message}`);
+        assert.match(error.message, /^messages\[3\] is not JSON-compatible: /);
+        return true;
+      });
+    }
+  });
+
+  it("a BigInt, a throwing getter and a revoked proxy are errors naming the message", async () => {
+    const throwing = Object.defineProperty({}, "g", {
+      enumerable: true,
+      get() {
+        throw new Error("nope");
+      },
+    });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const extra of [10n, throwing, proxy]) {
+      await assert.rejects(compactWithTier("micro", ctx(conversation(extra))), (error) => {
+        assert.ok(error instanceof TypeError, `${error.name}: ${error.message}`);
+        assert.match(error.message, /^messages\[3\] is not JSON-compatible: /);
+        return true;
+      });
+    }
+  });
+
+  it("the same counts, ids and archive whichever way a message is read", async () => {
+    const plain = await compactWithTier("micro", ctx(conversation({ n: 1 })));
+    // A toJSON on the tool message sends the whole array the JSON.stringify way.
+    const messages = conversation({ n: 1 });
+    messages[3] = { ...messages[3], toJSON() {
+      const { toJSON, ...rest } = this; // eslint-disable-line no-unused-vars
+      return rest;
+    } };
+    const stringified = await compactWithTier("micro", ctx(messages));
+    for (const key of ["beforeTokens", "afterTokens", "correlationId", "reason"]) {
+      assert.deepEqual(stringified[key], plain[key], key);
+    }
+    assert.deepEqual(stringified.archive, plain.archive);
+    assert.deepEqual(JSON.parse(JSON.stringify(stringified.messages)), JSON.parse(JSON.stringify(plain.messages)));
+  });
+});
