@@ -2,10 +2,13 @@
 //! request body and the limits measure every string's escaped length; a byte-by-byte loop over
 //! megabytes of tool output was most of a call's time in wasm (which has no `memchr`).
 //!
-//! The word tricks are the classic ones: for a word `x`, `(x - 0x01..01) & !x & 0x80..80` is
-//! nonzero when some byte of `x` is zero, and its lowest set bit marks the first such byte
-//! exactly (a borrow can only mark bytes above a real zero). Comparing with a byte `b` is finding
-//! a zero in `x ^ b..b`; finding a byte below `n` (n <= 0x80) is `(x - n..n) & !x & 0x80..80`.
+//! The word tricks are the classic ones. To find: for a word `x`, `(x - 0x01..01) & !x &
+//! 0x80..80` is nonzero when some byte of `x` is zero, and its lowest set bit marks the first such
+//! byte exactly (a borrow can only mark bytes above a real zero); comparing with a byte `b` is
+//! finding a zero in `x ^ b..b`. To count, every byte must be marked exactly: adding `0x7f` to
+//! each byte's low seven bits cannot carry into the next byte, so `!((x & 0x7f..7f) + 0x7f..7f
+//! | x) & 0x80..80` marks exactly the zero bytes, and with `0x80 - n` in place of `0x7f` the bytes
+//! below `n`.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -26,10 +29,19 @@ fn equal(x: u64, byte: u8) -> u64 {
     y.wrapping_sub(ONES) & !y & HIGHS
 }
 
-/// High bit set in each byte of `x` below `n` (the lowest one exact; `n` at most 0x80).
+const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// High bit set in exactly the bytes of `x` that equal `byte` (no borrow between bytes).
 #[inline(always)]
-fn below(x: u64, n: u8) -> u64 {
-    x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
+fn equal_exact(x: u64, byte: u8) -> u64 {
+    let y = x ^ (ONES * u64::from(byte));
+    !(((y & LOWS).wrapping_add(LOWS)) | y) & HIGHS
+}
+
+/// High bit set in exactly the bytes of `x` below `n` (`n` at most 0x80).
+#[inline(always)]
+fn below_exact(x: u64, n: u8) -> u64 {
+    !(((x & LOWS).wrapping_add(ONES * u64::from(0x80 - n))) | x) & HIGHS
 }
 
 /// Position of the first `"` or `\` in `bytes`.
@@ -60,18 +72,28 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
 pub(crate) fn json_escape_overhead(bytes: &[u8]) -> usize {
     let mut extra = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        if at + 8 <= bytes.len() {
-            let x = word(&bytes[at..at + 8]);
-            if below(x, 0x20) | equal(x, b'"') | equal(x, b'\\') == 0 {
-                at += 8;
-                continue;
-            }
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let control = below_exact(x, 0x20);
+        let quoted = equal_exact(x, b'"') | equal_exact(x, b'\\');
+        if control | quoted != 0 {
+            // Control characters take five extra bytes (`\u001f`) unless they have a short
+            // escape (`\n`), which takes one, like `\"` and `\\`.
+            let short = equal_exact(x, b'\n')
+                | equal_exact(x, b'\r')
+                | equal_exact(x, b'\t')
+                | equal_exact(x, 0x08)
+                | equal_exact(x, 0x0c);
+            extra += (quoted | short).count_ones() as usize
+                + 5 * (control & !short).count_ones() as usize;
         }
-        extra += escape_overhead(bytes[at]);
-        at += 1;
+        at += 8;
     }
     extra
+        + bytes[at..]
+            .iter()
+            .map(|&byte| escape_overhead(byte))
+            .sum::<usize>()
 }
 
 #[inline(always)]

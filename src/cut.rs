@@ -21,6 +21,17 @@ pub fn head(text: &str, max_chars: usize) -> &str {
     if text.len() <= max_chars {
         return text;
     }
+    // ASCII up to and including the first character left out: every character is a cluster of
+    // its own there (no ASCII character extends another), except CR LF.
+    let bytes = text.as_bytes();
+    if bytes[..=max_chars].is_ascii() {
+        let crlf = max_chars > 0 && bytes[max_chars - 1] == b'\r' && bytes[max_chars] == b'\n';
+        return &text[..max_chars - usize::from(crlf)];
+    }
+    head_by_clusters(text, max_chars)
+}
+
+fn head_by_clusters(text: &str, max_chars: usize) -> &str {
     let mut chars = 0usize;
     let mut end = 0;
     for (at, cluster) in text.grapheme_indices(true) {
@@ -38,6 +49,14 @@ pub fn head(text: &str, max_chars: usize) -> &str {
 /// that is not all whitespace (a space carrying a combining mark, or following a prepended mark)
 /// stays, so trimming cannot split one.
 pub fn trim_end(text: &str) -> &str {
+    // In ASCII text the clusters are the characters (and CR LF, whitespace too).
+    if text.is_ascii() {
+        return text.trim_end_matches(|c: char| c.is_whitespace());
+    }
+    trim_end_by_clusters(text)
+}
+
+fn trim_end_by_clusters(text: &str) -> &str {
     let mut end = text.len();
     for (at, cluster) in text.grapheme_indices(true).rev() {
         if !cluster.chars().all(char::is_whitespace) {
@@ -67,6 +86,18 @@ pub fn trim(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn ascii_shortcuts_agree_with_clusters(
+            text in "[a \r\n\t\u{b}\u{c}\u{1c}]{0,24}(\u{301}|é|😀)?[a \r\n]{0,4}",
+            max in 0usize..30,
+        ) {
+            prop_assert_eq!(head(&text, max), head_by_clusters(&text, max));
+            prop_assert_eq!(trim_end(&text), trim_end_by_clusters(&text));
+        }
+    }
 
     #[test]
     fn ascii_cuts_at_the_count() {

@@ -14,6 +14,7 @@ use crate::transcript::pairing::{misplaced_results, paired_ids};
 use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
@@ -201,14 +202,14 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 /// place (an input's misplaced result is the host's, not ours).
 struct Pairing {
     paired: Vec<String>,
-    misplaced: Vec<String>,
+    misplaced: HashSet<String>,
 }
 
 impl Pairing {
     fn of(transcript: &Transcript) -> Self {
         Self {
             paired: paired_ids(transcript),
-            misplaced: misplaced_results(transcript),
+            misplaced: misplaced_results(transcript).into_iter().collect(),
         }
     }
 }
@@ -228,8 +229,9 @@ fn check(
             "would grow the context ({before_tokens} -> {after_tokens} tokens)"
         ));
     }
-    let paired_after = paired_ids(after);
-    let calls_after: Vec<&str> = after
+    // Sets, not lists: a long agent session has thousands of tool ids.
+    let paired_after: HashSet<String> = paired_ids(after).into_iter().collect();
+    let ids_after: HashSet<&str> = after
         .messages
         .iter()
         .flat_map(|m| &m.blocks)
@@ -238,13 +240,13 @@ fn check(
     if let Some(broken) = before
         .paired
         .iter()
-        .find(|id| calls_after.contains(&id.as_str()) && !paired_after.contains(id))
+        .find(|id| ids_after.contains(id.as_str()) && !paired_after.contains(*id))
     {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }
     if let Some(id) = misplaced_results(after)
         .iter()
-        .find(|id| !before.misplaced.contains(id))
+        .find(|id| !before.misplaced.contains(*id))
     {
         return Err(format!("would separate tool result {id:?} from its call"));
     }

@@ -34,6 +34,11 @@ thread_local! {
 
 /// `text` as UTF-8 (a lone surrogate becomes U+FFFD, as everywhere a JS string is encoded).
 pub fn to_string(text: &JsString) -> String {
+    to_utf8(text).0
+}
+
+/// [`to_string`], and whether `text` is all ASCII (one byte per UTF-16 unit).
+pub fn to_utf8(text: &JsString) -> (String, bool) {
     let units = text.length();
     // One byte per UTF-16 unit is exact for ASCII; what is left then needs at most three bytes
     // per unit, so the second round always finishes.
@@ -53,8 +58,11 @@ pub fn to_string(text: &JsString) -> String {
         }
         read += consumed;
     }
-    String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    // Every unit read became one byte only if every character is ASCII.
+    let ascii = bytes.len() == units as usize;
+    let text = String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+    (text, ascii)
 }
 
 /// Encodes `text` into the spare capacity of `bytes` and extends it by what was written.

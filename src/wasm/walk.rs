@@ -138,11 +138,11 @@ impl Walk {
 /// A JS string as UTF-8, or `None` when it has a lone surrogate (which the encoders turn into
 /// U+FFFD and `JSON.stringify` escapes, for serde_json to refuse).
 fn string(text: &JsString) -> Option<String> {
-    let text = if text.length() >= LONG_STRING {
-        super::text::to_string(text)
-    } else {
-        String::from(text)
-    };
+    if text.length() >= LONG_STRING {
+        let (text, ascii) = super::text::to_utf8(text);
+        return (ascii || well_formed(&text)).then_some(text);
+    }
+    let text = String::from(text);
     well_formed(&text).then_some(text)
 }
 
