@@ -3,7 +3,7 @@
 
 use crate::markers;
 use crate::transcript::{BlockKind, Message, Transcript};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -61,14 +61,23 @@ pub fn session_digest(
     }
     let calls = calls(messages.iter().copied());
     if !calls.is_empty() {
-        let mut per_tool: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        // By tool name (a handful of tools: a list, sorted at the end).
+        let mut per_tool: Vec<(&str, usize, usize)> = Vec::new();
         for call in &calls {
-            let entry = per_tool.entry(call.name.as_str()).or_default();
-            entry.0 += 1;
-            entry.1 += usize::from(call.error);
+            let at = match per_tool.iter().position(|(name, ..)| *name == call.name) {
+                Some(at) => at,
+                None => {
+                    per_tool.push((call.name.as_str(), 0, 0));
+                    per_tool.len() - 1
+                }
+            };
+            per_tool[at].1 += 1;
+            per_tool[at].2 += usize::from(call.error);
         }
         out.push_str("## Tool calls\n");
-        for (name, (count, errors)) in per_tool {
+        for (name, count, errors) in
+            crate::sort::sorted_by_key(per_tool, &|tool: &(&str, usize, usize)| tool.0)
+        {
             let _ = writeln!(out, "- {name}: {count} call(s), {errors} error(s)");
         }
     }
@@ -122,7 +131,7 @@ impl Call {
 
 fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
-    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
     for block in messages.into_iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, name } => {

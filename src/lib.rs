@@ -32,6 +32,7 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod result;
+mod sort;
 pub mod summarise;
 pub mod tier;
 pub mod tiers;

@@ -100,13 +100,14 @@ impl Plan {
 
     /// Sorts edits into message order (adapters apply them in one pass).
     pub fn sorted(mut self) -> Self {
-        self.edits.sort_by_key(|edit| {
+        let key = |edit: &Edit| {
             let block = match edit {
                 Edit::ReplaceBlock { block, .. } => *block,
                 Edit::ReplaceMessages { .. } => 0,
             };
             (edit.first_message(), block)
-        });
+        };
+        self.edits = crate::sort::sorted_by_key(self.edits, &key);
         self
     }
 }

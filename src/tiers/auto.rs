@@ -207,9 +207,8 @@ fn with_earlier_summaries(transcript: &Transcript, runs: Vec<Range<usize>>) -> V
         })
         .map(|i| i..i + 1)
         .collect();
-    let mut all: Vec<Range<usize>> = earlier.into_iter().chain(runs).collect();
-    all.sort_by_key(|r| r.start);
-    all
+    let all: Vec<Range<usize>> = earlier.into_iter().chain(runs).collect();
+    crate::sort::sorted_by_key(all, &|r: &Range<usize>| r.start)
 }
 
 fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {

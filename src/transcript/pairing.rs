@@ -92,12 +92,11 @@ pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
             _ => {}
         }
     }
-    let mut ids: Vec<String> = calls
+    let ids: Vec<String> = calls
         .intersection(&results)
         .map(|id| id.to_string())
         .collect();
-    ids.sort();
-    ids
+    crate::sort::sorted_by_key(ids, &|id: &String| id.clone())
 }
 
 /// Tool ids whose result does not directly follow its call: some message between the call and the
