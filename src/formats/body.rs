@@ -11,10 +11,14 @@
 use super::detect::{first_evidence, format_name};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
-use crate::pressure::{BudgetPressure, json_type};
+use crate::pressure::BudgetPressure;
+#[cfg(test)]
+use crate::pressure::json_type;
 use crate::result::{ContextData, TierResult};
 use crate::transcript::Format;
-use serde_json::{Map, Value};
+#[cfg(test)]
+use serde_json::Map;
+use serde_json::Value;
 use std::ops::Range;
 
 /// Compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages request body.
@@ -30,15 +34,94 @@ pub async fn compact_request_body(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
+    let layout = layout(body, &options.policy.limits)?;
+    let messages = layout
+        .span
+        .elements
+        .iter()
+        .map(|element| parse_message(body.get(element.clone()).unwrap_or_default()))
+        .collect::<Result<Vec<_>>>()?;
+    let input_len = messages.len();
+    let result = compact_messages(
+        messages,
+        &layout,
+        session_id,
+        pressure,
+        cost_per_1k_tokens,
+        options,
+    )
+    .await?;
+    let ContextData::Messages(output) = &result.context else {
+        return Err(CompactionError::type_error(
+            "body.messages",
+            "came back from the engine as flat text",
+        ));
+    };
+    let new_body = splice_messages(body, &layout.span, input_len, output, &result.origins)?;
+    Ok((new_body, result))
+}
+
+/// A request body checked and measured, before its messages are read: where they are, and the
+/// top-level field that makes a plain list Anthropic. Nothing of the body is copied, so a caller
+/// can let the body go and read each message on its own ([`parse_message`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BodyLayout {
+    /// The `messages` array and its elements.
+    pub span: MessagesSpan,
+    /// `system` or `anthropic_version`, when the body has one.
+    pub anthropic_field: Option<&'static str>,
+}
+
+/// Checks `body` against the limits and as JSON (serde_json's errors, without building the
+/// values) and finds its messages: the errors of reading it whole, in the same order.
+pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyLayout> {
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
-    let limits = &options.policy.limits;
     limits.validate().map_err(|e| e.under("policy"))?;
     limits.check_text("body", body)?;
-    let mut request = parse_body(body)?;
-    let messages = take_messages(&mut request)?;
-    let format = request_format(&request, &messages)?;
-    let span = locate_messages(body).ok_or_else(scanner_disagrees)?;
-    let input_len = messages.len();
+    serde_json::from_str::<serde::de::IgnoredAny>(body).map_err(body_error)?;
+    let first = body.trim_start().as_bytes().first().copied();
+    if first != Some(b'{') {
+        return Err(CompactionError::type_error(
+            "body",
+            format!(": expected a JSON object, got {}", type_at(first)),
+        ));
+    }
+    let top = scan_top_level(body).ok_or_else(scanner_disagrees)?;
+    // IgnoredAny has no nesting limit; the parser has (128 levels). Near it, the parser decides.
+    if top.deepest >= 120 {
+        serde_json::from_str::<Value>(body).map_err(body_error)?;
+    }
+    let Some((array, elements)) = top.messages else {
+        return Err(CompactionError::type_error("body.messages", "is required"));
+    };
+    let first = body.as_bytes().get(array.start).copied();
+    if first != Some(b'[') {
+        return Err(CompactionError::type_error(
+            "body.messages",
+            format!(": expected an array, got {}", type_at(first)),
+        ));
+    }
+    Ok(BodyLayout {
+        span: MessagesSpan { array, elements },
+        anthropic_field: top.anthropic_field,
+    })
+}
+
+/// One message's JSON text (an element of a body [`layout`] accepted) as a value.
+pub(crate) fn parse_message(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|_| scanner_disagrees())
+}
+
+/// Compacts the messages read from a body laid out as `layout`.
+pub(crate) async fn compact_messages(
+    messages: Vec<Value>,
+    layout: &BodyLayout,
+    session_id: &str,
+    pressure: BudgetPressure,
+    cost_per_1k_tokens: Option<f64>,
+    options: &CompactOptions<'_>,
+) -> Result<TierResult> {
+    let format = format_for(layout.anthropic_field, &messages)?;
     let mut ctx = TierContext::new(
         session_id,
         pressure,
@@ -50,30 +133,38 @@ pub async fn compact_request_body(
     if let Some(cost) = cost_per_1k_tokens {
         ctx.cost_per_1k_tokens = cost;
     }
-    let result = crate::engine::compact_owned(ctx, options).await?;
-    let ContextData::Messages(output) = &result.context else {
-        return Err(CompactionError::type_error(
-            "body.messages",
-            "came back from the engine as flat text",
-        ));
-    };
-    let new_body = splice_messages(body, &span, input_len, output, &result.origins)?;
-    Ok((new_body, result))
+    crate::engine::compact_owned(ctx, options).await
+}
+
+/// The body's parse error (a too deep body is a range error).
+fn body_error(error: serde_json::Error) -> CompactionError {
+    // serde_json stops at 128 levels of nesting: valid JSON, but too deep to read.
+    if error.to_string().starts_with("recursion limit exceeded") {
+        CompactionError::range_error(
+            "body",
+            format!(": nesting deeper than 128 levels ({error})"),
+        )
+    } else {
+        CompactionError::parse_error("body", format!("is not valid JSON: {error}"))
+    }
+}
+
+/// The JSON type of the valid value starting with `byte`.
+fn type_at(byte: Option<u8>) -> &'static str {
+    match byte {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
 }
 
 /// Parses the body; it must be a JSON object.
+#[cfg(test)]
 pub(crate) fn parse_body(body: &str) -> Result<Map<String, Value>> {
-    let value: Value = serde_json::from_str(body).map_err(|error| {
-        // serde_json stops at 128 levels of nesting: valid JSON, but too deep to read.
-        if error.to_string().starts_with("recursion limit exceeded") {
-            CompactionError::range_error(
-                "body",
-                format!(": nesting deeper than 128 levels ({error})"),
-            )
-        } else {
-            CompactionError::parse_error("body", format!("is not valid JSON: {error}"))
-        }
-    })?;
+    let value: Value = serde_json::from_str(body).map_err(body_error)?;
     match value {
         Value::Object(request) => Ok(request),
         other => Err(CompactionError::type_error(
@@ -84,6 +175,7 @@ pub(crate) fn parse_body(body: &str) -> Result<Map<String, Value>> {
 }
 
 /// Moves the `messages` array out of the parsed request (it can be large; no copy is needed).
+#[cfg(test)]
 fn take_messages(request: &mut Map<String, Value>) -> Result<Vec<Value>> {
     match request.remove("messages") {
         Some(Value::Array(messages)) => Ok(messages),
@@ -101,11 +193,17 @@ const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
 /// The request's format: evidence in the messages wins; a top-level `system` makes a plain list
 /// Anthropic, and contradicts OpenAI evidence (Chat Completions has no top-level system). The AI
 /// SDK's call options also have a top-level `system`, so AI SDK evidence is compatible with it.
+#[cfg(test)]
 pub(crate) fn request_format(request: &Map<String, Value>, messages: &[Value]) -> Result<Format> {
-    let evidence = first_evidence(messages)?;
     let field = ANTHROPIC_FIELDS
         .into_iter()
         .find(|field| request.contains_key(*field));
+    format_for(field, messages)
+}
+
+/// [`request_format`] given the Anthropic-only top-level field the request has, if any.
+fn format_for(field: Option<&str>, messages: &[Value]) -> Result<Format> {
+    let evidence = first_evidence(messages)?;
     match (field, evidence) {
         (Some(field), Some(evidence)) if evidence.format == Format::OpenAi => {
             Err(CompactionError::type_error(
@@ -135,11 +233,30 @@ pub(crate) struct MessagesSpan {
 /// Finds the top-level `messages` array of a body that serde_json has already accepted. A
 /// duplicated key resolves to its last occurrence, as serde_json does. `None` when there is no
 /// such array (or the body is not valid JSON after all: the scanner never panics).
+#[cfg(test)]
 pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
+    let (array, elements) = scan_top_level(body)?.messages?;
+    (body.as_bytes().get(array.start) == Some(&b'[')).then_some(MessagesSpan { array, elements })
+}
+
+/// What the top level of a body holds for us.
+struct TopLevel {
+    /// The span of the `messages` value (the last one, as serde_json reads duplicates) and,
+    /// when it is an array, of its elements.
+    messages: Option<(Range<usize>, Vec<Range<usize>>)>,
+    /// The deepest nesting of containers, the top-level object included.
+    deepest: usize,
+    /// The first Anthropic-only field present.
+    anthropic_field: Option<&'static str>,
+}
+
+/// Scans the top-level object of a body serde_json accepted; `None` if it is not one.
+fn scan_top_level(body: &str) -> Option<TopLevel> {
     let mut scanner = Scanner::new(body, 0);
     scanner.skip_whitespace();
     scanner.expect(b'{')?;
     let mut found = None;
+    let mut fields = [false; ANTHROPIC_FIELDS.len()];
     loop {
         scanner.skip_whitespace();
         if scanner.peek()? == b'}' {
@@ -149,9 +266,22 @@ pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
         scanner.skip_whitespace();
         scanner.expect(b':')?;
         scanner.skip_whitespace();
-        let value = scanner.value()?;
-        if key_is(body.get(key)?, "messages") {
-            found = Some(value);
+        let key = body.get(key)?;
+        if key_is(key, "messages") {
+            // Its elements are found on the way (one pass over the largest part of the body).
+            let start = scanner.at;
+            let elements = if scanner.peek()? == b'[' {
+                array_elements(&mut scanner)?
+            } else {
+                scanner.value()?;
+                Vec::new()
+            };
+            found = Some((start..scanner.at, elements));
+        } else {
+            scanner.value()?;
+        }
+        for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
+            *seen |= key_is(key, field);
         }
         scanner.skip_whitespace();
         match scanner.next()? {
@@ -160,9 +290,15 @@ pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
             _ => return None,
         }
     }
-    let array = found?;
-    let elements = array_elements(body, array.clone())?;
-    Some(MessagesSpan { array, elements })
+    let anthropic_field = ANTHROPIC_FIELDS
+        .iter()
+        .zip(fields)
+        .find_map(|(field, seen)| seen.then_some(*field));
+    Some(TopLevel {
+        messages: found,
+        deepest: scanner.deepest + 1,
+        anthropic_field,
+    })
 }
 
 /// Whether the raw JSON string `raw` (quotes included) decodes to `name`. Escapes are decoded
@@ -178,16 +314,22 @@ fn key_is(raw: &str, name: &str) -> bool {
 }
 
 /// Spans of the elements of the array at `array`; `None` when it is not an array.
-fn array_elements(body: &str, array: Range<usize>) -> Option<Vec<Range<usize>>> {
-    let mut scanner = Scanner::new(body, array.start);
+fn array_elements(scanner: &mut Scanner<'_>) -> Option<Vec<Range<usize>>> {
+    scanner.deepest = scanner.deepest.max(1);
     scanner.expect(b'[')?;
     let mut elements = Vec::new();
     loop {
         scanner.skip_whitespace();
         if scanner.peek()? == b']' {
+            scanner.at += 1;
             return Some(elements);
         }
+        let start = scanner.at;
         elements.push(scanner.value()?);
+        // Elements are one level down: their own depth counts from 2.
+        if matches!(scanner.bytes.get(start), Some(b'{' | b'[')) {
+            scanner.deepest = scanner.deepest.max(scanner.last_depth + 1);
+        }
         scanner.skip_whitespace();
         match scanner.next()? {
             b',' => {}
@@ -203,6 +345,10 @@ fn array_elements(body: &str, array: Range<usize>) -> Option<Vec<Range<usize>>> 
 struct Scanner<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The deepest nesting seen in a skipped value (the value itself is level 1).
+    deepest: usize,
+    /// The nesting of the last container skipped.
+    last_depth: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -210,6 +356,8 @@ impl<'a> Scanner<'a> {
         Self {
             bytes: body.as_bytes(),
             at,
+            deepest: 0,
+            last_depth: 0,
         }
     }
 
@@ -264,17 +412,23 @@ impl<'a> Scanner<'a> {
     /// Skips an object or array, iteratively (deep nesting cannot overflow the stack).
     fn container(&mut self) -> Option<()> {
         let mut depth = 0usize;
+        let mut deepest = 0usize;
         loop {
             match self.peek()? {
                 b'"' => {
                     self.string()?;
                     continue;
                 }
-                b'{' | b'[' => depth += 1,
+                b'{' | b'[' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
                 b'}' | b']' => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 {
                         self.at += 1;
+                        self.last_depth = deepest;
+                        self.deepest = self.deepest.max(deepest);
                         return Some(());
                     }
                 }
@@ -295,6 +449,26 @@ impl<'a> Scanner<'a> {
         }
         (self.at > start).then_some(())
     }
+}
+
+/// The UTF-16 positions of the ascending byte positions `at` of `text`.
+// The binding's: JS strings are indexed in UTF-16 units.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
+    let bytes = text.as_bytes();
+    let mut positions = Vec::with_capacity(at.len());
+    let (mut from, mut units) = (0usize, 0u32);
+    for &to in at {
+        let to = to.min(bytes.len()).max(from);
+        // A character is one unit, two from four bytes on; continuation bytes add nothing.
+        units += bytes[from..to]
+            .iter()
+            .map(|&byte| u32::from(byte & 0xC0 != 0x80) + u32::from(byte >= 0xF0))
+            .sum::<u32>();
+        positions.push(units);
+        from = to;
+    }
+    positions
 }
 
 /// The error for a body serde_json accepted and the scanner did not understand (a bug here).
@@ -463,6 +637,42 @@ mod tests {
             "{\"messages\":[}]}",
         ] {
             assert_eq!(locate_messages(body), None, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn positions_count_utf16_units() {
+        let text = "a\u{e9}\u{20ac}\u{1F600}b";
+        let bytes: Vec<usize> = text
+            .char_indices()
+            .map(|(at, _)| at)
+            .chain([text.len()])
+            .collect();
+        assert_eq!(utf16_positions(text, &bytes), vec![0, 1, 2, 3, 5, 6]);
+        for (at, ch) in text.char_indices() {
+            let units: usize = text[..at].chars().map(char::len_utf16).sum();
+            assert_eq!(utf16_positions(text, &[at])[0] as usize, units, "{ch}");
+        }
+    }
+
+    #[test]
+    fn layout_refuses_exactly_what_the_parser_refuses() {
+        let limits = crate::limits::Limits::default();
+        for depth in 110..140 {
+            for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+                let deep = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+                for body in [
+                    format!("{{\"messages\":[{{\"role\":\"user\",\"content\":{deep}}}]}}"),
+                    format!("{{\"x\":{deep},\"messages\":[]}}"),
+                ] {
+                    let parsed = serde_json::from_str::<Value>(&body);
+                    let laid_out = layout(&body, &limits);
+                    assert_eq!(laid_out.is_ok(), parsed.is_ok(), "{depth} {open}");
+                    if let Err(error) = laid_out {
+                        assert_eq!(error, body_error(parsed.unwrap_err()));
+                    }
+                }
+            }
         }
     }
 

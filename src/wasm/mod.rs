@@ -3,6 +3,7 @@
 //! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
 //! contract of SPEC §2; the package's JS entry points (`js/`) re-export exactly these.
 
+mod body;
 mod counter;
 mod errors;
 mod fields;
@@ -207,7 +208,15 @@ pub async fn run_legacy_compaction(
 #[wasm_bindgen(js_name = compactRequestBody)]
 pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let body = string_argument("body", &body).map_err(throw)?;
+    let body = body
+        .dyn_into::<js_sys::JsString>()
+        .map_err(|value| {
+            CompactionError::type_error(
+                "body",
+                format!("must be a string, got {}", type_name(&value)),
+            )
+        })
+        .map_err(throw)?;
     let (options, fields) = options_argument(
         "options",
         &options,
@@ -218,19 +227,12 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     let (session_id, pressure, cost) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
     let core_options = options.core();
-    let outcome = crate::formats::body::compact_request_body(
-        &body,
-        &session_id,
-        pressure,
-        cost,
-        &core_options,
-    )
-    .await;
+    let outcome = body::compact(&body, &session_id, pressure, cost, &core_options).await;
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
     let (body, result) = outcome.map_err(throw)?;
-    output::body_result(&body, &result)
+    output::body_result(body.into(), &result)
 }
 
 fn body_fields(

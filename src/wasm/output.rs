@@ -247,7 +247,7 @@ pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result
 }
 
 /// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
-pub fn body_result(body: &str, result: &TierResult) -> Result<JsValue, JsValue> {
+pub fn body_result(body: JsValue, result: &TierResult) -> Result<JsValue, JsValue> {
     Ok(Builder::new()
         .set("body", body)
         .set("result", result_object(result, None)?)

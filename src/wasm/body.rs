@@ -1,0 +1,137 @@
+//! `compactRequestBody` in the binding. The body is copied into wasm once, to be checked and laid
+//! out (`formats::body::layout`), and let go; each message is then read from its own slice of
+//! the caller's string, so the whole body and all its values are never in wasm memory at once.
+//! The compacted body is the caller's string with the changed messages spliced in: unchanged
+//! messages (and everything around the array) are slices of it, never copied back from wasm.
+
+use super::text;
+use crate::context::CompactOptions;
+use crate::error::{CompactionError, Result};
+use crate::formats::body::{self as core_body, BodyLayout, utf16_positions};
+use crate::pressure::BudgetPressure;
+use crate::result::{ContextData, TierResult};
+use js_sys::JsString;
+use std::ops::Range;
+use wasm_bindgen::JsValue;
+
+/// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`].
+pub async fn compact(
+    body: &JsString,
+    session_id: &str,
+    pressure: BudgetPressure,
+    cost_per_1k_tokens: Option<f64>,
+    options: &CompactOptions<'_>,
+) -> Result<(JsString, TierResult)> {
+    let (layout, units) = {
+        let (text, ascii) = text::to_utf8(body);
+        let layout = core_body::layout(&text, &options.policy.limits)?;
+        let units = Units::of(&text, ascii, &layout);
+        (layout, units)
+    };
+    let mut messages = Vec::with_capacity(units.elements.len());
+    for element in &units.elements {
+        let piece = body.slice(element.start, element.end);
+        messages.push(core_body::parse_message(&text::to_string(&piece))?);
+    }
+    let input_len = messages.len();
+    let result = core_body::compact_messages(
+        messages,
+        &layout,
+        session_id,
+        pressure,
+        cost_per_1k_tokens,
+        options,
+    )
+    .await?;
+    let output = splice(body, &units, input_len, &result)?;
+    Ok((output, result))
+}
+
+/// The layout's positions in UTF-16 units, as JS strings are indexed.
+struct Units {
+    array: Range<u32>,
+    elements: Vec<Range<u32>>,
+}
+
+impl Units {
+    fn of(text: &str, ascii: bool, layout: &BodyLayout) -> Self {
+        let span = &layout.span;
+        let mut bytes = Vec::with_capacity(2 + 2 * span.elements.len());
+        bytes.push(span.array.start);
+        for element in &span.elements {
+            bytes.extend([element.start, element.end]);
+        }
+        bytes.push(span.array.end);
+        let units = if ascii {
+            bytes.iter().map(|&at| at as u32).collect()
+        } else {
+            utf16_positions(text, &bytes)
+        };
+        let last = units.len() - 1;
+        Self {
+            array: units[0]..units[last],
+            elements: units[1..last]
+                .chunks_exact(2)
+                .map(|pair| pair[0]..pair[1])
+                .collect(),
+        }
+    }
+}
+
+/// The caller's `body` with its messages replaced by the result's; the body itself when every
+/// message is its own unchanged copy.
+fn splice(
+    body: &JsString,
+    units: &Units,
+    input_len: usize,
+    result: &TierResult,
+) -> Result<JsString> {
+    let ContextData::Messages(output) = &result.context else {
+        return Err(CompactionError::type_error(
+            "body.messages",
+            "came back from the engine as flat text",
+        ));
+    };
+    let origins = &result.origins;
+    let unchanged = output.len() == input_len
+        && (0..input_len).all(|index| origins.get(index) == Some(&Some(index)));
+    if unchanged {
+        return Ok(body.clone());
+    }
+    // Slices only when the elements are the ones read (they always are).
+    let originals: &[Range<u32>] = if units.elements.len() == input_len {
+        &units.elements
+    } else {
+        &[]
+    };
+    let mut spliced = body.slice(0, units.array.start);
+    let mut pending = String::from("[");
+    for (index, message) in output.iter().enumerate() {
+        if index > 0 {
+            pending.push(',');
+        }
+        let original = origins
+            .get(index)
+            .copied()
+            .flatten()
+            .and_then(|at| originals.get(at));
+        match original {
+            Some(span) => {
+                spliced = spliced
+                    .concat(&JsValue::from_str(&pending))
+                    .concat(&body.slice(span.start, span.end));
+                pending.clear();
+            }
+            None => pending.push_str(&serde_json::to_string(message).map_err(|error| {
+                CompactionError::type_error(
+                    "body.messages",
+                    format!("could not be serialised: {error}"),
+                )
+            })?),
+        }
+    }
+    pending.push(']');
+    Ok(spliced
+        .concat(&JsValue::from_str(&pending))
+        .concat(&body.slice(units.array.end, body.length())))
+}
