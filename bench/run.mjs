@@ -322,19 +322,24 @@ const wasm = fs.readFileSync(wasmFile);
 const glueBytes = fs.readFileSync(path.join(root, "pkg", "web", "tiered_compaction.js"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
 const largest = workloads.at(-1);
-const rss = (mode) => {
+// WARM_CALLS compactions of a small prefix run first in the warm measurement: the first call of a
+// process also pays, once, for V8 compiling the wasm code, whatever the input's size.
+const WARM_CALLS = 3;
+const rss = (mode, warm = 0) => {
   const file = path.join(os.tmpdir(), `tc-bench-${process.pid}-${mode}.json`);
   fs.writeFileSync(file, mode === "body" ? largest.openaiBody : JSON.stringify(largest.openai));
   try {
-    const child = spawnSync(process.execPath, ["--expose-gc", path.join(here, "rss-child.mjs"), file, mode, String(largest.turns)], { encoding: "utf8" });
+    const child = spawnSync(process.execPath, ["--expose-gc", path.join(here, "rss-child.mjs"), file, mode, String(largest.turns), String(warm)], { encoding: "utf8" });
     if (child.status !== 0) throw new Error(child.stderr);
     return JSON.parse(child.stdout);
   } finally {
     fs.rmSync(file, { force: true });
   }
 };
-const rssObjects = rss("objects");
-const rssBody = rss("body");
+const rssObjects = rss("objects", WARM_CALLS);
+const rssBody = rss("body", WARM_CALLS);
+const rssObjectsCold = rss("objects");
+const rssBodyCold = rss("body");
 const micro1 = row1.filter((r) => r.format === "openai" && r.peer === "hand filter").map((r) => [r.size, r.micro]);
 const time1 = row1.filter((r) => r.format === "openai" && r.peer === "hand filter").map((r) => [r.size, r.timeBased]);
 const body2 = [...floor].filter(([k]) => k.endsWith("/openai")).map(([, f]) => [f.bytes, f.micro]);
@@ -348,15 +353,16 @@ say(table(["measure", "value", "target", ""], [
   ["core wasm (pkg/web/tiered_compaction_bg.wasm), raw", kib(wasm.length), "", ""],
   ["core wasm, gzip -9", kib(wasmGz), "< 150 KiB", verdict(wasmGz < 150 * 1024)],
   ["JS glue (wasm-bindgen, web), raw / gzip", `${kib(glueBytes.length)} / ${kib(gzipSync(glueBytes, { level: 9 }).length)}`, "", ""],
-  [`peak RSS growth compacting the ${mb(largest.size)} transcript as objects (micro; child process)`, `${(rssObjects.growth / 1e6).toFixed(1)} MB = ${(rssObjects.growth / inputMb).toFixed(2)}× input (process peak ${(rssObjects.peak / 1e6).toFixed(0)} MB, before ${(rssObjects.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssObjects.growth < 4 * inputMb)],
-  [`peak RSS growth compacting the ${mb(largest.size)} body string (micro; child process)`, `${(rssBody.growth / 1e6).toFixed(1)} MB = ${(rssBody.growth / inputMb).toFixed(2)}× input (process peak ${(rssBody.peak / 1e6).toFixed(0)} MB, before ${(rssBody.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssBody.growth < 4 * inputMb)],
+  [`peak RSS growth compacting the ${mb(largest.size)} transcript as objects (micro; child process, after ${WARM_CALLS} warm-up calls)`, `${(rssObjects.growth / 1e6).toFixed(1)} MB = ${(rssObjects.growth / inputMb).toFixed(2)}× input (process peak ${(rssObjects.peak / 1e6).toFixed(0)} MB, before ${(rssObjects.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssObjects.growth < 4 * inputMb)],
+  [`peak RSS growth compacting the ${mb(largest.size)} body string (micro; child process, after ${WARM_CALLS} warm-up calls)`, `${(rssBody.growth / 1e6).toFixed(1)} MB = ${(rssBody.growth / inputMb).toFixed(2)}× input (process peak ${(rssBody.peak / 1e6).toFixed(0)} MB, before ${(rssBody.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssBody.growth < 4 * inputMb)],
+  [`the same as the first call of a fresh process (V8 also compiles the wasm code then), objects / body`, `${(rssObjectsCold.growth / 1e6).toFixed(1)} MB = ${(rssObjectsCold.growth / inputMb).toFixed(2)}× / ${(rssBodyCold.growth / 1e6).toFixed(1)} MB = ${(rssBodyCold.growth / inputMb).toFixed(2)}×`, "", ""],
   ["scaling exponent, `compactWithTier(\"micro\")` (OpenAI objects)", `${expMicro.toFixed(2)} (${micro1.map(([s, t]) => `${mb(s)}: ${ms(t)} ms`).join(", ")})`, "≤ 1.1", verdict(expMicro <= 1.1)],
   ["scaling exponent, `compactWithTier(\"time_based\")` (OpenAI objects)", `${expTime.toFixed(2)} (${time1.map(([s, t]) => `${mb(s)}: ${ms(t)} ms`).join(", ")})`, "≤ 1.1", verdict(expTime <= 1.1)],
   ["scaling exponent, `compactRequestBody` micro (OpenAI body)", `${expBody.toFixed(2)} (${body2.map(([s, t]) => `${mb(s)}: ${ms(t)} ms`).join(", ")})`, "≤ 1.1", verdict(expBody <= 1.1)],
   ["scaling exponent of the JSON floor, for reference", expFloor.toFixed(2), "", ""],
 ]));
 say();
-say("Peak RSS growth is the rise of the process's high-water mark (VmHWM, reset just before the call) over its RSS before the call, with the input already in memory; the process peak includes Node itself.");
+say(`Peak RSS growth is the rise of the process's high-water mark (VmHWM, reset just before the call) over its RSS before the call, with the input already in memory; the process peak includes Node itself. The target is judged on a process that has compacted before (${WARM_CALLS} calls on the first 2 % of the messages): the first call of a process also holds V8's compilation of the wasm code, a one-time cost that does not grow with the input (shown on its own row).`);
 say();
 
 // ---------------------------------------------------------------------------------------------
@@ -373,16 +379,16 @@ const none = await compare([
 say(`Differential timings on the ${mb(probe.size)} OpenAI transcript (medians, ms):`);
 say();
 say(table(["call", "ms", "what it contains"], [
-  ["`compactWithTier(\"none\")`", ms(none.none), "JS → wasm conversion of every message, reading, counting, hashing the correlation id, converting the unchanged messages back"],
-  ["`compactWithTier(\"micro\")`", ms(none.micro), "the same plus the tier's work and its archive"],
+  ["`compactWithTier(\"none\")`", ms(none.none), "reading every message from the JS objects into wasm (strings copied once), the transcript, counting, hashing the correlation id; the messages come back as the caller's own objects"],
+  ["`compactWithTier(\"micro\")`", ms(none.micro), "the same plus the tier's work; edited messages are built anew, archived content is the caller's own values"],
   ["`JSON.parse(JSON.stringify(messages))`", ms(none.copy), "a deep copy in plain JS, for scale"],
   ["`compactRequestBody` (tier none)", ms(none["body none"]), "body path, nothing selected"],
   ["`compactRequestBody` (micro)", ms(none["body micro"]), "body path, micro"],
 ]));
 say();
-say("Reading: `none` is the price of the boundary and the bookkeeping alone (every message is copied into wasm, " +
-  "read, counted and hashed, then copied back), so even a tier that changes nothing costs several deep copies; " +
-  "the peers only filter arrays and never copy strings, which is why pruneMessages and the hand filter stay in microseconds.");
+say("Reading: `none` is the price of reading the content at all: every string is copied into wasm once, counted (code points) " +
+  "and hashed (the correlation id covers the content); nothing is copied back. The peers only filter arrays and never read the strings " +
+  "(a JS string's length is free), which is why pruneMessages and the hand filter stay in microseconds.");
 say();
 const profile = await breakdown({ root, smoke, messages: probe.openai, body: probe.openaiBody, pressure: pressure(probe) });
 say(profile);
