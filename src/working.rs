@@ -224,23 +224,20 @@ fn reread<'a>(
 ) -> Result<Transcript<'a>> {
     let format = before.format;
     let mut old: Vec<Option<Message<'a>>> = before.messages.into_iter().map(Some).collect();
-    let messages = output
-        .iter()
-        .enumerate()
-        .map(|(index, value)| {
-            let kept = origins
-                .get(index)
-                .copied()
-                .flatten()
-                .and_then(|at| old.get_mut(at)?.take());
-            match kept {
-                Some(mut message) => {
-                    message.source = Source::Index(index);
-                    Ok(message)
-                }
-                None => formats::read_message(value, index, format).map(Message::into_owned),
+    let mut messages = Vec::with_capacity(output.len());
+    for (index, value) in output.iter().enumerate() {
+        let kept = origins
+            .get(index)
+            .copied()
+            .flatten()
+            .and_then(|at| old.get_mut(at)?.take());
+        messages.push(match kept {
+            Some(mut message) => {
+                message.source = Source::Index(index);
+                message
             }
-        })
-        .collect::<Result<Vec<_>>>()?;
+            None => formats::read_message(value, index, format)?.into_owned(),
+        });
+    }
     Ok(Transcript { format, messages })
 }

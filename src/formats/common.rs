@@ -323,10 +323,12 @@ pub(crate) fn read_each(
     format: Format,
     read_message: fn(&Value, usize) -> Result<Message<'_>>,
 ) -> Result<Transcript<'_>> {
-    let messages = messages
-        .iter()
-        .enumerate()
-        .map(|(index, message)| read_message(message, index))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Transcript { format, messages })
+    let mut read = Vec::with_capacity(messages.len());
+    for (index, message) in messages.iter().enumerate() {
+        read.push(read_message(message, index)?);
+    }
+    Ok(Transcript {
+        format,
+        messages: read,
+    })
 }

@@ -54,11 +54,17 @@ fn content_blocks<'v>(
 ) -> Result<Vec<Block<'v>>> {
     match content_of(object, path, absent_ok)? {
         Content::Text(text) => Ok(string_content(text)),
-        Content::Parts(parts) => parts
-            .iter()
-            .enumerate()
-            .map(|(index, part)| part_block(part, &format!("{path}.content[{index}]"), index))
-            .collect(),
+        Content::Parts(parts) => {
+            let mut blocks = Vec::with_capacity(parts.len());
+            for (index, part) in parts.iter().enumerate() {
+                blocks.push(part_block(
+                    part,
+                    &format!("{path}.content[{index}]"),
+                    index,
+                )?);
+            }
+            Ok(blocks)
+        }
         Content::Absent => Ok(Vec::new()),
     }
 }
@@ -170,13 +176,17 @@ fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Ve
 fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Vec<Block<'v>>> {
     match object.get("tool_calls") {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(calls)) => calls
-            .iter()
-            .enumerate()
-            .map(|(index, call)| {
-                tool_call_block(call, &format!("{path}.tool_calls[{index}]"), index)
-            })
-            .collect(),
+        Some(Value::Array(calls)) => {
+            let mut blocks = Vec::with_capacity(calls.len());
+            for (index, call) in calls.iter().enumerate() {
+                blocks.push(tool_call_block(
+                    call,
+                    &format!("{path}.tool_calls[{index}]"),
+                    index,
+                )?);
+            }
+            Ok(blocks)
+        }
         Some(other) => Err(CompactionError::type_error(
             format!("{path}.tool_calls"),
             format!(": expected an array, got {}", json_type(other)),
@@ -232,19 +242,19 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &str) -> Result<B
 }
 
 fn joined_parts(parts: &[Value], path: &str) -> Result<String> {
-    let texts = parts
-        .iter()
-        .enumerate()
-        .map(|(index, part)| {
-            let part_path = format!("{path}.content[{index}]");
-            let (object, part_type) = part_of(part, &part_path)?;
-            Ok(match part_type {
-                "text" => required_str(object, &part_path, "text")?.to_string(),
-                _ => compact_json(part),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(texts.join("\n"))
+    let mut joined = String::new();
+    for (index, part) in parts.iter().enumerate() {
+        let part_path = format!("{path}.content[{index}]");
+        let (object, part_type) = part_of(part, &part_path)?;
+        if index > 0 {
+            joined.push('\n');
+        }
+        match part_type {
+            "text" => joined.push_str(required_str(object, &part_path, "text")?),
+            _ => joined.push_str(&compact_json(part)),
+        }
+    }
+    Ok(joined)
 }
 
 /// Writes edited Chat Completions messages.

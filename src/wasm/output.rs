@@ -113,15 +113,11 @@ fn result_object(result: &TierResult, context: Option<Option<&Array>>) -> Result
         (ContextData::Text(text), Some(_)) => builder.set("text", text.as_str()),
     };
     let input = context.flatten();
-    let archive: Array = result
-        .archive
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            let origin = result.archive_origins.get(index).and_then(Option::as_ref);
-            archive_entry(entry, origin, input)
-        })
-        .collect::<Result<_, _>>()?;
+    let archive = Array::new_with_length(result.archive.len() as u32);
+    for (index, entry) in result.archive.iter().enumerate() {
+        let origin = result.archive_origins.get(index).and_then(Option::as_ref);
+        archive.set(index as u32, archive_entry(entry, origin, input)?);
+    }
     Ok(builder
         .set("beforeTokens", result.before_tokens as f64)
         .set("afterTokens", result.after_tokens as f64)

@@ -38,14 +38,16 @@ pub fn plain_array(array: &Array) -> Option<Vec<Value>> {
         length: JsValue::from_str("length"),
     };
     let length = walk.length_of(array)?;
-    (0..length)
-        .map(
-            |index| match walk.value(&Reflect::get_u32(array, index).ok()?, 1)? {
-                Read::Value(value) => Some(value),
-                Read::Skip => Some(Value::Null),
+    let mut values = Vec::with_capacity(length as usize);
+    for index in 0..length {
+        values.push(
+            match walk.value(&Reflect::get_u32(array, index).ok()?, 1)? {
+                Read::Value(value) => value,
+                Read::Skip => Value::Null,
             },
-        )
-        .collect()
+        );
+    }
+    Some(values)
 }
 
 struct Walk {
