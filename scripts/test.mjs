@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const hasNightly = spawnSync("cargo", ["+nightly", "--version"], { stdio: "ignore" }).status === 0;
 const hasChromium = fs.existsSync("/usr/bin/chromium") && fs.existsSync("/usr/bin/chromedriver");
 
 const steps = [
@@ -32,6 +33,9 @@ const steps = [
   ["workerd smoke (POST an Anthropic body)", ["node", "tests/runtimes/run.mjs", "workerd"]],
   // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one run.
   ["bench smoke (bench/run.mjs --smoke)", ["node", "bench/run.mjs", "--smoke"]],
+  // Every fuzz target for 5 s on a fresh corpus (cargo-fuzz needs the nightly toolchain; the
+  // script installs cargo-fuzz once). A crash fails the step and leaves its input in fuzz/artifacts/.
+  ["fuzz smoke (scripts/fuzz.sh 5, every target)", ["bash", "-c", "FUZZ_CORPUS_DIR=\"$(mktemp -d)\" bash scripts/fuzz.sh 5"], hasNightly ? null : "no nightly toolchain (rustup toolchain install nightly)"],
 ];
 
 const results = [];
