@@ -386,16 +386,10 @@ fn content_part_mut(message: &mut Value, index: usize) -> Option<&mut Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Applied;
     use crate::formats::json::Writer as _;
-    use crate::formats::{Applied, apply_messages};
+    use crate::formats::test_support::{apply_with, array, replace};
     use crate::plan::{ArchiveKind, Edit};
-
-    fn array(value: Value) -> Vec<Value> {
-        match value {
-            Value::Array(items) => items,
-            other => vec![other],
-        }
-    }
 
     fn conversation() -> Vec<Value> {
         array(json!([
@@ -604,17 +598,7 @@ mod tests {
     }
 
     fn apply(messages: &[Value], edits: &[Edit]) -> Applied<Vec<Value>> {
-        let transcript = read(messages).expect("reads");
-        apply_messages(messages, &transcript, edits).expect("applies")
-    }
-
-    fn replace(message: usize, block: usize, text: &str, kind: ArchiveKind) -> Edit {
-        Edit::ReplaceBlock {
-            message,
-            block,
-            text: text.to_string(),
-            kind,
-        }
+        apply_with(read, messages, edits)
     }
 
     #[test]

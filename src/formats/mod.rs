@@ -132,3 +132,41 @@ pub(crate) fn apply_current<'a>(
         )),
     }
 }
+
+/// Test shorthands the three JSON adapters' unit tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{Applied, apply_messages};
+    use crate::error::Result;
+    use crate::plan::{ArchiveKind, Edit};
+    use crate::transcript::Transcript;
+    use serde_json::Value;
+
+    /// A `json!` array as a `Vec` (any other value as a one-element list).
+    pub fn array(value: Value) -> Vec<Value> {
+        match value {
+            Value::Array(items) => items,
+            other => vec![other],
+        }
+    }
+
+    /// Reads `messages` with `read` and applies `edits`.
+    pub fn apply_with(
+        read: fn(&[Value]) -> Result<Transcript<'_>>,
+        messages: &[Value],
+        edits: &[Edit],
+    ) -> Applied<Vec<Value>> {
+        let transcript = read(messages).expect("reads");
+        apply_messages(messages, &transcript, edits).expect("applies")
+    }
+
+    /// A `ReplaceBlock` edit.
+    pub fn replace(message: usize, block: usize, text: &str, kind: ArchiveKind) -> Edit {
+        Edit::ReplaceBlock {
+            message,
+            block,
+            text: text.to_string(),
+            kind,
+        }
+    }
+}

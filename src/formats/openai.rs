@@ -318,17 +318,11 @@ impl super::json::Writer for Writer {
 mod tests {
     use super::*;
     use crate::formats::json::Writer as _;
+    use crate::formats::test_support::{apply_with, array, replace};
     use crate::formats::{Applied, apply_messages};
     use crate::plan::{ArchiveKind, Edit};
     use crate::transcript::Source;
     use serde_json::json;
-
-    fn array(value: Value) -> Vec<Value> {
-        match value {
-            Value::Array(items) => items,
-            other => vec![other],
-        }
-    }
 
     fn conversation() -> Vec<Value> {
         array(json!([
@@ -584,17 +578,7 @@ mod tests {
     }
 
     fn apply(messages: &[Value], edits: &[Edit]) -> Applied<Vec<Value>> {
-        let transcript = read(messages).expect("reads");
-        apply_messages(messages, &transcript, edits).expect("applies")
-    }
-
-    fn replace(message: usize, block: usize, text: &str, kind: ArchiveKind) -> Edit {
-        Edit::ReplaceBlock {
-            message,
-            block,
-            text: text.to_string(),
-            kind,
-        }
+        apply_with(read, messages, edits)
     }
 
     #[test]
