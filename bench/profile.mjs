@@ -11,6 +11,7 @@ import { Session } from "node:inspector/promises";
 import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
+import { readSkeleton } from "../js/api.mjs";
 import { table } from "./lib.mjs";
 
 /** Categories, first match wins; `re` is tested against "function @ file". */
@@ -18,7 +19,7 @@ const CATEGORIES = [
   ["SHA-256 (correlation id, archive ids)", /sha2::|digest::|sha256/],
   ["serde_json writing (Value → text: archive ids, edited messages)", /serde_json::ser|Value as core::fmt::Display|WriterFormatter|io::Write|fmt::Formatter|fmt::Write|itoa|zmij|ryu/],
   ["serde_json reading (body parse)", /serde_json::(de|read)|serde_json::value::de/],
-  ["JS → wasm (reading JS objects and strings)", /__wbindgen_string_get|serde_wasm_bindgen::de|wasm::fields|wasm::inputs|wasm::host|wasm::walk|wasm::text|encodeInto|js_string|__wbindgen_number_get|__wbg_get_|__wbg_String|passStringToWasm|encodeInto|wasm-to-js|__wbg_.*(is|typeof|keys|entries|length|instanceof)/i],
+  ["JS → wasm (reading JS objects and strings)", /__wbindgen_string_get|serde_wasm_bindgen::de|wasm::fields|wasm::inputs|wasm::host|wasm::skeleton|readSkeleton|wasm::text|encodeInto|js_string|__wbindgen_number_get|__wbg_get_|__wbg_String|passStringToWasm|encodeInto|wasm-to-js|__wbg_.*(is|typeof|keys|entries|length|instanceof)/i],
   ["wasm → JS (building result objects and strings)", /serde_wasm_bindgen::ser|wasm::output|getStringFromWasm|decode @|__wbg_set|__wbg_new|__wbg_push|__wbindgen_(number|string|bigint)_new/],
   ["core: tiers, formats, transcript, counting", /tiered_compaction::|unicode_segmentation|str::count|TwoWaySearcher|str::pattern|char_indices|Chars/],
   ["allocation, copying, hashing maps", /dlmalloc|memcpy|memmove|memcmp|memset|raw_vec|to_vec|clone|append_elements|hashbrown|indexmap|Vec<|alloc::|drop_in_place/],
@@ -64,6 +65,9 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tc-profile-"));
   try {
     execFileSync(bindgen, ["--target", "nodejs", "--no-typescript", "--out-dir", dir, wasm]);
+    // The package hands its glue `readSkeleton` (scripts/glue.mjs); this bare glue finds it as a
+    // global, so the profile sees the messages read as the package reads them.
+    globalThis.tieredCompactionReadSkeleton = readSkeleton;
     const glue = createRequire(import.meta.url)(path.join(dir, "tiered_compaction.js"));
     const session = new Session();
     session.connect();
@@ -89,6 +93,7 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
       "Heaviest functions, body path: " + top(edge).map((line) => `\`${line}\``).join("; ") + ".",
     ].join("\n");
   } finally {
+    delete globalThis.tieredCompactionReadSkeleton;
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -64,6 +64,46 @@ function trapError(cause) {
   return error;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+const HIGH_SURROGATES = /[\uD800-\uDBFF]/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * How the binding reads a message array (src/wasm/skeleton.rs, src/elision.rs): one
+ * `JSON.stringify` whose replacer swaps every string of more than `minChars` code points for a
+ * placeholder `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into
+ * wasm memory unless the binding asks for them (`strings[index]`). A string that is not well
+ * formed (a lone surrogate) is left in place, for the parser to refuse as before.
+ * @param {unknown} messages
+ * @param {number} minChars
+ * @param {number} headUnits
+ * @param {number} tailUnits
+ */
+export function readSkeleton(messages, minChars, headUnits, tailUnits) {
+  const nonce = (Math.random() * 2 ** 52).toString(36) + (Math.random() * 2 ** 52).toString(36);
+  /** @type {string[]} */
+  const strings = [];
+  let units = 0;
+  const text = JSON.stringify(messages, (_key, value) => {
+    if (typeof value !== "string" || value.length <= minChars) return value;
+    let chars = value.length;
+    // A one-byte string settles this test at once; a two-byte one is scanned.
+    if (SURROGATE.test(value)) {
+      if (typeof value.isWellFormed === "function" ? !value.isWellFormed() : LONE_SURROGATE.test(value)) return value;
+      chars -= value.match(HIGH_SURROGATES).length;
+      if (chars <= minChars) return value;
+    }
+    const index = strings.push(value) - 1;
+    units += value.length;
+    let head = value.slice(0, headUnits);
+    if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+    let tail = value.slice(-tailUnits);
+    if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
+    return `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
+  });
+  return { text, strings, nonce, units };
+}
+
 /**
  * @param {() => { api: Record<string, Function>, getImports: () => object, finalize: (instance: { exports: object }, module: WebAssembly.Module) => unknown }} createGlue
  * @param {string} entry the entry point's file name (diagnostics only)
@@ -77,7 +117,7 @@ export function createApi(createGlue, entry) {
 
   /** A fresh copy of the glue and the state of the instance it will serve, with its imports. */
   function prepare() {
-    const glue = createGlue();
+    const glue = createGlue({ readSkeleton });
     const state = {
       glue: glue.api,
       finalize: glue.finalize,

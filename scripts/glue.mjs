@@ -34,8 +34,12 @@ export function glueFactory(source) {
 
   const factory = (url) =>
     [
-      "/** A fresh copy of the glue and its per-instance state; see scripts/glue.mjs. */",
-      "function createGlue() {",
+      "/**",
+      " * A fresh copy of the glue and its per-instance state; see scripts/glue.mjs. `host` holds",
+      " * the package's JS helpers the binding imports by name (js/api.mjs `readSkeleton`).",
+      " */",
+      "function createGlue(host = {}) {",
+      "const tieredCompactionReadSkeleton = host.readSkeleton;",
       // Not re-indented: the body may hold multi-line strings.
       body.replaceAll("import.meta.url", url),
       `  return { api: { ${exports.join(", ")} }, getImports: __wbg_get_imports, finalize: __wbg_finalize_init };`,

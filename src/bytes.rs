@@ -66,6 +66,33 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// The run of `text` up to its first `\` (or its end): its length in bytes and in code points.
+/// Escaped JSON string text is read this way, a word at a time: a byte is a code point's first
+/// unless it is a continuation byte (`10xxxxxx`), which is bit 7 set and bit 6 clear.
+pub(crate) fn plain_run(text: &str) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let mut continuation = 0usize;
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let continuations = x & !(x << 1) & HIGHS;
+        let hits = equal(x, b'\\');
+        if hits != 0 {
+            let first = (hits.trailing_zeros() / 8) as usize;
+            let before = continuations & ((1u64 << (first * 8)) - 1);
+            let end = at + first;
+            return (end, end - continuation - before.count_ones() as usize);
+        }
+        continuation += continuations.count_ones() as usize;
+        at += 8;
+    }
+    while at < bytes.len() && bytes[at] != b'\\' {
+        continuation += usize::from(bytes[at] & 0xC0 == 0x80);
+        at += 1;
+    }
+    (at, at - continuation)
+}
+
 /// Extra bytes JSON string escaping adds to `bytes` (as serde_json writes it): one for `"`,
 /// `\` and the control characters with a short escape (`\n`, `\t`, ...), five for the other
 /// control characters (`\u001f`). Everything else, non-ASCII included, is written as is.
@@ -135,6 +162,12 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn plain_runs_count_code_points(text in "[a-z\\\\é€😀\\n]{0,40}") {
+            let end = text.find('\\').unwrap_or(text.len());
+            prop_assert_eq!(plain_run(&text), (end, text[..end].chars().count()));
+        }
+
         #[test]
         fn agree_with_byte_loops(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             prop_assert_eq!(find_quote_or_backslash(&bytes), naive_find(&bytes));

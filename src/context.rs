@@ -1,5 +1,6 @@
 //! [`TierContext`] (what to compact) and [`CompactOptions`] (how), with their validation.
 
+use crate::elision::ElisionKey;
 use crate::error::{CompactionError, Result, describe_number};
 use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
@@ -66,6 +67,9 @@ pub struct TierContext {
     pub cost_per_1k_tokens: f64,
     /// The context.
     pub input: ContextInput,
+    /// Set by a binding whose `input` messages hold placeholders for long strings (see
+    /// [`crate::elision`]); `None` for messages read whole.
+    pub elision: Option<ElisionKey>,
 }
 
 impl TierContext {
@@ -80,6 +84,7 @@ impl TierContext {
             pressure,
             cost_per_1k_tokens: DEFAULT_COST_PER_1K_TOKENS,
             input,
+            elision: None,
         }
     }
 

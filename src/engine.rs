@@ -3,18 +3,19 @@
 //! plan and apply, checks the invariants on the outcome and fills in the result.
 
 use crate::context::{CompactOptions, ContextInput, TierContext};
-use crate::error::Result;
+use crate::elision::Fingerprint;
+use crate::error::{CompactionError, Result};
+use crate::fast_hash::FastSet;
 use crate::policy::explain_selection;
 use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
-use crate::transcript::pairing::{misplaced_results, paired_ids};
+use crate::transcript::pairing::{misplaced_results, paired_in_order, paired_set};
 use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
@@ -80,12 +81,20 @@ async fn run(
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
-    let counter: &dyn TokenCounter = match (options.counter, options.token_estimator) {
-        (Some(counter), _) => counter,
-        (None, TokenEstimator::Seed) => &seed_rule,
-        (None, TokenEstimator::Heuristic) => &Estimator,
-    };
-    let mut working = Working::read(&ctx.input)?;
+    let (counter, counter_kind): (&dyn TokenCounter, CounterKind) =
+        match (options.counter, options.token_estimator) {
+            (Some(counter), _) => (counter, CounterKind::Host),
+            (None, TokenEstimator::Seed) => (&seed_rule, CounterKind::Seed),
+            (None, TokenEstimator::Heuristic) => (&Estimator, CounterKind::Other),
+        };
+    if ctx.elision.is_some() && (tier.summarises() || !matches!(counter_kind, CounterKind::Seed)) {
+        // Summaries, digests and any counter but the seed's read the whole text.
+        return Err(CompactionError::type_error(
+            "messages",
+            format!("hold elided texts, which {tier} with this counter reads whole"),
+        ));
+    }
+    let mut working = Working::read(&ctx.input, ctx.elision.as_ref())?;
     let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
@@ -129,6 +138,13 @@ async fn run(
         after_tokens,
         correlation_id,
     ))
+}
+
+/// Which rule counts tokens: elided texts can only be counted by the seed's.
+enum CounterKind {
+    Seed,
+    Host,
+    Other,
 }
 
 /// Puts copies of the input messages into the places [`run`] left for them, in the output and
@@ -202,13 +218,13 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 /// place (an input's misplaced result is the host's, not ours).
 struct Pairing {
     paired: Vec<String>,
-    misplaced: HashSet<String>,
+    misplaced: FastSet<String>,
 }
 
 impl Pairing {
     fn of(transcript: &Transcript) -> Self {
         Self {
-            paired: paired_ids(transcript),
+            paired: paired_in_order(transcript),
             misplaced: misplaced_results(transcript).into_iter().collect(),
         }
     }
@@ -230,8 +246,8 @@ fn check(
         ));
     }
     // Sets, not lists: a long agent session has thousands of tool ids.
-    let paired_after: HashSet<String> = paired_ids(after).into_iter().collect();
-    let ids_after: HashSet<&str> = after
+    let paired_after = paired_set(after);
+    let ids_after: FastSet<&str> = after
         .messages
         .iter()
         .flat_map(|m| &m.blocks)
@@ -240,7 +256,7 @@ fn check(
     if let Some(broken) = before
         .paired
         .iter()
-        .find(|id| ids_after.contains(id.as_str()) && !paired_after.contains(*id))
+        .find(|id| ids_after.contains(id.as_str()) && !paired_after.contains(id.as_str()))
     {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }
@@ -328,7 +344,9 @@ fn number_archive(mut archive: Vec<ArchiveEntry>, correlation_id: &str) -> Vec<A
 }
 
 /// A reproducible correlation id: derived from session, turn, tier and content, so the same
-/// event gets the same id and different events (almost surely) different ones.
+/// event gets the same id and different events (almost surely) different ones. Texts of more
+/// than [`crate::elision::MIN_CHARS`] code points enter by their length and ends (see
+/// [`crate::elision::fingerprint`]), so the id is the same whether a binding elided them or not.
 pub fn derive_correlation_id(
     session_id: &str,
     turn: u64,
@@ -344,8 +362,19 @@ pub fn derive_correlation_id(
     hasher.update(tier.as_str().as_bytes());
     hasher.update(transcript.format.as_str().as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
-        hasher.update(&[0]);
-        hasher.update(block.text.as_bytes());
+        match block.fingerprint() {
+            Fingerprint::Whole(text) => {
+                hasher.update(&[0]);
+                hasher.update(text.as_bytes());
+            }
+            Fingerprint::Ends { chars, head, tail } => {
+                hasher.update(&[1]);
+                hasher.update(&(chars as u64).to_le_bytes());
+                hasher.update(head.as_bytes());
+                hasher.update(&[0]);
+                hasher.update(tail.as_bytes());
+            }
+        }
     }
     let hex = format!("{:032x}", hasher.digest128());
     format!("cmp-{hex}")

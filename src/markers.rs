@@ -12,6 +12,9 @@ pub const SESSION_SUMMARY: &str = "[session summary]";
 /// Heading of `mustKeep` items a summary left out, appended verbatim.
 pub const KEPT_VERBATIM: &str = "[kept verbatim]";
 
+/// How the pruned-body marker begins.
+pub const PRUNED_BODY_PREFIX: &str = "[tool result body pruned: ";
+
 /// The marker that ends a collapsed tool-result body (`micro`, seed text).
 pub fn pruned_body(chars: usize) -> String {
     format!("[tool result body pruned: {chars} chars]")
@@ -58,7 +61,7 @@ pub fn is_summary_text(text: &str) -> bool {
 pub fn is_collapsed_body(text: &str) -> bool {
     text.trim_end().ends_with(" chars]")
         && text
-            .rfind("[tool result body pruned: ")
+            .rfind(PRUNED_BODY_PREFIX)
             .is_some_and(|at| !text[at..].contains('\n'))
 }
 

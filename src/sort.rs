@@ -4,18 +4,23 @@
 
 /// `items` sorted stably by `key`.
 pub(crate) fn sorted_by_key<T, K: Ord>(items: Vec<T>, key: &impl Fn(&T) -> K) -> Vec<T> {
+    sorted_by(items, &|a: &T, b: &T| key(a) < key(b))
+}
+
+/// `items` sorted stably by `less` (no key is built: comparing borrowed text allocates nothing).
+pub(crate) fn sorted_by<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
     if items.len() <= 1 {
         return items;
     }
     let mut left = items;
     let right = left.split_off(left.len() / 2);
-    let (left, right) = (sorted_by_key(left, key), sorted_by_key(right, key));
+    let (left, right) = (sorted_by(left, less), sorted_by(right, less));
     let mut merged = Vec::with_capacity(left.len() + right.len());
     let mut left = left.into_iter().peekable();
     let mut right = right.into_iter().peekable();
     loop {
         let take_right = match (left.peek(), right.peek()) {
-            (Some(a), Some(b)) => key(b) < key(a),
+            (Some(a), Some(b)) => less(b, a),
             (Some(_), None) => false,
             (None, Some(_)) => true,
             (None, None) => return merged,

@@ -6,6 +6,7 @@
 //! caller's input until the result is built, and only edited messages are owned.
 
 use crate::context::{ContextInput, FormatChoice};
+use crate::elision::ElisionKey;
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::plan::Plan;
@@ -51,11 +52,14 @@ pub struct Working<'a> {
     pub origins: Vec<Option<usize>>,
     /// Tokens of each current message once counted (messages a step copied through keep theirs).
     counted: Vec<Option<u64>>,
+    /// The key of the input's placeholders, when the binding elided long texts.
+    elision: Option<&'a ElisionKey>,
 }
 
 impl<'a> Working<'a> {
-    /// Reads the host's input (detecting the message format when asked to).
-    pub fn read(input: &'a ContextInput) -> Result<Self> {
+    /// Reads the host's input (detecting the message format when asked to); with `elision`,
+    /// the placeholders in it become elided blocks (see [`crate::elision`]).
+    pub fn read(input: &'a ContextInput, elision: Option<&'a ElisionKey>) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
                 Current::Text(Cow::Borrowed(text)),
@@ -67,7 +71,12 @@ impl<'a> Working<'a> {
                     FormatChoice::Auto => detect::detect(messages)?,
                     FormatChoice::Fixed(format) => *format,
                 };
-                let transcript = formats::read_messages(messages, format)?;
+                let mut transcript = formats::read_messages(messages, format)?;
+                if let Some(key) = elision {
+                    for (index, message) in transcript.messages.iter_mut().enumerate() {
+                        crate::elision::resolve(message, key, index)?;
+                    }
+                }
                 let origins = (0..messages.len()).map(Some).collect();
                 let current = messages.iter().map(Cow::Borrowed).collect();
                 (Current::Messages(current), transcript, origins)
@@ -85,6 +94,7 @@ impl<'a> Working<'a> {
             summariser_usage: None,
             origins,
             counted: Vec::new(),
+            elision,
         })
     }
 
@@ -174,7 +184,8 @@ impl<'a> Working<'a> {
                         .iter()
                         .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
                         .collect();
-                    self.transcript = reread(before, &applied.output, &applied.origins)?;
+                    self.transcript =
+                        reread(before, &applied.output, &applied.origins, self.elision)?;
                     self.context = Current::Messages(applied.output);
                     applied.archive
                 }
@@ -202,7 +213,7 @@ impl<'a> Working<'a> {
     /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
     /// keeping what the attempt learned: notes, warnings, spend and the session summary.
     pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
-        let fresh = Self::read(input)?;
+        let fresh = Self::read(input, self.elision)?;
         self.context = fresh.context;
         self.origins = fresh.origins;
         self.transcript = fresh.transcript;
@@ -221,6 +232,7 @@ fn reread<'a>(
     before: Transcript<'a>,
     output: &[Cow<'_, Value>],
     origins: &[Option<usize>],
+    elision: Option<&ElisionKey>,
 ) -> Result<Transcript<'a>> {
     let format = before.format;
     let mut old: Vec<Option<Message<'a>>> = before.messages.into_iter().map(Some).collect();
@@ -236,7 +248,13 @@ fn reread<'a>(
                 message.source = Source::Index(index);
                 message
             }
-            None => formats::read_message(value, index, format)?.into_owned(),
+            None => {
+                let mut message = formats::read_message(value, index, format)?;
+                if let Some(key) = elision {
+                    crate::elision::resolve(&mut message, key, index)?;
+                }
+                message.into_owned()
+            }
         });
     }
     Ok(Transcript { format, messages })

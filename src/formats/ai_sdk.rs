@@ -93,6 +93,7 @@ fn part_block<'v>(
         _ => return Ok(other_block(part, vec![index])),
     };
     Ok(Block {
+        elided: None,
         kind,
         text,
         path: vec![index],
@@ -116,6 +117,7 @@ fn data_block<'v>(
             "is required",
         )),
         Some(other) => Ok(Block {
+            elided: None,
             kind: BlockKind::Media {
                 media_type: media_type.unwrap_or(fallback).to_string(),
                 inline: true,
@@ -168,6 +170,7 @@ fn tool_result_blocks<'v>(
         ));
     };
     let result = Block {
+        elided: None,
         kind: BlockKind::ToolResult {
             id: Some(id.to_string()),
             name,
@@ -264,6 +267,7 @@ fn content_output<'v>(
 /// Base64 data is inline whatever it looks like.
 fn inline_media<'v>(data: &'v str, media_type: &str, path: Vec<usize>) -> Block<'v> {
     Block {
+        elided: None,
         kind: BlockKind::Media {
             media_type: media_type.to_string(),
             inline: true,
@@ -422,6 +426,7 @@ mod tests {
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
+            elided: None,
             kind,
             text: Cow::Owned(text.to_string()),
             path: path.to_vec(),

@@ -95,6 +95,7 @@ fn part_block<'v>(
         _ => return Ok(other_block(part, block_path)),
     };
     Ok(Block {
+        elided: None,
         kind,
         text,
         path: block_path,
@@ -176,6 +177,7 @@ fn tool_result_blocks<'v>(
         }
     };
     let result = Block {
+        elided: None,
         kind: BlockKind::ToolResult {
             id: Some(id.to_string()),
             name: None,
@@ -301,6 +303,7 @@ mod tests {
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
+            elided: None,
             kind,
             text: Cow::Owned(text.to_string()),
             path: path.to_vec(),

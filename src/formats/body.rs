@@ -8,8 +8,12 @@
 //! new or edited messages are serialised, compactly. serde_json's `RawValue` could give the same
 //! spans but needs the `raw_value` feature, and the scanner is small.
 
+use super::body_elision;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use super::body_elision::ElidedBody;
 use super::detect::{first_evidence, format_name};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use crate::elision::ElisionKey;
 use crate::error::{CompactionError, Result};
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
@@ -35,6 +39,31 @@ pub async fn compact_request_body(
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
     let layout = layout(body, &options.policy.limits)?;
+    let call = Call {
+        layout: &layout,
+        session_id,
+        pressure: &pressure,
+        cost_per_1k_tokens,
+        options,
+    };
+    if let Some(mut elided) = read_elided(body, &call) {
+        let input_len = elided.messages.len();
+        let messages = std::mem::take(&mut elided.messages);
+        // Any refusal or error on elided input: the whole read decides (and reports errors).
+        if let Ok(mut result) = call.run(messages, Some(elided.key.clone())).await {
+            let output = context_messages(&result)?;
+            let new_body = splice_messages(
+                body,
+                &layout.span,
+                input_len,
+                output,
+                &result.origins,
+                Some(&elided),
+            )?;
+            body_elision::put_back(&mut result, &elided, body, true);
+            return Ok((new_body, result));
+        }
+    }
     let messages = layout
         .span
         .elements
@@ -42,23 +71,71 @@ pub async fn compact_request_body(
         .map(|element| parse_message(body.get(element.clone()).unwrap_or_default()))
         .collect::<Result<Vec<_>>>()?;
     let input_len = messages.len();
-    let result = compact_messages(
-        messages,
-        &layout,
-        session_id,
-        pressure,
-        cost_per_1k_tokens,
-        options,
+    let result = call.run(messages, None).await?;
+    let output = context_messages(&result)?;
+    let new_body = splice_messages(body, &layout.span, input_len, output, &result.origins, None)?;
+    Ok((new_body, result))
+}
+
+/// One `compactRequestBody` call's arguments, for reading its messages one way or the other.
+pub(crate) struct Call<'a> {
+    /// The body's layout.
+    pub layout: &'a BodyLayout,
+    /// The session.
+    pub session_id: &'a str,
+    /// The pressure.
+    pub pressure: &'a BudgetPressure,
+    /// The price, when given.
+    pub cost_per_1k_tokens: Option<f64>,
+    /// The options.
+    pub options: &'a CompactOptions<'a>,
+}
+
+impl Call<'_> {
+    /// Compacts `messages` (read from the body, elided under `elision` or whole).
+    pub(crate) async fn run(
+        &self,
+        messages: Vec<Value>,
+        elision: Option<ElisionKey>,
+    ) -> Result<TierResult> {
+        let format = format_for(self.layout.anthropic_field, &messages)?;
+        let mut ctx = TierContext::new(
+            self.session_id,
+            *self.pressure,
+            ContextInput::Messages {
+                messages,
+                format: FormatChoice::Fixed(format),
+            },
+        );
+        if let Some(cost) = self.cost_per_1k_tokens {
+            ctx.cost_per_1k_tokens = cost;
+        }
+        ctx.elision = elision;
+        crate::engine::compact_owned(ctx, self.options).await
+    }
+}
+
+/// The body's messages read elided, when the tier the pressure selects may run on them and
+/// some string is long enough.
+pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<body_elision::ElidedBody> {
+    let tier = crate::policy::select_tier(call.pressure, &call.options.policy);
+    crate::elision::allowed(tier, call.options).then_some(())?;
+    body_elision::read(
+        body,
+        &call.layout.span.elements,
+        call.options.policy.micro_keep_head_chars,
     )
-    .await?;
-    let ContextData::Messages(output) = &result.context else {
-        return Err(CompactionError::type_error(
+}
+
+/// The result's messages.
+pub(crate) fn context_messages(result: &TierResult) -> Result<&[Value]> {
+    match &result.context {
+        ContextData::Messages(output) => Ok(output),
+        ContextData::Text(_) => Err(CompactionError::type_error(
             "body.messages",
             "came back from the engine as flat text",
-        ));
-    };
-    let new_body = splice_messages(body, &layout.span, input_len, output, &result.origins)?;
-    Ok((new_body, result))
+        )),
+    }
 }
 
 /// A request body checked and measured, before its messages are read: where they are, and the
@@ -110,30 +187,6 @@ pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyL
 /// One message's JSON text (an element of a body [`layout`] accepted) as a value.
 pub(crate) fn parse_message(text: &str) -> Result<Value> {
     serde_json::from_str(text).map_err(|_| scanner_disagrees())
-}
-
-/// Compacts the messages read from a body laid out as `layout`.
-pub(crate) async fn compact_messages(
-    messages: Vec<Value>,
-    layout: &BodyLayout,
-    session_id: &str,
-    pressure: BudgetPressure,
-    cost_per_1k_tokens: Option<f64>,
-    options: &CompactOptions<'_>,
-) -> Result<TierResult> {
-    let format = format_for(layout.anthropic_field, &messages)?;
-    let mut ctx = TierContext::new(
-        session_id,
-        pressure,
-        ContextInput::Messages {
-            messages,
-            format: FormatChoice::Fixed(format),
-        },
-    );
-    if let Some(cost) = cost_per_1k_tokens {
-        ctx.cost_per_1k_tokens = cost;
-    }
-    crate::engine::compact_owned(ctx, options).await
 }
 
 /// The body's parse error (a too deep body is a range error).
@@ -491,6 +544,7 @@ pub(crate) fn splice_messages(
     input_len: usize,
     output: &[Value],
     origins: &[Option<usize>],
+    elided: Option<&body_elision::ElidedBody>,
 ) -> Result<String> {
     let unchanged = output.len() == input_len
         && (0..input_len).all(|index| origins.get(index) == Some(&Some(index)));
@@ -533,7 +587,7 @@ pub(crate) fn splice_messages(
             .and_then(|at| originals.get(at));
         match original {
             Some(original) => spliced.push_str(original),
-            None => write_compact(&mut spliced, message)?,
+            None => spliced.push_str(&write_message(message, body, elided)?),
         }
     }
     spliced.push(']');
@@ -541,16 +595,21 @@ pub(crate) fn splice_messages(
     Ok(spliced)
 }
 
-/// Appends `message` as compact JSON.
-fn write_compact(out: &mut String, message: &Value) -> Result<()> {
-    out.push_str(&serialise(message)?);
-    Ok(())
-}
-
-fn serialise(message: &Value) -> Result<String> {
-    serde_json::to_string(message).map_err(|error| {
-        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
-    })
+/// `message` as compact JSON; with `elided`, its placeholders are the body's own tokens again.
+pub(crate) fn write_message(
+    message: &Value,
+    body: &str,
+    elided: Option<&body_elision::ElidedBody>,
+) -> Result<String> {
+    match elided {
+        Some(elided) => body_elision::write_message(message, &elided.key, body, &elided.tokens),
+        None => serde_json::to_string(message).map_err(|error| {
+            CompactionError::type_error(
+                "body.messages",
+                format!("could not be serialised: {error}"),
+            )
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -703,7 +762,8 @@ mod tests {
                 &span,
                 input.len(),
                 &input,
-                &[Some(0), Some(1), Some(2), Some(3)]
+                &[Some(0), Some(1), Some(2), Some(3)],
+                None
             ),
             Ok(BODY.to_string())
         );
@@ -717,7 +777,7 @@ mod tests {
         output[2]["content"] = json!("short");
         let origins = [Some(0), Some(1), None, Some(3)];
         let spliced =
-            splice_messages(BODY, &span, input.len(), &output, &origins).expect("spliced");
+            splice_messages(BODY, &span, input.len(), &output, &origins, None).expect("spliced");
         assert_eq!(
             spliced,
             "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [{\"role\": \"system\", \"content\": \"be brief\"},{\"role\": \"user\",   \"content\": \"caf\\u00e9\"},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\",\"x\":1.0},{\"role\": \"user\", \"content\": \"next\"}],\n  \"temperature\": 0.20\n}\n"
@@ -737,13 +797,14 @@ mod tests {
         ];
         let origins = [Some(0), None, Some(3)];
         let spliced =
-            splice_messages(BODY, &span, input.len(), &output, &origins).expect("spliced");
+            splice_messages(BODY, &span, input.len(), &output, &origins, None).expect("spliced");
         assert!(spliced.contains(
             "[{\"role\": \"system\", \"content\": \"be brief\"},{\"role\":\"assistant\",\"content\":\"[digest]\"},{\"role\": \"user\", \"content\": \"next\"}]"
         ));
         assert!(spliced.ends_with("],\n  \"temperature\": 0.20\n}\n"));
         let output: Vec<Value> = vec![];
-        let spliced = splice_messages(BODY, &span, input.len(), &output, &[]).expect("spliced");
+        let spliced =
+            splice_messages(BODY, &span, input.len(), &output, &[], None).expect("spliced");
         assert!(spliced.contains("\"messages\": [],\n"));
     }
 
@@ -845,7 +906,7 @@ mod tests {
             let mut output = messages.clone();
             output.push(json!({"role": "assistant", "content": "new"}));
             let origins: Vec<_> = (0..messages.len()).map(Some).chain([None]).collect();
-            let spliced = splice_messages(&body, &span, messages.len(), &output, &origins).expect("spliced");
+            let spliced = splice_messages(&body, &span, messages.len(), &output, &origins, None).expect("spliced");
             proptest::prop_assert_eq!(&spliced[..span.array.start], &body[..span.array.start]);
             proptest::prop_assert!(spliced.ends_with(&body[span.array.end..]));
             let reparsed: Value = serde_json::from_str(&spliced).expect("valid JSON");

@@ -29,10 +29,14 @@ pub(crate) fn object_field<'a>(
     path: &str,
     field: &str,
 ) -> Result<&'a Map<String, Value>> {
-    let field_path = format!("{path}.{field}");
+    // The path is only written for an error: this runs for every message.
     match object.get(field) {
-        None => Err(CompactionError::type_error(field_path, "is required")),
-        Some(value) => object_at(value, &field_path),
+        Some(Value::Object(fields)) => Ok(fields),
+        None => Err(CompactionError::type_error(
+            format!("{path}.{field}"),
+            "is required",
+        )),
+        Some(value) => object_at(value, &format!("{path}.{field}")),
     }
 }
 
@@ -167,6 +171,7 @@ pub(crate) fn media_block<'v>(
         .unwrap_or(fallback)
         .to_string();
     Block {
+        elided: None,
         kind: BlockKind::Media {
             media_type,
             inline: !is_url,
@@ -179,6 +184,7 @@ pub(crate) fn media_block<'v>(
 /// A part kept as it is and counted by its JSON text.
 pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block<'static> {
     Block {
+        elided: None,
         kind: BlockKind::Other,
         text: Cow::Owned(compact_json(part)),
         path,
@@ -188,6 +194,7 @@ pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block<'static> {
 /// The blocks of a plain-string content: one text block at path `[]`.
 pub(crate) fn string_content(text: &str) -> Vec<Block<'_>> {
     vec![Block {
+        elided: None,
         kind: BlockKind::Text,
         text: Cow::Borrowed(text),
         path: Vec::new(),

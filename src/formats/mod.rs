@@ -6,6 +6,7 @@
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod body;
+mod body_elision;
 mod common;
 pub mod detect;
 mod json;

@@ -85,6 +85,7 @@ fn part_block<'v>(part: &'v Value, path: &str, index: usize) -> Result<Block<'v>
 
 fn text_block(text: &str, index: usize) -> Block<'_> {
     Block {
+        elided: None,
         kind: BlockKind::Text,
         text: Cow::Borrowed(text),
         path: vec![index],
@@ -119,6 +120,7 @@ fn audio_block<'v>(object: &'v Map<String, Value>, path: &str, index: usize) -> 
         .and_then(Value::as_str)
         .map_or_else(|| "audio".to_string(), |format| format!("audio/{format}"));
     Ok(Block {
+        elided: None,
         kind: BlockKind::Media {
             media_type,
             inline: true,
@@ -136,6 +138,7 @@ fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) ->
     if let Some(data) = field("file_data") {
         let media_type = data_uri_media_type(data).unwrap_or("file").to_string();
         return Block {
+            elided: None,
             kind: BlockKind::Media {
                 media_type,
                 inline: true,
@@ -146,6 +149,7 @@ fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) ->
     }
     if let Some(id) = field("file_id") {
         return Block {
+            elided: None,
             kind: BlockKind::Media {
                 media_type: "file".into(),
                 inline: false,
@@ -212,6 +216,7 @@ fn tool_call_block<'v>(call: &'v Value, path: &str, index: usize) -> Result<Bloc
         .map(text_or_json)
         .unwrap_or_default();
     Ok(Block {
+        elided: None,
         kind: BlockKind::ToolCall {
             id: id.to_string(),
             name: name.to_string(),
@@ -231,6 +236,7 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &str) -> Result<B
         Content::Absent => Cow::Borrowed(""),
     };
     Ok(Block {
+        elided: None,
         kind: BlockKind::ToolResult {
             id: Some(id.to_string()),
             name: None,
@@ -352,6 +358,7 @@ mod tests {
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
         Block {
+            elided: None,
             kind,
             text: Cow::Owned(text.to_string()),
             path: path.to_vec(),

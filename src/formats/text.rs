@@ -599,6 +599,7 @@ impl Segment {
         Message {
             role: Role::Assistant,
             blocks: vec![Block {
+                elided: None,
                 kind,
                 text: block_text,
                 path: Vec::new(),

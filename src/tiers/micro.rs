@@ -4,6 +4,7 @@
 
 use super::TierEnv;
 use crate::cut;
+use crate::error::CompactionError;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
@@ -33,11 +34,11 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
 
 /// Collapses long tool-result bodies outside the latest turn.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
-    let plan = plan(&working.transcript, env);
+    let plan = plan(&working.transcript, env)?;
     working.apply(plan)
 }
 
-fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan> {
     // System prompts, the task and the latest turn stay whole, tool results included (SPEC §4.4);
     // other user messages keep their words, and micro only ever edits tool results.
     let whole = Protection::summarising(transcript);
@@ -51,17 +52,26 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
             if !matches!(block.kind, BlockKind::ToolResult { .. }) || block.is_nested() {
                 continue;
             }
-            // Counted once: the threshold, the marker and the never-grows check all need it.
-            let chars = block.text.chars().count();
-            if chars <= threshold || markers::is_collapsed_body(&block.text) {
+            let chars = block.chars();
+            let whole_end = block
+                .elided
+                .as_ref()
+                .map_or(&*block.text, |facts| &facts.tail);
+            if chars <= threshold || markers::is_collapsed_body(whole_end) {
                 continue;
             }
-            let text = collapsed_with(&block.text, env.policy.micro_keep_head_chars, chars);
+            let keep = env.policy.micro_keep_head_chars;
+            if block.elided.is_some() && block.text.chars().nth(keep).is_none() {
+                // The head a binding passed is too short to cut as the whole text would be.
+                return Err(CompactionError::type_error(
+                    format!("messages[{index}]"),
+                    "holds an elided text whose head is shorter than the kept characters",
+                ));
+            }
+            let text = collapsed_with(&block.text, keep, chars, block.has_crlf());
             let new_chars = text.chars().count();
-            let counter = env.counter;
             if new_chars < chars
-                && counter.count_with_chars(&text, new_chars)
-                    <= counter.count_with_chars(&block.text, chars)
+                && env.counter.count_with_chars(&text, new_chars) <= block.tokens(env.counter)
             {
                 edits.push(Edit::ReplaceBlock {
                     message: index,
@@ -80,11 +90,11 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
             edits.len()
         )
     };
-    Plan {
+    Ok(Plan {
         edits,
         reason,
         ..Plan::default()
-    }
+    })
 }
 
 /// The first `keep` code points of `body`, cut back to a grapheme cluster boundary (an emoji,
@@ -92,14 +102,14 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
 /// trimmed, a line break in the body's own style, and the pruned-body marker with the body's
 /// length in code points.
 pub fn collapsed(body: &str, keep: usize) -> String {
-    collapsed_with(body, keep, body.chars().count())
+    let crlf = body.as_bytes().contains(&b'\r') && body.contains("\r\n");
+    collapsed_with(body, keep, body.chars().count(), crlf)
 }
 
-/// [`collapsed`] of a body of `chars` code points.
-fn collapsed_with(body: &str, keep: usize, chars: usize) -> String {
-    let head = cut::trim_end(cut::head(body, keep));
-    // A CRLF body has a `\r`: one fast byte search settles most bodies.
-    let crlf = body.as_bytes().contains(&b'\r') && body.contains("\r\n");
+/// [`collapsed`] of a body of `chars` code points with CRLF line ends or not, known by its
+/// first characters (`head`: at least `keep` + 1 code points of it, or all of it).
+fn collapsed_with(head: &str, keep: usize, chars: usize, crlf: bool) -> String {
+    let head = cut::trim_end(cut::head(head, keep));
     let newline = if crlf { "\r\n" } else { "\n" };
     format!("{head}{newline}{}", markers::pruned_body(chars))
 }

@@ -15,7 +15,7 @@ use crate::pressure::BudgetPressure;
 use crate::summarise::{Summariser, SummaryRequest};
 use crate::tier::Tier;
 use crate::tokens::TokenCounter;
-use crate::transcript::{Transcript, message_tokens};
+use crate::transcript::{Block, Transcript, message_tokens};
 use crate::working::Working;
 use std::ops::Range;
 
@@ -123,7 +123,7 @@ pub fn shrinking(
             } => transcript.messages[*message]
                 .blocks
                 .get(*block)
-                .is_some_and(|b| replacement_shrinks(text, &b.text, counter)),
+                .is_some_and(|b| replacement_shrinks(text, b, counter)),
             Edit::ReplaceMessages { range, text, .. } => {
                 let replacement = text.as_deref().map_or(0, |t| counter.count(t));
                 replacement < range_tokens(transcript, range.clone(), counter)
@@ -132,11 +132,13 @@ pub fn shrinking(
         .collect()
 }
 
-/// `replacement` has fewer code points and no more tokens than `original` (counted once).
-pub fn replacement_shrinks(replacement: &str, original: &str, counter: &dyn TokenCounter) -> bool {
+/// `replacement` has fewer code points and no more tokens than `original`'s text.
+pub fn replacement_shrinks(
+    replacement: &str,
+    original: &Block<'_>,
+    counter: &dyn TokenCounter,
+) -> bool {
     let new_chars = replacement.chars().count();
-    let old_chars = original.chars().count();
-    new_chars < old_chars
-        && counter.count_with_chars(replacement, new_chars)
-            <= counter.count_with_chars(original, old_chars)
+    new_chars < original.chars()
+        && counter.count_with_chars(replacement, new_chars) <= original.tokens(counter)
 }

@@ -7,6 +7,7 @@ pub mod pairing;
 pub mod protect;
 pub mod render;
 
+use crate::elision::{Elided, Fingerprint};
 use std::borrow::Cow;
 
 /// Who wrote a message, normalised across formats.
@@ -71,6 +72,9 @@ pub struct Block<'a> {
     /// `content[2]`, `[2, 1]` for media nested in `content[2]` (an image inside a tool result).
     /// Only media is nested: nested text is part of its parent's text.
     pub path: Vec<usize>,
+    /// Set when the binding elided the text (see [`crate::elision`]): `text` is then only its
+    /// head, and these are the facts of the whole.
+    pub elided: Option<Elided<'a>>,
 }
 
 impl Block<'_> {
@@ -80,7 +84,38 @@ impl Block<'_> {
             kind: self.kind,
             text: Cow::Owned(self.text.into_owned()),
             path: self.path,
+            elided: self.elided.map(Elided::into_owned),
         }
+    }
+
+    /// The text's length in code points.
+    pub fn chars(&self) -> usize {
+        match &self.elided {
+            Some(facts) => facts.chars,
+            None => self.text.chars().count(),
+        }
+    }
+
+    /// Tokens of the text under `counter`.
+    pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+        match &self.elided {
+            Some(facts) => counter.count_with_chars(&self.text, facts.chars),
+            None => counter.count(&self.text),
+        }
+    }
+
+    /// The text has a CRLF line end.
+    pub fn has_crlf(&self) -> bool {
+        match &self.elided {
+            Some(facts) => facts.crlf,
+            // One fast byte search settles most texts.
+            None => self.text.as_bytes().contains(&b'\r') && self.text.contains("\r\n"),
+        }
+    }
+
+    /// What of the text a correlation id covers.
+    pub fn fingerprint(&self) -> Fingerprint<'_> {
+        crate::elision::fingerprint(&self.text, self.elided.as_ref())
     }
 
     /// The tool-call id this block carries, as a call or as a result.
@@ -246,7 +281,7 @@ pub fn message_tokens(message: &Message<'_>, counter: &dyn crate::tokens::TokenC
     message
         .blocks
         .iter()
-        .map(|block| counter.count(&block.text))
+        .map(|block| block.tokens(counter))
         .sum()
 }
 

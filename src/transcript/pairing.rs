@@ -2,12 +2,12 @@
 //! orphaning a call or a result, and the provider rule that results follow their call.
 
 use super::{BlockKind, Message, Transcript};
-use std::collections::HashMap;
+use crate::fast_hash::{FastMap, FastSet};
 use std::ops::Range;
 
 /// Message indices where each tool id occurs (as a call or as a result).
-fn occurrences<'t>(transcript: &'t Transcript<'_>) -> HashMap<&'t str, Vec<usize>> {
-    let mut map: HashMap<&str, Vec<usize>> = HashMap::new();
+fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<&'t str, Vec<usize>> {
+    let mut map: FastMap<&str, Vec<usize>> = FastMap::default();
     for (index, message) in transcript.messages.iter().enumerate() {
         for block in &message.blocks {
             if let Some(id) = block.tool_id() {
@@ -77,10 +77,34 @@ pub fn is_result_carrier(message: &Message) -> bool {
             .all(|block| matches!(block.kind, BlockKind::ToolResult { .. }))
 }
 
-/// Tool ids with both a call and a result in the transcript.
+/// Tool ids with both a call and a result in the transcript, sorted.
 pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
-    let mut calls = std::collections::HashSet::new();
-    let mut results = std::collections::HashSet::new();
+    let ids: Vec<String> = paired_set(transcript)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    crate::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
+}
+
+/// Tool ids with both a call and a result in the transcript, in the order of their calls.
+pub fn paired_in_order(transcript: &Transcript) -> Vec<String> {
+    let mut paired = paired_set(transcript);
+    let mut ordered = Vec::with_capacity(paired.len());
+    for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
+        if let BlockKind::ToolCall { id, .. } = &block.kind {
+            // Taken out of the set so that a repeated id is listed once.
+            if paired.remove(id.as_str()) {
+                ordered.push(id.clone());
+            }
+        }
+    }
+    ordered
+}
+
+/// Tool ids with both a call and a result in the transcript.
+pub fn paired_set<'t>(transcript: &'t Transcript) -> FastSet<&'t str> {
+    let mut calls = FastSet::default();
+    let mut results = FastSet::default();
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, .. } => {
@@ -92,18 +116,15 @@ pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
             _ => {}
         }
     }
-    let ids: Vec<String> = calls
-        .intersection(&results)
-        .map(|id| id.to_string())
-        .collect();
-    crate::sort::sorted_by_key(ids, &|id: &String| id.clone())
+    calls.retain(|id| results.contains(id));
+    calls
 }
 
 /// Tool ids whose result does not directly follow its call: some message between the call and the
 /// result is not a result carrier (Anthropic requires the very next message; OpenAI requires only
 /// tool messages in between).
 pub fn misplaced_results(transcript: &Transcript) -> Vec<String> {
-    let mut call_at: HashMap<&str, usize> = HashMap::new();
+    let mut call_at: FastMap<&str, usize> = FastMap::default();
     let mut misplaced = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         for block in &message.blocks {

@@ -4,28 +4,42 @@
 //! The compacted body is the caller's string with the changed messages spliced in: unchanged
 //! messages (and everything around the array) are slices of it, never copied back from wasm.
 
+use super::skeleton::Originals;
 use super::text;
 use crate::context::CompactOptions;
 use crate::error::{CompactionError, Result};
-use crate::formats::body::{self as core_body, BodyLayout, utf16_positions};
+use crate::formats::body::{self as core_body, BodyLayout, Call, ElidedBody, utf16_positions};
 use crate::pressure::BudgetPressure;
 use crate::result::{ContextData, TierResult};
 use js_sys::JsString;
 use std::ops::Range;
 use wasm_bindgen::JsValue;
 
-/// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`].
+/// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`]. Read
+/// elided where the tier allows (the long strings stay in the copy made for the layout, and
+/// edited messages get their bytes back); otherwise each message from its own slice.
 pub async fn compact(
     body: &JsString,
     session_id: &str,
     pressure: BudgetPressure,
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
-) -> Result<(JsString, TierResult)> {
+) -> Result<(JsString, TierResult, Option<Originals>)> {
     let (layout, units) = {
         let (text, ascii) = text::to_utf8(body);
         let layout = core_body::layout(&text, &options.policy.limits)?;
         let units = Units::of(&text, ascii, &layout);
+        let call = Call {
+            layout: &layout,
+            session_id,
+            pressure: &pressure,
+            cost_per_1k_tokens,
+            options,
+        };
+        if let Some((output, result, originals)) = compact_elided(body, &text, &call, &units).await
+        {
+            return Ok((output, result, Some(originals)));
+        }
         (layout, units)
     };
     let mut messages = Vec::with_capacity(units.elements.len());
@@ -34,17 +48,49 @@ pub async fn compact(
         messages.push(core_body::parse_message(&text::to_string(&piece))?);
     }
     let input_len = messages.len();
-    let result = core_body::compact_messages(
-        messages,
-        &layout,
+    let call = Call {
+        layout: &layout,
         session_id,
-        pressure,
+        pressure: &pressure,
         cost_per_1k_tokens,
         options,
-    )
-    .await?;
-    let output = splice(body, &units, input_len, &result)?;
-    Ok((output, result))
+    };
+    let result = call.run(messages, None).await?;
+    let output = splice(body, &units, input_len, &result, None)?;
+    Ok((output, result, None))
+}
+
+/// The call on elided messages, when the tier allows and the core takes it; `None` reads the
+/// body whole (which also reports any error).
+async fn compact_elided(
+    body: &JsString,
+    text: &str,
+    call: &Call<'_>,
+    units: &Units,
+) -> Option<(JsString, TierResult, Originals)> {
+    let mut elided = core_body::read_elided(text, call)?;
+    let input_len = elided.messages.len();
+    let messages = std::mem::take(&mut elided.messages);
+    let result = call.run(messages, Some(elided.key.clone())).await.ok()?;
+    let output = splice(body, units, input_len, &result, Some((text, &elided))).ok()?;
+    Some((output, result, originals(body, text, elided)))
+}
+
+/// Where the host finds the strings behind the placeholders left in the result's archive:
+/// their tokens in its own body, in UTF-16 units.
+fn originals(body: &JsString, text: &str, elided: ElidedBody) -> Originals {
+    let bytes: Vec<usize> = elided
+        .tokens
+        .iter()
+        .flat_map(|token| [token.start, token.end])
+        .collect();
+    let units = if text.is_ascii() {
+        bytes.iter().map(|&at| at as u32).collect()
+    } else {
+        utf16_positions(text, &bytes)
+    };
+    let tokens = units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect();
+    Originals::in_body(elided.key, body.clone(), tokens)
 }
 
 /// The layout's positions in UTF-16 units, as JS strings are indexed.
@@ -80,11 +126,13 @@ impl Units {
 
 /// The caller's `body` with its messages replaced by the result's; the body itself when every
 /// message is its own unchanged copy.
+/// With `elided`, edited messages write their placeholders back as the body's bytes.
 fn splice(
     body: &JsString,
     units: &Units,
     input_len: usize,
     result: &TierResult,
+    elided: Option<(&str, &ElidedBody)>,
 ) -> Result<JsString> {
     let ContextData::Messages(output) = &result.context else {
         return Err(CompactionError::type_error(
@@ -122,12 +170,10 @@ fn splice(
                     .concat(&body.slice(span.start, span.end));
                 pending.clear();
             }
-            None => pending.push_str(&serde_json::to_string(message).map_err(|error| {
-                CompactionError::type_error(
-                    "body.messages",
-                    format!("could not be serialised: {error}"),
-                )
-            })?),
+            None => pending.push_str(&match elided {
+                Some((text, elided)) => core_body::write_message(message, text, Some(elided))?,
+                None => core_body::write_message(message, "", None)?,
+            }),
         }
     }
     pending.push(']');

@@ -129,14 +129,16 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
 
 /// A JS array of JSON values; each element's error names its index (`[3]: ...`).
 ///
-/// Plain JSON data is read directly ([`super::walk`]); anything else through one
-/// `JSON.stringify` in the host and one `serde_json` parse here, whose nesting limit (128
-/// levels) turns a pathologically deep value into a clean error instead of a stack overflow.
+/// Read as a skeleton whose long strings are then copied in once ([`super::skeleton`]); without
+/// the package's reader, through one `JSON.stringify` in the host. Either way one `serde_json`
+/// parse here, whose nesting limit (128 levels) turns a pathologically deep value into a clean
+/// error instead of a stack overflow.
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = value.dyn_ref::<Array>().ok_or_else(|| {
         CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
     })?;
-    if let Some(values) = super::walk::plain_array(array) {
+    if let Some(values) = super::skeleton::read(value, 0).and_then(super::skeleton::Skeleton::whole)
+    {
         return Ok(values);
     }
     let parsed = js_sys::JSON::stringify(value)

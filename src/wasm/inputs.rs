@@ -5,6 +5,7 @@
 use super::counter::JsCounter;
 use super::fields::{Fields, json_array};
 use super::host::{AbortSignal, type_name};
+use super::skeleton::{self, Originals, Skeleton};
 use super::summariser::JsSummariser;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
@@ -86,9 +87,23 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     PolicyConfig::from_fields(&|name| fields.scalar(name), &weight)
 }
 
+/// How a call may read `ctx.messages` elided (see [`crate::elision`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Elide {
+    /// The policy's `microKeepHeadChars`: how long the heads must be.
+    pub keep_head_chars: usize,
+    /// The policy's `maxInputBytes`: an input that may exceed it is read whole, to be measured.
+    pub max_input_bytes: usize,
+}
+
 /// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
-/// (`pressure.contextPctUsed`, `messages[3].content`), as in SPEC §2.
-pub fn context(value: &JsValue) -> Result<TierContext> {
+/// (`pressure.contextPctUsed`, `messages[3].content`), as in SPEC §2. `elide` says, from the
+/// pressure, whether the messages may be read elided; when they are, the host's long strings
+/// come back as the second value.
+pub fn context(
+    value: &JsValue,
+    elide: &dyn Fn(&BudgetPressure) -> Option<Elide>,
+) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
     let session_id = required_string("sessionId", fields.scalar("sessionId")?)?;
@@ -97,9 +112,16 @@ pub fn context(value: &JsValue) -> Result<TierContext> {
     let format = optional_string("format", fields.scalar("format")?)?;
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
+    let mut originals = None;
     let input = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => ContextInput::Messages {
-            messages: json_array(&messages).map_err(|error| error.under("messages"))?,
+            messages: match elided(&messages, elide(&pressure)) {
+                Some(skeleton) => {
+                    originals = Some(skeleton.originals);
+                    skeleton.values
+                }
+                None => json_array(&messages).map_err(|error| error.under("messages"))?,
+            },
             format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
         },
         (true, false) => {
@@ -137,8 +159,17 @@ pub fn context(value: &JsValue) -> Result<TierContext> {
     if let Some(cost) = cost {
         ctx.cost_per_1k_tokens = cost;
     }
+    ctx.elision = originals.as_ref().map(|originals| originals.key.clone());
     ctx.validate()?;
-    Ok(ctx)
+    Ok((ctx, originals))
+}
+
+/// The skeleton of `messages` when it may be read elided, has long strings and is certainly
+/// within the size limit; `None` reads it whole.
+fn elided(messages: &JsValue, elide: Option<Elide>) -> Option<Skeleton> {
+    let elide = elide?;
+    skeleton::read(messages, elide.keep_head_chars)
+        .filter(|skeleton| skeleton.has_elisions() && skeleton.within(elide.max_input_bytes))
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
@@ -212,6 +243,23 @@ impl HostOptions {
     }
 
     /// The options as the core takes them, borrowing the callbacks.
+    /// Whether `tier` may run on elided messages under these options: a structural tier
+    /// counting by the seed's rule reads long texts only through their facts.
+    pub fn elide(&self, tier: Tier) -> Option<Elide> {
+        (!tier.summarises()
+            && self.counter.is_none()
+            && self.token_estimator == TokenEstimator::Seed)
+            .then_some(Elide {
+                keep_head_chars: self.policy.micro_keep_head_chars,
+                max_input_bytes: self.policy.limits.max_input_bytes,
+            })
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &PolicyConfig {
+        &self.policy
+    }
+
     pub fn core(&self) -> CompactOptions<'_> {
         CompactOptions {
             policy: self.policy.clone(),

@@ -11,13 +11,13 @@ mod host;
 mod inputs;
 mod output;
 mod result_in;
+mod skeleton;
 mod summariser;
 #[cfg(feature = "test-trap")]
 mod test_trap;
 #[cfg(test)]
 mod tests;
 mod text;
-mod walk;
 
 use crate::error::{CompactionError, Result};
 use crate::result::TierResult;
@@ -65,17 +65,60 @@ fn options_argument(
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
 /// result, since the result's counts are then not the host's.
 /// `input` is the caller's `messages` array, whose unchanged messages are handed back as is.
+/// `originals`: the host's strings behind the placeholders of an elided read.
 fn settle(
     options: &HostOptions,
     outcome: Result<TierResult>,
     input: Option<&js_sys::Array>,
+    originals: Option<&skeleton::Originals>,
 ) -> Result<JsValue, JsValue> {
     #[cfg(feature = "test-trap")]
     test_trap::on_settle();
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
-    output::tier_result(&outcome.map_err(throw)?, input)
+    output::tier_result(&outcome.map_err(throw)?, input, originals)
+}
+
+/// Runs `tier` (or the policy's choice) on `ctx_value`, elided where `elide` allows; a call the
+/// core refuses elided (a placeholder its facts cannot stand for, or any error: errors are
+/// always reported as on whole input) runs again on the messages read whole.
+async fn run(
+    tier: Option<Tier>,
+    ctx_value: &JsValue,
+    options_value: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let input = messages_of(ctx_value);
+    // Options are read first to know whether the messages may be elided; the context's errors
+    // are still reported before the options' ones.
+    let options = options_argument("options", options_value, &[], false);
+    let elide = |pressure: &crate::pressure::BudgetPressure| {
+        let (options, _) = options.as_ref().ok()?;
+        let tier = tier.unwrap_or_else(|| crate::policy::select_tier(pressure, options.policy()));
+        options.elide(tier)
+    };
+    let (ctx, originals) = inputs::context(ctx_value, &elide).map_err(throw)?;
+    let (options, _) = options.map_err(throw)?;
+    let core_options = options.core();
+    let mut outcome = run_core(tier, ctx, &core_options).await;
+    let mut originals = originals;
+    if originals.is_some() && outcome.is_err() {
+        let (ctx, _) = inputs::context(ctx_value, &|_| None).map_err(throw)?;
+        outcome = run_core(tier, ctx, &core_options).await;
+        originals = None;
+    }
+    settle(&options, outcome, input.as_ref(), originals.as_ref())
+}
+
+async fn run_core(
+    tier: Option<Tier>,
+    ctx: crate::context::TierContext,
+    options: &crate::context::CompactOptions<'_>,
+) -> Result<TierResult> {
+    match tier {
+        Some(tier) => crate::engine::compact_with_tier_owned(tier, ctx, options).await,
+        None => crate::engine::compact_owned(ctx, options).await,
+    }
 }
 
 /// The caller's `ctx.messages` array, when the context is structured.
@@ -101,12 +144,7 @@ pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue
 #[wasm_bindgen(js_name = compact)]
 pub async fn compact(ctx: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let input = messages_of(&ctx);
-    let ctx = inputs::context(&ctx).map_err(throw)?;
-    let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
-    let core_options = options.core();
-    let outcome = crate::engine::compact_owned(ctx, &core_options).await;
-    settle(&options, outcome, input.as_ref())
+    run(None, &ctx, &options).await
 }
 
 /// Runs `tier` on `ctx` whatever the pressure says; resolves to a `TierResult`.
@@ -120,12 +158,7 @@ pub async fn compact_with_tier(
     let tier = string_argument("tier", &tier)
         .and_then(|name| Tier::parse(&name, "tier"))
         .map_err(throw)?;
-    let input = messages_of(&ctx);
-    let ctx = inputs::context(&ctx).map_err(throw)?;
-    let (options, _) = options_argument("options", &options, &[], false).map_err(throw)?;
-    let core_options = options.core();
-    let outcome = crate::engine::compact_with_tier_owned(tier, ctx, &core_options).await;
-    settle(&options, outcome, input.as_ref())
+    run(Some(tier), &ctx, &options).await
 }
 
 /// One JSON line (no newline inside) recording `result` as a trace step of type `"compact"`.
@@ -199,7 +232,7 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    settle(&options, outcome, None)
+    settle(&options, outcome, None, None)
 }
 
 /// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
@@ -231,8 +264,8 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
-    let (body, result) = outcome.map_err(throw)?;
-    output::body_result(body.into(), &result)
+    let (body, result, originals) = outcome.map_err(throw)?;
+    output::body_result(body.into(), &result, originals.as_ref())
 }
 
 fn body_fields(

@@ -4,6 +4,7 @@
 
 use super::errors;
 use super::host::AbortSignal;
+use super::skeleton::Originals;
 use crate::result::{
     ArchiveEntry, ArchiveOrigin, ContextData, PathStep, SummariserUsage, TierResult,
 };
@@ -20,13 +21,13 @@ impl Builder {
         Self(Object::new())
     }
 
-    fn set(self, key: &str, value: impl Into<JsValue>) -> Self {
+    fn set(self, key: &'static str, value: impl Into<JsValue>) -> Self {
         // Defining a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&self.0, &JsValue::from_str(key), &value.into());
+        let _ = Reflect::set(&self.0, &key_string(key), &value.into());
         self
     }
 
-    fn set_if(self, key: &str, value: Option<impl Into<JsValue>>) -> Self {
+    fn set_if(self, key: &'static str, value: Option<impl Into<JsValue>>) -> Self {
         match value {
             Some(value) => self.set(key, value),
             None => self,
@@ -36,6 +37,22 @@ impl Builder {
     fn build(self) -> JsValue {
         self.0.into()
     }
+}
+
+thread_local! {
+    /// The JS strings of the result's keys, made once: a result with many archive entries
+    /// sets the same few keys over and over.
+    static KEYS: std::cell::RefCell<crate::fast_hash::FastMap<&'static str, JsValue>> =
+        std::cell::RefCell::default();
+}
+
+fn key_string(key: &'static str) -> JsValue {
+    KEYS.with(|keys| {
+        keys.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| JsValue::from_str(key))
+            .clone()
+    })
 }
 
 /// A JSON value as plain JS data (objects, not `Map`s).
@@ -52,37 +69,60 @@ pub fn json_values(values: &[serde_json::Value]) -> Result<JsValue, JsValue> {
     json(&JsNumbers(values))
 }
 
-/// One JSON value, see [`json_values`].
-pub fn json_value(value: &serde_json::Value) -> Result<JsValue, JsValue> {
-    json(&JsNumber(value))
+/// One JSON value, see [`json_values`]; a placeholder of `originals` left in it becomes the
+/// host's own string again (see [`super::skeleton`]).
+pub fn json_value(
+    value: &serde_json::Value,
+    originals: Option<&Originals>,
+) -> Result<JsValue, JsValue> {
+    json(&JsNumber { value, originals })
 }
 
 struct JsNumbers<'a>(&'a [serde_json::Value]);
 
 impl Serialize for JsNumbers<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(JsNumber))
+        serializer.collect_seq(self.0.iter().map(|value| JsNumber {
+            value,
+            originals: None,
+        }))
     }
 }
 
-struct JsNumber<'a>(&'a serde_json::Value);
+struct JsNumber<'a> {
+    value: &'a serde_json::Value,
+    originals: Option<&'a Originals>,
+}
+
+impl<'a> JsNumber<'a> {
+    fn of(&self, value: &'a serde_json::Value) -> Self {
+        Self {
+            value,
+            originals: self.originals,
+        }
+    }
+}
 
 impl Serialize for JsNumber<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde_json::Value;
         const SAFE: u64 = 1 << 53;
-        match self.0 {
+        match self.value {
+            Value::String(text) => match self.originals.and_then(|o| o.original(text)) {
+                Some(original) => serde_wasm_bindgen::preserve::serialize(&original, serializer),
+                None => serializer.serialize_str(text),
+            },
             Value::Number(number) if number.as_u64().is_some_and(|n| n > SAFE) => {
                 serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
             }
             Value::Number(number) if number.as_i64().is_some_and(|n| n.unsigned_abs() > SAFE) => {
                 serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
             }
-            Value::Array(items) => serializer.collect_seq(items.iter().map(JsNumber)),
+            Value::Array(items) => serializer.collect_seq(items.iter().map(|item| self.of(item))),
             Value::Object(fields) => serializer.collect_map(
                 fields
                     .iter()
-                    .map(|(key, value)| (key.as_str(), JsNumber(value))),
+                    .map(|(key, value)| (key.as_str(), self.of(value))),
             ),
             other => other.serialize(serializer),
         }
@@ -96,19 +136,28 @@ fn strings(items: &[String]) -> Array {
 /// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
 /// `messages` array: messages the tier left unchanged are handed back as the caller's own
 /// objects, not as copies (structural sharing; only edited messages cross the boundary).
-pub fn tier_result(result: &TierResult, input: Option<&Array>) -> Result<JsValue, JsValue> {
-    result_object(result, Some(input))
+/// `originals`: the host's strings behind the placeholders of an elided read.
+pub fn tier_result(
+    result: &TierResult,
+    input: Option<&Array>,
+    originals: Option<&Originals>,
+) -> Result<JsValue, JsValue> {
+    result_object(result, Some(input), originals)
 }
 
 /// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
 /// its `body` string and does not build them as JS objects.
-fn result_object(result: &TierResult, context: Option<Option<&Array>>) -> Result<JsValue, JsValue> {
+fn result_object(
+    result: &TierResult,
+    context: Option<Option<&Array>>,
+    originals: Option<&Originals>,
+) -> Result<JsValue, JsValue> {
     let builder = Builder::new().set("tier", result.tier.as_str());
     let builder = match (&result.context, context) {
         (_, None) => builder,
         (ContextData::Messages(messages), Some(input)) => builder.set(
             "messages",
-            shared_messages(messages, &result.origins, input)?,
+            shared_messages(messages, &result.origins, input, originals)?,
         ),
         (ContextData::Text(text), Some(_)) => builder.set("text", text.as_str()),
     };
@@ -116,7 +165,10 @@ fn result_object(result: &TierResult, context: Option<Option<&Array>>) -> Result
     let archive = Array::new_with_length(result.archive.len() as u32);
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
-        archive.set(index as u32, archive_entry(entry, origin, input)?);
+        archive.set(
+            index as u32,
+            archive_entry(entry, origin, input, originals)?,
+        );
     }
     Ok(builder
         .set("beforeTokens", result.before_tokens as f64)
@@ -146,6 +198,7 @@ fn shared_messages(
     messages: &[serde_json::Value],
     origins: &[Option<usize>],
     input: Option<&Array>,
+    originals: Option<&Originals>,
 ) -> Result<Array, JsValue> {
     let output = Array::new_with_length(messages.len() as u32);
     for (index, message) in messages.iter().enumerate() {
@@ -155,7 +208,7 @@ fn shared_messages(
         };
         let value = match original {
             Some(value) if !value.is_undefined() => value,
-            _ => json_value(message)?,
+            _ => json_value(message, originals)?,
         };
         output.set(index as u32, value);
     }
@@ -168,12 +221,13 @@ fn archive_entry(
     entry: &ArchiveEntry,
     origin: Option<&ArchiveOrigin>,
     input: Option<&Array>,
+    originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
     let content = match (origin, input) {
         (Some(ArchiveOrigin::Part { message, path }), Some(input)) => {
             match caller_value(input, *message, path) {
                 Some(value) => value,
-                None => json_value(&entry.content)?,
+                None => json_value(&entry.content, originals)?,
             }
         }
         (Some(ArchiveOrigin::Messages(from)), Some(input)) => {
@@ -187,13 +241,13 @@ fn archive_entry(
                     .and_then(|at| caller_value(input, at, &[]));
                 let value = match own {
                     Some(value) => value,
-                    None => json_value(item)?,
+                    None => json_value(item, originals)?,
                 };
                 messages.set(index as u32, value);
             }
             messages.into()
         }
-        _ => json_value(&entry.content)?,
+        _ => json_value(&entry.content, originals)?,
     };
     Ok(Builder::new()
         .set("id", entry.id.as_str())
@@ -243,10 +297,15 @@ pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result
 }
 
 /// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
-pub fn body_result(body: JsValue, result: &TierResult) -> Result<JsValue, JsValue> {
+/// `originals`: where the strings behind placeholders left in the archive are in the body.
+pub fn body_result(
+    body: JsValue,
+    result: &TierResult,
+    originals: Option<&Originals>,
+) -> Result<JsValue, JsValue> {
     Ok(Builder::new()
         .set("body", body)
-        .set("result", result_object(result, None)?)
+        .set("result", result_object(result, None, originals)?)
         .build())
 }
 

@@ -1,0 +1,309 @@
+//! Long texts known by their facts instead of their content.
+//!
+//! A binding can hand the core a message array without copying its long strings: each string of
+//! more than [`MIN_CHARS`] code points is replaced by a *placeholder* that carries what the
+//! structural tiers need of it (its first characters, its last characters, its length in code
+//! points and whether it has CRLF line ends) and the index by which the binding finds the
+//! original again. The JS binding builds the skeleton with one `JSON.stringify` whose replacer
+//! does the swap, so a 10 MB transcript crosses into wasm as a few hundred KB.
+//!
+//! What may be elided: `none`, `micro` and `time_based` under the seed's counting rule read a
+//! long text only through [`crate::transcript::Block`]'s facts (count, head, CRLF, fingerprint).
+//! The summarising tiers, the heuristic estimator and host counters need the content, and refuse
+//! elided input with an error; so does any placeholder the facts cannot stand for (one inside a
+//! joined or serialised text, an id, a head too short to decide an age tag). The binding then
+//! reads the strings whole and runs again: elision can make a call cheaper, never different.
+//!
+//! A placeholder is `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`. The nonce is chosen per call
+//! by the binding, so a host's own text cannot pass for a placeholder.
+
+use crate::error::{CompactionError, Result};
+use crate::markers;
+use crate::transcript::{BlockKind, Message};
+use std::borrow::Cow;
+
+/// Strings of more code points than this are elided; shorter ones are cheaper to copy.
+pub const MIN_CHARS: usize = 1024;
+
+/// The tail a placeholder carries, in UTF-16 code units (at least 64 code points).
+pub const TAIL_UNITS: usize = 128;
+
+/// Code points of each end that enter a long text's fingerprint (see [`fingerprint`]).
+const FINGERPRINT_CHARS: usize = 32;
+
+/// The head a placeholder carries, in UTF-16 code units, for a policy that keeps the first
+/// `keep_head_chars` characters of a collapsed body: at least one code point more than that
+/// (a code point is at most two units), so the cut can be decided as on the whole text.
+pub fn head_units(keep_head_chars: usize) -> usize {
+    keep_head_chars
+        .saturating_add(1)
+        .saturating_mul(2)
+        .max(2 * FINGERPRINT_CHARS + 64)
+}
+
+/// The per-call marker that tells placeholders from text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElisionKey {
+    /// `\0{nonce}:`: how every placeholder's facts begin.
+    opening: String,
+}
+
+impl ElisionKey {
+    /// The key for placeholders made with `nonce` (letters and digits only).
+    pub fn new(nonce: &str) -> Self {
+        Self {
+            opening: format!("\u{0}{nonce}:"),
+        }
+    }
+
+    /// Whether `text` holds this key's marker anywhere (raw or JSON-escaped): a text built from
+    /// placeholders (joined, serialised) that is not one itself.
+    pub fn mentions(&self, text: &str) -> bool {
+        // A placeholder brings a NUL, raw or escaped (`\u0000`): one byte scan settles most texts
+        // before a substring search is set up.
+        text.bytes().any(|byte| byte == 0 || byte == b'\\') && text.contains(&self.opening[1..])
+    }
+
+    /// `text` as a placeholder of this key, when it is exactly one.
+    pub fn parse<'a>(&self, text: &'a str) -> Option<Placeholder<'a>> {
+        let at = text.find(&self.opening)?;
+        let head = &text[..at];
+        let mut fields = text[at + self.opening.len()..].splitn(4, ':');
+        let index = fields.next()?.parse().ok()?;
+        let chars = fields.next()?.parse().ok()?;
+        let crlf = match fields.next()? {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        };
+        let tail = fields.next()?;
+        (!self.mentions(head) && !self.mentions(tail)).then_some(Placeholder {
+            head,
+            index,
+            facts: Elided {
+                chars,
+                crlf,
+                tail: Cow::Borrowed(tail),
+            },
+        })
+    }
+}
+
+/// One placeholder, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placeholder<'a> {
+    /// The first characters of the text (a prefix, whole code points).
+    pub head: &'a str,
+    /// The binding's index of the original string.
+    pub index: usize,
+    /// What the tiers may know of the whole text.
+    pub facts: Elided<'a>,
+}
+
+/// What is known of an elided text besides its head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elided<'a> {
+    /// Its length in code points.
+    pub chars: usize,
+    /// It has a CRLF line end somewhere.
+    pub crlf: bool,
+    /// Its last characters (a suffix, whole code points).
+    pub tail: Cow<'a, str>,
+}
+
+impl Elided<'_> {
+    /// The same facts, owned.
+    pub fn into_owned(self) -> Elided<'static> {
+        Elided {
+            chars: self.chars,
+            crlf: self.crlf,
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+/// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
+/// seed's rule reads long texts only through their facts.
+pub fn allowed(tier: crate::tier::Tier, options: &crate::context::CompactOptions<'_>) -> bool {
+    !tier.summarises()
+        && options.counter.is_none()
+        && options.token_estimator == crate::tokens::TokenEstimator::Seed
+}
+
+/// Turns the placeholders of `message` (read by an adapter from placeholder strings) into elided
+/// blocks: the text becomes the head, the facts go to [`crate::transcript::Block::elided`].
+/// Refuses, naming the message, a placeholder the facts cannot stand for: one inside a longer
+/// text or an id, or a head or tail too short to decide what the structural tiers ask of the text
+/// (an age tag, a stale-block marker, a pruned-body marker).
+pub fn resolve(message: &mut Message<'_>, key: &ElisionKey, index: usize) -> Result<()> {
+    for block in &mut message.blocks {
+        if kind_mentions(&block.kind, key) {
+            return Err(needs_content(index));
+        }
+        if !key.mentions(&block.text) {
+            continue;
+        }
+        let (head, facts) = match &block.text {
+            Cow::Borrowed(text) => {
+                let read = key.parse(text).ok_or_else(|| needs_content(index))?;
+                (Cow::Borrowed(read.head), read.facts)
+            }
+            Cow::Owned(text) => {
+                let read = key.parse(text).ok_or_else(|| needs_content(index))?;
+                (Cow::Owned(read.head.to_string()), read.facts.into_owned())
+            }
+        };
+        if !decidable(&head, &facts) {
+            return Err(needs_content(index));
+        }
+        block.text = head;
+        block.elided = Some(facts);
+    }
+    Ok(())
+}
+
+/// The head and tail settle every question a structural tier asks of the whole text.
+fn decidable(head: &str, facts: &Elided<'_>) -> bool {
+    let start = head.trim_start();
+    // An age tag, an empty text or a marker-only text would need more than the head shows.
+    let age_tag_cut = start.starts_with("[age:") && !start.contains(']');
+    let tail = facts.tail.trim_end();
+    // A pruned-body marker must lie wholly inside the tail to be recognised as on the whole.
+    let marker_cut = tail.ends_with(" chars]") && !tail.contains(markers::PRUNED_BODY_PREFIX);
+    !start.is_empty()
+        && !age_tag_cut
+        && head.trim() != markers::STALE_BLOCK
+        && !tail.is_empty()
+        && !marker_cut
+}
+
+fn kind_mentions(kind: &BlockKind, key: &ElisionKey) -> bool {
+    match kind {
+        BlockKind::ToolCall { id, name } => key.mentions(id) || key.mentions(name),
+        BlockKind::ToolResult { id, name, .. } => [id, name]
+            .into_iter()
+            .flatten()
+            .any(|text| key.mentions(text)),
+        BlockKind::Media { media_type, .. } => key.mentions(media_type),
+        BlockKind::Text | BlockKind::Thinking | BlockKind::Other => false,
+    }
+}
+
+fn needs_content(index: usize) -> CompactionError {
+    CompactionError::type_error(
+        format!("messages[{index}]"),
+        "holds an elided text that must be read whole",
+    )
+}
+
+/// What of a text the correlation id covers: a short text whole; a text of more than
+/// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
+/// elided text still has. So an id is the same whether a binding elided the text or not.
+pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
+    if let Some(facts) = elided {
+        return Fingerprint::Ends {
+            chars: facts.chars,
+            head: first_chars(text, FINGERPRINT_CHARS),
+            tail: last_chars(&facts.tail, FINGERPRINT_CHARS),
+        };
+    }
+    // Counting stops early: most texts are short, and a long one only needs to be known long.
+    if text.len() <= MIN_CHARS || text.chars().nth(MIN_CHARS).is_none() {
+        return Fingerprint::Whole(text);
+    }
+    Fingerprint::Ends {
+        chars: text.chars().count(),
+        head: first_chars(text, FINGERPRINT_CHARS),
+        tail: last_chars(text, FINGERPRINT_CHARS),
+    }
+}
+
+/// See [`fingerprint`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fingerprint<'t> {
+    /// A short text, whole.
+    Whole(&'t str),
+    /// A long text: its length in code points and its ends.
+    Ends {
+        /// Code points.
+        chars: usize,
+        /// The first characters.
+        head: &'t str,
+        /// The last characters.
+        tail: &'t str,
+    },
+}
+
+fn first_chars(text: &str, count: usize) -> &str {
+    text.char_indices()
+        .nth(count)
+        .map_or(text, |(at, _)| &text[..at])
+}
+
+fn last_chars(text: &str, count: usize) -> &str {
+    match count.checked_sub(1) {
+        Some(skip) => text
+            .char_indices()
+            .rev()
+            .nth(skip)
+            .map_or(text, |(at, _)| &text[at..]),
+        None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholder(key: &str, head: &str, index: usize, chars: usize, tail: &str) -> String {
+        format!("{head}\u{0}{key}:{index}:{chars}:0:{tail}")
+    }
+
+    #[test]
+    fn parses_exactly_one_placeholder() {
+        let key = ElisionKey::new("k1");
+        let text = placeholder("k1", "head", 3, 5000, "ta:il");
+        let read = key.parse(&text).expect("a placeholder");
+        assert_eq!(read.head, "head");
+        assert_eq!(read.index, 3);
+        assert_eq!(read.facts.chars, 5000);
+        assert_eq!(read.facts.tail, "ta:il");
+        assert!(key.mentions(&text));
+        // Another key's placeholder, a joined pair, a serialised one: not one placeholder.
+        assert!(ElisionKey::new("k2").parse(&text).is_none());
+        assert!(key.parse(&format!("{text}\n{text}")).is_none());
+        let escaped = serde_json::to_string(&text).expect("serialises");
+        assert!(key.parse(&escaped).is_none());
+        assert!(key.mentions(&escaped));
+        assert!(key.parse("plain text").is_none());
+        assert!(key.parse("\u{0}k1:x:1:0:").is_none());
+        assert!(key.parse("\u{0}k1:1:1:2:").is_none());
+    }
+
+    #[test]
+    fn fingerprint_is_the_same_elided_or_whole() {
+        let text: String = "é".repeat(700) + &"x".repeat(700) + "🦀";
+        let whole = fingerprint(&text, None);
+        let facts = Elided {
+            chars: text.chars().count(),
+            crlf: false,
+            tail: Cow::Owned(last_chars(&text, 64).to_string()),
+        };
+        let head = first_chars(&text, 70);
+        assert_eq!(fingerprint(head, Some(&facts)), whole);
+        let Fingerprint::Ends { chars, head, tail } = whole else {
+            panic!("a long text is known by its ends")
+        };
+        assert_eq!((chars, head.chars().count()), (1401, 32));
+        assert!(tail.ends_with('🦀') && tail.chars().count() == 32);
+        let short = "x".repeat(MIN_CHARS);
+        assert_eq!(fingerprint(&short, None), Fingerprint::Whole(&short));
+    }
+
+    #[test]
+    fn head_covers_the_kept_characters() {
+        assert_eq!(head_units(80), 162);
+        assert_eq!(head_units(0), 128);
+        assert_eq!(head_units(usize::MAX), usize::MAX);
+    }
+}

@@ -1,0 +1,409 @@
+//! A request body's messages read elided (see [`crate::elision`]): each string value of more
+//! than [`MIN_CHARS`] code points is replaced, in the message's JSON text, by a placeholder made
+//! from its escaped text (head, tail, length, CRLF flag), and only that much smaller text is
+//! parsed. The long strings are never unescaped, allocated or counted twice; a compacted body
+//! writes them back as the very bytes they were ([`write_message`]).
+//!
+//! The placeholders' nonce is a hash of the body: a body cannot hold its own hash.
+
+use crate::elision::{ElisionKey, MIN_CHARS};
+use crate::error::{CompactionError, Result};
+use crate::result::{ContextData, TierResult};
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::ops::Range;
+
+/// Code points of a long string's end that its placeholder carries (see `fingerprint`).
+const TAIL_CHARS: usize = 64;
+
+/// A body's messages with their long strings as placeholders.
+#[derive(Debug)]
+pub(crate) struct ElidedBody {
+    /// The messages, parsed from their elided text.
+    pub messages: Vec<Value>,
+    /// The placeholders' key.
+    pub key: ElisionKey,
+    /// Each placeholder's string token in the body (quotes included), by placeholder index.
+    pub tokens: Vec<Range<usize>>,
+}
+
+/// The messages at `elements` of `body`, elided, with heads long enough to cut
+/// `keep_head_chars` characters; `None` when no string is long enough, or one is not plain
+/// (a lone surrogate escape, which the parser refuses: the body is then read whole).
+pub(crate) fn read(
+    body: &str,
+    elements: &[Range<usize>],
+    keep_head_chars: usize,
+) -> Option<ElidedBody> {
+    let nonce = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(body.as_bytes()));
+    let head_chars = keep_head_chars.saturating_add(1).max(TAIL_CHARS);
+    let mut tokens = Vec::new();
+    let mut messages = Vec::with_capacity(elements.len());
+    for element in elements {
+        let text = elide_message(body, element.clone(), &nonce, head_chars, &mut tokens)?;
+        messages.push(serde_json::from_str(&text).ok()?);
+    }
+    (!tokens.is_empty()).then(|| ElidedBody {
+        messages,
+        key: ElisionKey::new(&nonce),
+        tokens,
+    })
+}
+
+/// The JSON text of `body[element]` with its long string values as placeholder tokens.
+fn elide_message(
+    body: &str,
+    element: Range<usize>,
+    nonce: &str,
+    head_chars: usize,
+    tokens: &mut Vec<Range<usize>>,
+) -> Option<String> {
+    let bytes = body.as_bytes();
+    let mut out = String::new();
+    let mut copied = element.start;
+    let mut at = element.start;
+    // Outside strings a message's text has no `"` but those that open strings.
+    while let Some(offset) = bytes.get(at..element.end)?.iter().position(|&b| b == b'"') {
+        let start = at + offset;
+        let end = string_end(bytes, start, element.end)?;
+        at = end;
+        if end - start - 2 <= MIN_CHARS || is_key(bytes, end, element.end) {
+            continue;
+        }
+        let raw = body.get(start + 1..end - 1)?;
+        let facts = raw_facts(raw, head_chars)?;
+        if facts.chars <= MIN_CHARS {
+            continue;
+        }
+        if out.is_empty() {
+            out.reserve(element.len() / 4);
+        }
+        out.push_str(body.get(copied..start)?);
+        out.push('"');
+        out.push_str(raw.get(..facts.head_end)?);
+        out.push_str(&format!(
+            "\\u0000{nonce}:{}:{}:{}:",
+            tokens.len(),
+            facts.chars,
+            u8::from(facts.crlf)
+        ));
+        out.push_str(raw.get(facts.tail_start..)?);
+        out.push('"');
+        tokens.push(start..end);
+        copied = end;
+    }
+    if copied == element.start {
+        return body.get(element).map(str::to_string);
+    }
+    out.push_str(body.get(copied..element.end)?);
+    Some(out)
+}
+
+/// The end (after the closing quote) of the string token opening at `start`.
+fn string_end(bytes: &[u8], start: usize, limit: usize) -> Option<usize> {
+    let mut at = start + 1;
+    loop {
+        at += crate::bytes::find_quote_or_backslash(bytes.get(at..limit)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2; // a backslash and the byte it escapes
+    }
+}
+
+/// The token ending at `end` is an object key (a `:` follows).
+fn is_key(bytes: &[u8], end: usize, limit: usize) -> bool {
+    bytes.get(end..limit).and_then(|rest| {
+        rest.iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    }) == Some(&b':')
+}
+
+/// What a placeholder needs of an escaped string's text.
+#[derive(Debug, PartialEq, Eq)]
+struct RawFacts {
+    /// Code points of the unescaped string.
+    chars: usize,
+    /// It has a CR LF (escaped, as JSON strings hold them).
+    crlf: bool,
+    /// Byte offset where the first `head_chars` code points end.
+    head_end: usize,
+    /// Byte offset where the last [`TAIL_CHARS`] code points begin.
+    tail_start: usize,
+}
+
+/// One step of an escaped string: a run of plain bytes or one escape.
+#[derive(Debug, Clone, Copy, Default)]
+struct Segment {
+    start: usize,
+    end: usize,
+    escape: bool,
+}
+
+/// Reads an escaped JSON string's text (between the quotes) without unescaping it: plain runs
+/// are counted a word at a time, escapes one by one. `None` for an escape the parser would
+/// refuse (a lone surrogate) or anything malformed.
+fn raw_facts(text: &str, head_chars: usize) -> Option<RawFacts> {
+    let raw = text.as_bytes();
+    let mut chars = 0usize;
+    let (mut crlf, mut after_cr) = (false, false);
+    let mut head_end = None;
+    // The last segments, enough to hold the tail (each holds at least one code point), in a
+    // ring: `filled` counts every segment pushed.
+    let mut recent = [Segment::default(); TAIL_CHARS];
+    let mut filled = 0usize;
+    let mut at = 0;
+    while at < raw.len() {
+        let (run, count) = crate::bytes::plain_run(text.get(at..)?);
+        let segment = if run > 0 {
+            if head_end.is_none() && chars + count >= head_chars {
+                // A run ends before a `\`, always a character boundary.
+                let inside = text
+                    .get(at..at + run)?
+                    .char_indices()
+                    .nth(head_chars - chars);
+                head_end = Some(at + inside.map_or(run, |(offset, _)| offset));
+            }
+            chars += count;
+            after_cr = false;
+            Segment {
+                start: at,
+                end: at + run,
+                escape: false,
+            }
+        } else {
+            let (len, unit) = escape(raw, at)?;
+            crlf |= after_cr && unit == 0x0A;
+            after_cr = unit == 0x0D;
+            if head_end.is_none() && chars == head_chars {
+                head_end = Some(at);
+            }
+            chars += 1;
+            Segment {
+                start: at,
+                end: at + len,
+                escape: true,
+            }
+        };
+        at = segment.end;
+        recent[filled % TAIL_CHARS] = segment;
+        filled += 1;
+    }
+    let last = (0..filled.min(TAIL_CHARS)).map(|back| recent[(filled - 1 - back) % TAIL_CHARS]);
+    Some(RawFacts {
+        chars,
+        crlf,
+        head_end: head_end.unwrap_or(raw.len()),
+        tail_start: tail_start(raw, last),
+    })
+}
+
+/// Where the last [`TAIL_CHARS`] code points begin, from the last segments (newest first).
+fn tail_start(raw: &[u8], last: impl Iterator<Item = Segment>) -> usize {
+    let mut needed = TAIL_CHARS;
+    for segment in last {
+        if segment.escape {
+            needed -= 1;
+            if needed == 0 {
+                return segment.start;
+            }
+            continue;
+        }
+        // A plain run is UTF-8: step back over continuation bytes to each code point's start.
+        let mut at = segment.end;
+        while at > segment.start {
+            at -= 1;
+            if raw[at] & 0xC0 != 0x80 {
+                needed -= 1;
+                if needed == 0 {
+                    return at;
+                }
+            }
+        }
+    }
+    0
+}
+
+/// The escape at `at`: its length in bytes and the UTF-16 unit it stands for (a surrogate
+/// pair is read as one escape of twelve bytes).
+fn escape(raw: &[u8], at: usize) -> Option<(usize, u32)> {
+    let unit = match raw.get(at + 1)? {
+        b'n' => 0x0A,
+        b'r' => 0x0D,
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b't' => return Some((2, 0)),
+        b'u' => hex4(raw.get(at + 2..at + 6)?)?,
+        _ => return None,
+    };
+    if !(0xD800..0xE000).contains(&unit) {
+        return Some((if raw[at + 1] == b'u' { 6 } else { 2 }, unit));
+    }
+    // A high surrogate must be followed by an escaped low one.
+    if unit >= 0xDC00 || raw.get(at + 6..at + 8)? != b"\\u" {
+        return None;
+    }
+    let low = hex4(raw.get(at + 8..at + 12)?)?;
+    (0xDC00..0xE000).contains(&low).then_some((12, 0x1_0000))
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+/// Replaces the placeholders left in `result` (archived content and, with `messages`, the
+/// output messages) by the strings they stand for, decoded from the body.
+pub(crate) fn put_back(result: &mut TierResult, elided: &ElidedBody, body: &str, messages: bool) {
+    let mut stack: Vec<&mut Value> = result.archive.iter_mut().map(|e| &mut e.content).collect();
+    if messages {
+        if let ContextData::Messages(output) = &mut result.context {
+            stack.extend(output.iter_mut());
+        }
+    }
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                let original = elided
+                    .key
+                    .parse(text)
+                    .and_then(|read| body.get(elided.tokens.get(read.index)?.clone()))
+                    .and_then(|token| serde_json::from_str::<String>(token).ok());
+                if let Some(original) = original {
+                    *text = original;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(fields) => stack.extend(fields.values_mut()),
+            _ => {}
+        }
+    }
+}
+
+/// `message` as compact JSON with its placeholders written back as the body's own tokens.
+pub(crate) fn write_message(
+    message: &Value,
+    key: &ElisionKey,
+    body: &str,
+    tokens: &[Range<usize>],
+) -> Result<String> {
+    serde_json::to_string(&WithTokens {
+        value: message,
+        key,
+        body,
+        tokens,
+    })
+    .map_err(|error| {
+        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
+    })
+}
+
+/// A value whose placeholder strings serialise as their tokens.
+#[derive(Clone, Copy)]
+struct WithTokens<'a> {
+    value: &'a Value,
+    key: &'a ElisionKey,
+    body: &'a str,
+    tokens: &'a [Range<usize>],
+}
+
+impl<'a> WithTokens<'a> {
+    fn of(&self, value: &'a Value) -> Self {
+        Self { value, ..*self }
+    }
+
+    /// The token behind placeholder `text`, if it is one of this body's.
+    fn token(&self, text: &str) -> Option<&'a RawValue> {
+        let read = self.key.parse(text)?;
+        let token = self.body.get(self.tokens.get(read.index)?.clone())?;
+        serde_json::from_str(token).ok()
+    }
+}
+
+impl Serialize for WithTokens<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        match self.value {
+            Value::String(text) => match self.token(text) {
+                Some(token) => token.serialize(serializer),
+                None => serializer.serialize_str(text),
+            },
+            Value::Array(items) => serializer.collect_seq(items.iter().map(|item| self.of(item))),
+            Value::Object(fields) => serializer.collect_map(
+                fields
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), self.of(value))),
+            ),
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(text: &str, head: usize) -> RawFacts {
+        let token = serde_json::to_string(text).expect("serialises");
+        raw_facts(&token[1..token.len() - 1], head).expect("plain")
+    }
+
+    #[test]
+    fn counts_code_points_through_escapes() {
+        let text = format!("a\"b\\c\n{}é🦀\u{1}\r\nend", "x".repeat(70));
+        let read = facts(&text, 5);
+        assert_eq!(read.chars, text.chars().count());
+        assert!(read.crlf);
+        let escaped = serde_json::to_string(&text).expect("serialises");
+        let raw = &escaped[1..escaped.len() - 1];
+        let head: String =
+            serde_json::from_str(&format!("\"{}\"", &raw[..read.head_end])).expect("head");
+        assert_eq!(head, text.chars().take(5).collect::<String>());
+        let tail: String =
+            serde_json::from_str(&format!("\"{}\"", &raw[read.tail_start..])).expect("tail");
+        let expected: String = text
+            .chars()
+            .skip(text.chars().count() - TAIL_CHARS)
+            .collect();
+        assert_eq!(tail, expected);
+        assert!(!facts("a\rb\nc", 1).crlf);
+    }
+
+    #[test]
+    fn surrogate_escapes() {
+        assert_eq!(raw_facts(r"\ud83e\udd80x", 1).map(|f| f.chars), Some(2));
+        assert!(raw_facts(r"\ud83ex", 1).is_none());
+        assert!(raw_facts(r"\udd80", 1).is_none());
+        assert!(raw_facts(r"\q", 1).is_none());
+    }
+
+    #[test]
+    fn elides_long_values_not_keys_and_writes_them_back() {
+        let long = format!("{}\r\n{}", "é".repeat(700), "tail".repeat(200));
+        let key_name = "k".repeat(2000);
+        let message = serde_json::json!({ "role": "tool", "content": long, key_name.clone(): "v", "short": "s" });
+        let element = serde_json::to_string(&message).expect("serialises");
+        let body = format!("{{\"messages\":[{element}]}}");
+        let start = body.find('[').expect("array") + 1;
+        let elements = std::iter::once(start..start + element.len()).collect::<Vec<_>>();
+        let elided = read(&body, &elements, 80).expect("elided");
+        assert_eq!(elided.tokens.len(), 1);
+        let content = elided.messages[0]["content"].as_str().expect("placeholder");
+        let placeholder = elided.key.parse(content).expect("a placeholder");
+        assert_eq!(placeholder.facts.chars, long.chars().count());
+        assert!(placeholder.facts.crlf);
+        assert!(long.starts_with(placeholder.head) && placeholder.head.chars().count() == 81);
+        assert!(long.ends_with(&*placeholder.facts.tail));
+        assert_eq!(elided.messages[0][key_name.as_str()], "v");
+        let written = write_message(&elided.messages[0], &elided.key, &body, &elided.tokens)
+            .expect("written");
+        assert_eq!(
+            serde_json::from_str::<Value>(&written).expect("json"),
+            message
+        );
+        // Nothing long: nothing to elide.
+        let short = r#"{"messages":[{"role":"user","content":"hi"}]}"#;
+        let elements = std::iter::once(13..short.len() - 2).collect::<Vec<_>>();
+        assert!(read(short, &elements, 80).is_none());
+    }
+}

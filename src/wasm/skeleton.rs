@@ -1,0 +1,157 @@
+//! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs) runs one
+//! `JSON.stringify` in the host whose replacer swaps each long string for a placeholder (see
+//! [`crate::elision`]), and the skeleton's text is parsed here. A 1 MB transcript crosses as
+//! about 20 KB; the long strings stay in the host, as `strings`.
+//!
+//! Read *whole*, the placeholders are replaced by their strings at once (each copied into wasm
+//! memory once, by `TextEncoder.encodeInto`): what `JSON.stringify` + `serde_json` would give,
+//! without walking every value across the boundary. Read *elided*, they stay: the structural
+//! tiers work from the placeholders' facts, and the output hands the host's own strings back
+//! wherever a placeholder is left in a converted value ([`Originals`]).
+//!
+//! The glue gets `readSkeleton` from the package (scripts/glue.mjs); used on its own, without
+//! it, the call fails and the binding reads the messages the way it did before.
+
+use crate::elision::{self, ElisionKey};
+use js_sys::{Array, JsString, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// js/api.mjs `readSkeleton(messages, minChars, headUnits, tailUnits)`.
+    #[wasm_bindgen(catch, js_name = tieredCompactionReadSkeleton)]
+    fn read_skeleton(
+        messages: &JsValue,
+        min_chars: u32,
+        head_units: u32,
+        tail_units: u32,
+    ) -> Result<JsValue, JsValue>;
+
+    /// `JSON.parse(text)` of a JS string (js-sys's takes a Rust string).
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
+}
+
+/// A skeleton read from the host.
+pub struct Skeleton {
+    /// The messages, long strings as placeholders.
+    pub values: Vec<Value>,
+    /// The host's long strings, and how to tell their placeholders.
+    pub originals: Originals,
+    /// UTF-16 units of all long strings together.
+    units: f64,
+    /// Bytes of the skeleton's text.
+    text_bytes: usize,
+}
+
+/// The host's strings behind the placeholders of one call.
+pub struct Originals {
+    /// The call's placeholder key.
+    pub key: ElisionKey,
+    source: Source,
+}
+
+/// Where the strings are.
+enum Source {
+    /// The strings themselves (a skeleton of objects).
+    Strings(Array),
+    /// A request body and each placeholder's string token in it, in UTF-16 units: decoded by
+    /// the host's `JSON.parse` when asked for, never in wasm.
+    Body(JsString, Vec<std::ops::Range<u32>>),
+}
+
+impl Originals {
+    /// The strings of a request body's placeholders under `key`.
+    pub fn in_body(key: ElisionKey, body: JsString, tokens: Vec<std::ops::Range<u32>>) -> Self {
+        Self {
+            key,
+            source: Source::Body(body, tokens),
+        }
+    }
+
+    /// The host's string behind placeholder `text`, if it is one.
+    pub fn original(&self, text: &str) -> Option<JsValue> {
+        let index = self.key.parse(text)?.index;
+        match &self.source {
+            Source::Strings(strings) => {
+                let index = u32::try_from(index).ok()?;
+                (index < strings.length()).then(|| strings.get(index))
+            }
+            Source::Body(body, tokens) => {
+                let token = tokens.get(index)?;
+                json_parse(&body.slice(token.start, token.end)).ok()
+            }
+        }
+    }
+}
+
+/// The skeleton of `messages`, with heads long enough to cut `keep_head_chars` characters;
+/// `None` when the package's reader is absent or `JSON.stringify` / the parser refuses the
+/// messages (the caller then reads them the slow way, which names the element at fault).
+pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
+    let head_units = u32::try_from(elision::head_units(keep_head_chars)).unwrap_or(u32::MAX);
+    let read = read_skeleton(
+        messages,
+        elision::MIN_CHARS as u32,
+        head_units,
+        elision::TAIL_UNITS as u32,
+    )
+    .ok()?;
+    let field = |name: &str| Reflect::get(&read, &JsValue::from_str(name)).ok();
+    let text = super::text::to_string(field("text")?.dyn_ref::<JsString>()?);
+    let values: Vec<Value> = serde_json::from_str(&text).ok()?;
+    let nonce = field("nonce")?.as_string()?;
+    Some(Skeleton {
+        values,
+        originals: Originals {
+            key: ElisionKey::new(&nonce),
+            source: Source::Strings(field("strings")?.dyn_into().ok()?),
+        },
+        units: field("units")?.as_f64()?,
+        text_bytes: text.len(),
+    })
+}
+
+impl Skeleton {
+    /// Whether the input is certainly within `max_input_bytes` as UTF-8 JSON (a UTF-16 unit is
+    /// at most three bytes), so that the core's size check may run on the skeleton.
+    pub fn within(&self, max_input_bytes: usize) -> bool {
+        self.text_bytes as f64 + 3.0 * self.units <= max_input_bytes as f64
+    }
+
+    /// Whether any string was long enough to be elided.
+    pub fn has_elisions(&self) -> bool {
+        self.units > 0.0
+    }
+
+    /// The messages with every placeholder replaced by its string: the messages read whole.
+    pub fn whole(self) -> Option<Vec<Value>> {
+        let mut values = self.values;
+        if self.units > 0.0 {
+            for value in &mut values {
+                put_back(value, &self.originals)?;
+            }
+        }
+        Some(values)
+    }
+}
+
+/// Replaces the placeholders in `value` by copies of their strings. Iterative: the parser
+/// allows 128 levels, the wasm stack is not spent on them.
+fn put_back(value: &mut Value, originals: &Originals) -> Option<()> {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                if let Some(original) = originals.original(text) {
+                    *text = super::text::to_string(original.dyn_ref::<JsString>()?);
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(fields) => stack.extend(fields.values_mut()),
+            _ => {}
+        }
+    }
+    Some(())
+}

@@ -1,0 +1,349 @@
+//! Elided input (long strings passed as placeholders, see `tiered_compaction::elision`) gives the
+//! same result as the same input read whole, once the placeholders left in the result are put
+//! back; where the facts cannot stand for the text, the core refuses (and the binding reads the
+//! strings whole). Proptest over generated conversations in every format, plus the refusals.
+
+mod common;
+
+use common::generate::{self, Conversation};
+use common::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use tiered_compaction::elision::{self, ElisionKey};
+use tiered_compaction::tokens::TokenEstimator;
+use tiered_compaction::transcript::Format;
+use tiered_compaction::{
+    CompactOptions, CompactionError, ContextInput, FormatChoice, PolicyConfig, Tier, TierContext,
+    TierResult,
+};
+
+const NONCE: &str = "t3st";
+
+/// What the JS binding's replacer does: each string of more than `elision::MIN_CHARS` code
+/// points becomes a placeholder with the head and tail windows counted in UTF-16 units.
+fn elide(value: &mut Value, keep_head_chars: usize, originals: &mut Vec<String>) {
+    match value {
+        Value::String(text) if text.chars().count() > elision::MIN_CHARS => {
+            let chars = text.chars().count();
+            let head = units_prefix(text, elision::head_units(keep_head_chars));
+            let tail = units_suffix(text, elision::TAIL_UNITS);
+            let crlf = u8::from(text.contains("\r\n"));
+            let placeholder = format!(
+                "{head}\u{0}{NONCE}:{}:{chars}:{crlf}:{tail}",
+                originals.len()
+            );
+            originals.push(std::mem::replace(text, placeholder));
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| elide(item, keep_head_chars, originals)),
+        Value::Object(fields) => fields
+            .values_mut()
+            .for_each(|item| elide(item, keep_head_chars, originals)),
+        _ => {}
+    }
+}
+
+fn units_prefix(text: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += c.len_utf16();
+        if used > units {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+fn units_suffix(text: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices().rev() {
+        used += c.len_utf16();
+        if used > units {
+            return &text[at + c.len_utf8()..];
+        }
+    }
+    text
+}
+
+/// Puts the originals back where placeholders were left (what the binding does on output).
+fn put_back(value: &mut Value, key: &ElisionKey, originals: &[String]) {
+    match value {
+        Value::String(text) => {
+            if let Some(read) = key.parse(text) {
+                *text = originals[read.index].clone();
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| put_back(item, key, originals)),
+        Value::Object(fields) => fields
+            .values_mut()
+            .for_each(|item| put_back(item, key, originals)),
+        _ => {}
+    }
+}
+
+fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
+    match format {
+        Format::OpenAi => generate::openai(conversation),
+        Format::Anthropic => generate::anthropic(conversation),
+        _ => generate::ai_sdk(conversation),
+    }
+}
+
+fn ctx(format: Format, messages: Vec<Value>, elided: bool) -> TierContext {
+    let mut ctx = TierContext::new(
+        "s-elision",
+        pressure(4, 0.8, 400.0, false),
+        ContextInput::Messages {
+            messages,
+            format: FormatChoice::Fixed(format),
+        },
+    );
+    ctx.elision = elided.then(|| ElisionKey::new(NONCE));
+    ctx
+}
+
+fn run(
+    tier: Tier,
+    ctx: &TierContext,
+    options: &CompactOptions<'_>,
+) -> Result<TierResult, CompactionError> {
+    block_on(tiered_compaction::compact_with_tier(tier, ctx, options))
+}
+
+/// Runs `tier` whole and elided; returns whether the elided run was taken (not refused).
+fn same_either_way(
+    tier: Tier,
+    format: Format,
+    messages: Vec<Value>,
+) -> Result<bool, TestCaseError> {
+    let options = CompactOptions::default();
+    let keep = options.policy.micro_keep_head_chars;
+    let whole = run(tier, &ctx(format, messages.clone(), false), &options).expect("valid input");
+    let mut elided_messages = Value::Array(messages);
+    let mut originals = Vec::new();
+    elide(&mut elided_messages, keep, &mut originals);
+    let Value::Array(elided_messages) = elided_messages else {
+        unreachable!()
+    };
+    let outcome = run(tier, &ctx(format, elided_messages, true), &options);
+    let mut result = match outcome {
+        Ok(result) => result,
+        Err(error) => {
+            prop_assert!(
+                error.problem.contains("elided"),
+                "unexpected refusal {error}"
+            );
+            return Ok(false);
+        }
+    };
+    let key = ElisionKey::new(NONCE);
+    if let tiered_compaction::ContextData::Messages(messages) = &mut result.context {
+        messages
+            .iter_mut()
+            .for_each(|m| put_back(m, &key, &originals));
+    }
+    for entry in &mut result.archive {
+        put_back(&mut entry.content, &key, &originals);
+    }
+    prop_assert_eq!(result, whole);
+    Ok(!originals.is_empty())
+}
+
+proptest! {
+    // 48 cases keep `cargo test` quick; PROPTEST_CASES=N runs more.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn elided_input_compacts_as_whole_input(
+        conversation in generate::conversation(),
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
+    ) {
+        let messages = render(format, &conversation);
+        for tier in [Tier::None, Tier::Micro, Tier::TimeBased] {
+            same_either_way(tier, format, messages.clone())?;
+        }
+    }
+}
+
+fn long_log(lines: usize) -> String {
+    "error: build failed at src/lib.rs:12\n".repeat(lines)
+}
+
+fn session(tool_output: &str) -> Vec<Value> {
+    json!([
+        { "role": "system", "content": "You are a coding agent." },
+        { "role": "user", "content": "Fix the build." },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{\"cmd\":\"make\"}" } }
+        ] },
+        { "role": "tool", "tool_call_id": "c1", "content": tool_output },
+        { "role": "assistant", "content": "Looking at the log." },
+        { "role": "user", "content": "Go on." }
+    ])
+    .as_array()
+    .cloned()
+    .expect("an array")
+}
+
+#[test]
+fn a_long_tool_output_is_collapsed_from_its_facts_alone() {
+    for output in [
+        long_log(60),
+        "é🦀\r\n".repeat(600),
+        format!("{}{}", "x".repeat(3000), " ".repeat(10)),
+    ] {
+        let taken = same_either_way(Tier::Micro, Format::OpenAi, session(&output)).expect("same");
+        assert!(taken, "the elided run was refused for {:?}", &output[..20]);
+    }
+}
+
+#[test]
+fn facts_that_cannot_decide_are_refused() {
+    let key = ElisionKey::new(NONCE);
+    let cases = [
+        // A head of whitespace only: an age tag could follow.
+        format!("{}\u{0}{NONCE}:0:5000:0:tail", " ".repeat(200)),
+        // An age tag cut by the head's end.
+        format!("[age:{}\u{0}{NONCE}:0:5000:0:tail", "1".repeat(200)),
+        // A pruned-body marker that may begin before the tail.
+        format!("head text\u{0}{NONCE}:0:5000:0: 12 chars]"),
+        // Two placeholders joined.
+        format!("a\u{0}{NONCE}:0:5000:0:x\nb\u{0}{NONCE}:1:5000:0:y"),
+    ];
+    for text in cases {
+        let mut messages = session("short");
+        messages[4] = json!({ "role": "assistant", "content": text });
+        let outcome = run(
+            Tier::TimeBased,
+            &ctx(Format::OpenAi, messages, true),
+            &CompactOptions::default(),
+        );
+        let error = outcome.expect_err("refused");
+        assert_eq!(error.path, "messages[4]");
+        assert!(error.problem.contains("elided"), "{error}");
+        assert!(key.mentions(&text));
+    }
+    // A placeholder as a tool-call id.
+    let mut messages = session("short");
+    messages[2]["tool_calls"][0]["id"] = json!(format!("id\u{0}{NONCE}:0:5000:0:x"));
+    let outcome = run(
+        Tier::Micro,
+        &ctx(Format::OpenAi, messages, true),
+        &CompactOptions::default(),
+    );
+    assert!(outcome.expect_err("refused").problem.contains("elided"));
+}
+
+#[test]
+fn content_reading_modes_refuse_elided_input() {
+    let mut messages = Value::Array(session(&long_log(60)));
+    elide(&mut messages, 80, &mut Vec::new());
+    let Value::Array(messages) = messages else {
+        unreachable!()
+    };
+    let elided = ctx(Format::OpenAi, messages, true);
+    for tier in [Tier::Auto, Tier::SessionMemory] {
+        let error = run(tier, &elided, &CompactOptions::default()).expect_err("refused");
+        assert_eq!(error.path, "messages");
+    }
+    let heuristic = CompactOptions {
+        token_estimator: TokenEstimator::Heuristic,
+        ..CompactOptions::default()
+    };
+    assert!(run(Tier::Micro, &elided, &heuristic).is_err());
+    // A head shorter than the kept characters cannot be cut as the whole text would be.
+    let wide = CompactOptions {
+        policy: PolicyConfig {
+            micro_keep_head_chars: 500,
+            micro_body_threshold_chars: 600,
+            ..PolicyConfig::default()
+        },
+        ..CompactOptions::default()
+    };
+    let error = run(Tier::Micro, &elided, &wide).expect_err("refused");
+    assert!(
+        error.problem.contains("shorter than the kept characters"),
+        "{error}"
+    );
+}
+
+/// The seed's rule as a host counter: the same counts, but a host counter reads texts whole.
+struct SeedAsHost;
+
+impl tiered_compaction::tokens::TokenCounter for SeedAsHost {
+    fn count(&self, text: &str) -> u64 {
+        tiered_compaction::tokens::estimate_tokens(text)
+    }
+}
+
+fn body_both_ways(
+    format: Format,
+    messages: Vec<Value>,
+    pressure: tiered_compaction::BudgetPressure,
+) {
+    let mut request = json!({ "model": "m", "max_tokens": 100, "messages": messages });
+    if format == Format::Anthropic {
+        request["system"] = json!("You are a coding agent.");
+    }
+    let body = serde_json::to_string_pretty(&request).expect("serialises");
+    let whole_options = CompactOptions {
+        counter: Some(&SeedAsHost),
+        ..CompactOptions::default()
+    };
+    let run = |options: &CompactOptions<'_>| {
+        block_on(tiered_compaction::compact_request_body(
+            &body, "s-body", pressure, None, options,
+        ))
+    };
+    let (elided_body, elided) = run(&CompactOptions::default()).expect("compacts");
+    let (whole_body, whole) = run(&whole_options).expect("compacts");
+    assert_eq!(elided, whole);
+    assert_eq!(elided_body, whole_body);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn elided_bodies_compact_as_whole_bodies(
+        conversation in generate::conversation(),
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
+    ) {
+        for pressure in [pressure(2, 0.1, 0.0, false), pressure(6, 0.5, 0.0, false), pressure(6, 0.5, 400.0, false)] {
+            body_both_ways(format, render(format, &conversation), pressure);
+        }
+    }
+}
+
+#[test]
+fn a_body_keeps_the_bytes_of_its_long_strings() {
+    // Escapes the parser would write differently (`\/`, `\u00e9`) stay as they were.
+    let output = format!("{}\\/path\\u00e9", "x".repeat(2000));
+    let body = format!(
+        r#"{{"model":"m","messages":[{{"role":"user","content":"Fix it."}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"{output}","note":"{output}"}},{{"role":"user","content":"next"}}]}}"#
+    );
+    let (new_body, result) = block_on(tiered_compaction::compact_request_body(
+        &body,
+        "s",
+        pressure(6, 0.5, 0.0, false),
+        None,
+        &CompactOptions::default(),
+    ))
+    .expect("compacts");
+    assert_eq!(result.tier, Tier::Micro);
+    assert!(
+        new_body.contains(&format!(r#""note":"{output}""#)),
+        "{new_body}"
+    );
+    let expected: String = serde_json::from_str(&format!("\"{output}\"")).expect("decodes");
+    assert_eq!(result.archive[0].content, Value::String(expected));
+}
