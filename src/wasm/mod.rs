@@ -10,6 +10,7 @@ mod fields;
 mod host;
 mod inputs;
 mod output;
+mod plain;
 mod result_in;
 mod skeleton;
 mod summariser;

@@ -5,9 +5,7 @@
 use super::errors;
 use super::host::AbortSignal;
 use super::skeleton::Originals;
-use crate::result::{
-    ArchiveEntry, ArchiveOrigin, ContextData, PathStep, SummariserUsage, TierResult,
-};
+use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
 use crate::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
@@ -22,16 +20,14 @@ impl Builder {
     }
 
     fn set(self, key: &'static str, value: impl Into<JsValue>) -> Self {
-        // Defining a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&self.0, &key_string(key), &value.into());
+        let value = value.into();
+        KEYS.with(|keys| {
+            let mut keys = keys.borrow_mut();
+            let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
+            // Defining a property on a fresh plain object cannot fail.
+            let _ = Reflect::set(&self.0, key, &value);
+        });
         self
-    }
-
-    fn set_if(self, key: &'static str, value: Option<impl Into<JsValue>>) -> Self {
-        match value {
-            Some(value) => self.set(key, value),
-            None => self,
-        }
     }
 
     fn build(self) -> JsValue {
@@ -44,15 +40,6 @@ thread_local! {
     /// sets the same few keys over and over.
     static KEYS: std::cell::RefCell<crate::fast_hash::FastMap<&'static str, JsValue>> =
         std::cell::RefCell::default();
-}
-
-fn key_string(key: &'static str) -> JsValue {
-    KEYS.with(|keys| {
-        keys.borrow_mut()
-            .entry(key)
-            .or_insert_with(|| JsValue::from_str(key))
-            .clone()
-    })
 }
 
 /// A JSON value as plain JS data (objects, not `Map`s).
@@ -146,50 +133,58 @@ pub fn tier_result(
 }
 
 /// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
-/// its `body` string and does not build them as JS objects.
+/// its `body` string and does not build them as JS objects. The plain fields come from one
+/// `JSON.parse` ([`super::plain`]); the host's values and converted ones are set into it.
 fn result_object(
     result: &TierResult,
     context: Option<Option<&Array>>,
     originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
-    let builder = Builder::new().set("tier", result.tier.as_str());
-    let builder = match (&result.context, context) {
-        (_, None) => builder,
-        (ContextData::Messages(messages), Some(input)) => builder.set(
-            "messages",
-            shared_messages(messages, &result.origins, input, originals)?,
-        ),
-        (ContextData::Text(text), Some(_)) => builder.set("text", text.as_str()),
+    let plain = super::plain::Plain {
+        result,
+        with_context: context.is_some(),
     };
+    let text = serde_json::to_string(&plain).map_err(errors::internal)?;
+    let object = js_sys::JSON::parse(&text)?;
+    match (&result.context, context) {
+        (_, None) => {}
+        (ContextData::Messages(messages), Some(input)) => {
+            let messages = shared_messages(messages, &result.origins, input, originals)?;
+            put(&object, "messages", &messages.into());
+        }
+        (ContextData::Text(text), Some(_)) => put(&object, "text", &JsValue::from_str(text)),
+    }
     let input = context.flatten();
-    let archive = Array::new_with_length(result.archive.len() as u32);
+    let archive = get(&object, "archive");
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
-        archive.set(
-            index as u32,
-            archive_entry(entry, origin, input, originals)?,
+        let content = archive_content(entry, origin, input, originals)?;
+        put(
+            &Reflect::get_u32(&archive, index as u32)?,
+            "content",
+            &content,
         );
     }
-    Ok(builder
-        .set("beforeTokens", result.before_tokens as f64)
-        .set("afterTokens", result.after_tokens as f64)
-        .set("tokensSaved", result.tokens_saved as f64)
-        .set("costEstimate", result.cost_estimate)
-        .set("correlationId", result.correlation_id.as_str())
-        .set("reason", result.reason.as_str())
-        .set("archive", archive)
-        .set_if("summary", result.summary.as_deref())
-        .set_if("degraded", result.degraded.then_some(true))
-        .set_if(
-            "warnings",
-            (!result.warnings.is_empty()).then(|| strings(&result.warnings)),
-        )
-        .set_if(
-            "summariserUsage",
-            result.summariser_usage.as_ref().map(usage),
-        )
-        .set("format", result.format)
-        .build())
+    Ok(object)
+}
+
+/// Sets `key` of `object`, a property `JSON.parse` defined (assigning an own data property
+/// calls no setter and cannot fail).
+fn put(object: &JsValue, key: &'static str, value: &JsValue) {
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
+        let _ = Reflect::set(object, key, value);
+    });
+}
+
+/// Field `key` of `object`.
+fn get(object: &JsValue, key: &'static str) -> JsValue {
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
+        Reflect::get(object, key).unwrap_or(JsValue::UNDEFINED)
+    })
 }
 
 /// The output messages: the caller's own object where the message is an unchanged copy of an
@@ -215,9 +210,10 @@ fn shared_messages(
     Ok(output)
 }
 
-/// An archive entry. Content that is the caller's input as it was (see [`ArchiveOrigin`]) is
-/// handed back as the caller's own value, like unchanged messages: nothing is converted.
-fn archive_entry(
+/// An archive entry's content. Content that is the caller's input as it was (see
+/// [`ArchiveOrigin`]) is handed back as the caller's own value, like unchanged messages: nothing
+/// is converted.
+fn archive_content(
     entry: &ArchiveEntry,
     origin: Option<&ArchiveOrigin>,
     input: Option<&Array>,
@@ -249,13 +245,7 @@ fn archive_entry(
         }
         _ => json_value(&entry.content, originals)?,
     };
-    Ok(Builder::new()
-        .set("id", entry.id.as_str())
-        .set("kind", entry.kind)
-        .set("content", content)
-        .set("location", entry.location.as_str())
-        .set("replacement", entry.replacement.as_str())
-        .build())
+    Ok(content)
 }
 
 /// The value at `path` inside the caller's message `message`, if it is there.
@@ -271,14 +261,6 @@ fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsVa
         };
     }
     (!value.is_undefined()).then_some(value)
-}
-
-fn usage(usage: &SummariserUsage) -> JsValue {
-    Builder::new()
-        .set("inputTokens", usage.input_tokens as f64)
-        .set("outputTokens", usage.output_tokens as f64)
-        .set_if("costUsd", usage.cost_usd)
-        .build()
 }
 
 /// The object the host's `summarise` callback receives (SPEC §6).

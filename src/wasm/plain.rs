@@ -1,0 +1,88 @@
+//! A `TierResult`'s plain fields as one JSON text, for one `JSON.parse` in the host: setting
+//! them one by one cost a boundary call each (five per archive entry), and `JSON.parse` defines
+//! data properties without ever calling a setter a page may have put on `Object.prototype`.
+//! The values that are the host's own or converted (`messages`, `text`, each entry's
+//! `content`) are `null` here, in their place in the key order, and set afterwards.
+
+use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// The plain fields of `result`; `with_context` writes the `messages` / `text` key.
+pub struct Plain<'a> {
+    /// The result.
+    pub result: &'a TierResult,
+    /// Whether the context's key is written.
+    pub with_context: bool,
+}
+
+impl Serialize for Plain<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.result;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("tier", result.tier.as_str())?;
+        if self.with_context {
+            let key = match result.context {
+                ContextData::Messages(_) => "messages",
+                ContextData::Text(_) => "text",
+            };
+            map.serialize_entry(key, &())?;
+        }
+        map.serialize_entry("beforeTokens", &result.before_tokens)?;
+        map.serialize_entry("afterTokens", &result.after_tokens)?;
+        map.serialize_entry("tokensSaved", &result.tokens_saved)?;
+        map.serialize_entry("costEstimate", &result.cost_estimate)?;
+        map.serialize_entry("correlationId", &result.correlation_id)?;
+        map.serialize_entry("reason", &result.reason)?;
+        map.serialize_entry("archive", &Entries(&result.archive))?;
+        if let Some(summary) = &result.summary {
+            map.serialize_entry("summary", summary)?;
+        }
+        if result.degraded {
+            map.serialize_entry("degraded", &true)?;
+        }
+        if !result.warnings.is_empty() {
+            map.serialize_entry("warnings", &result.warnings)?;
+        }
+        if let Some(usage) = &result.summariser_usage {
+            map.serialize_entry("summariserUsage", &Usage(usage))?;
+        }
+        map.serialize_entry("format", result.format)?;
+        map.end()
+    }
+}
+
+struct Entries<'a>(&'a [ArchiveEntry]);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(Entry))
+    }
+}
+
+struct Entry<'a>(&'a ArchiveEntry);
+
+impl Serialize for Entry<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("id", &self.0.id)?;
+        map.serialize_entry("kind", self.0.kind)?;
+        map.serialize_entry("content", &())?;
+        map.serialize_entry("location", &self.0.location)?;
+        map.serialize_entry("replacement", &self.0.replacement)?;
+        map.end()
+    }
+}
+
+struct Usage<'a>(&'a SummariserUsage);
+
+impl Serialize for Usage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("inputTokens", &self.0.input_tokens)?;
+        map.serialize_entry("outputTokens", &self.0.output_tokens)?;
+        if let Some(cost) = self.0.cost_usd {
+            map.serialize_entry("costUsd", &cost)?;
+        }
+        map.end()
+    }
+}
