@@ -25,29 +25,9 @@ pub async fn compact(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(JsString, TierResult, Option<Originals>)> {
-    let (layout, units) = {
-        let (text, ascii) = text::to_utf8(body);
-        let layout = core_body::layout(&text, &options.policy.limits)?;
-        let units = Units::of(&text, ascii, &layout);
-        let call = Call {
-            layout: &layout,
-            session_id,
-            pressure: &pressure,
-            cost_per_1k_tokens,
-            options,
-        };
-        if let Some((output, result, originals)) = compact_elided(body, &text, &call, &units).await
-        {
-            return Ok((output, result, Some(originals)));
-        }
-        (layout, units)
-    };
-    let mut messages = Vec::with_capacity(units.elements.len());
-    for element in &units.elements {
-        let piece = body.slice(element.start, element.end);
-        messages.push(core_body::parse_message(&text::to_string(&piece))?);
-    }
-    let input_len = messages.len();
+    let (text, ascii) = text::to_utf8(body);
+    let layout = core_body::layout(&text, &options.policy.limits)?;
+    let units = Units::of(&text, ascii, &layout);
     let call = Call {
         layout: &layout,
         session_id,
@@ -55,6 +35,17 @@ pub async fn compact(
         cost_per_1k_tokens,
         options,
     };
+    if let Some((output, result, originals)) = compact_elided(body, &text, &call, &units).await {
+        return Ok((output, result, Some(originals)));
+    }
+    // Read whole, each message from its own slice: the body's copy can go first.
+    drop(text);
+    let mut messages = Vec::with_capacity(units.elements.len());
+    for element in &units.elements {
+        let piece = body.slice(element.start, element.end);
+        messages.push(core_body::parse_message(&text::to_string(&piece))?);
+    }
+    let input_len = messages.len();
     let result = call.run(messages, None).await?;
     let output = splice(body, &units, input_len, &result, None)?;
     Ok((output, result, None))
