@@ -271,7 +271,7 @@ fn check(
     if tier.summarises() && saved > 0 && saved < needed {
         return Err(format!(
             "saves {saved} of {before_tokens} tokens, under the minimum reduction of {}%",
-            policy.min_reduction * 100.0
+            crate::decimal::shortest(policy.min_reduction * 100.0)
         ));
     }
     Ok(())

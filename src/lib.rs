@@ -19,6 +19,7 @@
 mod bytes;
 pub mod context;
 pub mod cut;
+mod decimal;
 pub mod digest;
 pub mod elision;
 pub mod engine;

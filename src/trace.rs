@@ -56,12 +56,12 @@ pub fn record_tier_event(
 /// The human-readable detail: `tier=micro before=232 after=36 saved=196 cost_estimate=0.000029`.
 fn detail(result: &TierResult) -> String {
     let mut detail = format!(
-        "tier={} before={} after={} saved={} cost_estimate={:.6}",
+        "tier={} before={} after={} saved={} cost_estimate={}",
         result.tier,
         result.before_tokens,
         result.after_tokens,
         result.tokens_saved,
-        result.cost_estimate
+        crate::decimal::fixed6(result.cost_estimate)
     );
     if result.degraded {
         detail.push_str(" degraded=true");

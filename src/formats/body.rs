@@ -362,7 +362,11 @@ fn key_is(raw: &str, name: &str) -> bool {
         .and_then(|rest| rest.strip_suffix('"'));
     match plain {
         Some(plain) if !plain.contains('\\') => plain == name,
-        _ => serde_json::from_str::<String>(raw).is_ok_and(|decoded| decoded == name),
+        // Read as a Value, not a String: a String target links serde's "invalid type" message,
+        // which prints floats with core's flt2dec (src/decimal.rs).
+        _ => {
+            matches!(serde_json::from_str::<Value>(raw), Ok(Value::String(decoded)) if decoded == name)
+        }
     }
 }
 

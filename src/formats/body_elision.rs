@@ -9,9 +9,7 @@
 use crate::elision::{ElisionKey, MIN_CHARS};
 use crate::error::{CompactionError, Result};
 use crate::result::{ContextData, TierResult};
-use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::ops::Range;
 
 /// Code points of a long string's end that its placeholder carries (see `fingerprint`).
@@ -266,8 +264,9 @@ pub(crate) fn put_back(result: &mut TierResult, elided: &ElidedBody, body: &str,
                     .key
                     .parse(text)
                     .and_then(|read| body.get(elided.tokens.get(read.index)?.clone()))
-                    .and_then(|token| serde_json::from_str::<String>(token).ok());
-                if let Some(original) = original {
+                    .and_then(|token| serde_json::from_str::<Value>(token).ok());
+                // Read as a Value, not a String: see `write_message`.
+                if let Some(Value::String(original)) = original {
                     *text = original;
                 }
             }
@@ -278,64 +277,78 @@ pub(crate) fn put_back(result: &mut TierResult, elided: &ElidedBody, body: &str,
     }
 }
 
-/// `message` as compact JSON with its placeholders written back as the body's own tokens.
+/// `message` as compact JSON with its placeholders written back as the body's own tokens: the
+/// bytes `serde_json::to_string` gives for the message with each placeholder a `RawValue` of its
+/// token. Written by hand, not through serde_json's `raw_value` feature: that feature's `Value`
+/// parser links serde's "invalid type" message, which prints floats with core's `flt2dec`
+/// (about 12 KiB of gzipped wasm with the feature's own code).
 pub(crate) fn write_message(
     message: &Value,
     key: &ElisionKey,
     body: &str,
     tokens: &[Range<usize>],
 ) -> Result<String> {
-    serde_json::to_string(&WithTokens {
-        value: message,
-        key,
-        body,
-        tokens,
-    })
-    .map_err(|error| {
+    let tokens = Tokens { key, body, tokens };
+    let mut out = Vec::new();
+    tokens.write(&mut out, message).map_err(|error| {
+        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
+    })?;
+    // Only whole `str`s and serde_json's (UTF-8) output were written.
+    String::from_utf8(out).map_err(|error| {
         CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
     })
 }
 
-/// A value whose placeholder strings serialise as their tokens.
-#[derive(Clone, Copy)]
-struct WithTokens<'a> {
-    value: &'a Value,
+/// Placeholders and the body's tokens behind them.
+struct Tokens<'a> {
     key: &'a ElisionKey,
     body: &'a str,
     tokens: &'a [Range<usize>],
 }
 
-impl<'a> WithTokens<'a> {
-    fn of(&self, value: &'a Value) -> Self {
-        Self { value, ..*self }
-    }
-
-    /// The token behind placeholder `text`, if it is one of this body's.
-    fn token(&self, text: &str) -> Option<&'a RawValue> {
+impl Tokens<'_> {
+    /// The token behind placeholder `text`, if it is one of this body's: valid JSON, without
+    /// the whitespace around it (what a `RawValue` of it would hold).
+    fn token(&self, text: &str) -> Option<&str> {
         let read = self.key.parse(text)?;
         let token = self.body.get(self.tokens.get(read.index)?.clone())?;
-        serde_json::from_str(token).ok()
+        serde_json::from_str::<serde::de::IgnoredAny>(token).ok()?;
+        Some(token.trim_matches([' ', '\n', '\r', '\t']))
     }
-}
 
-impl Serialize for WithTokens<'_> {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        match self.value {
+    /// Appends `value` as serde_json's compact writer does. Recursive: parsed values are at most
+    /// 128 levels deep.
+    fn write(&self, out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
+        match value {
             Value::String(text) => match self.token(text) {
-                Some(token) => token.serialize(serializer),
-                None => serializer.serialize_str(text),
+                Some(token) => out.extend_from_slice(token.as_bytes()),
+                None => serde_json::to_writer(&mut *out, text)?,
             },
-            Value::Array(items) => serializer.collect_seq(items.iter().map(|item| self.of(item))),
-            Value::Object(fields) => serializer.collect_map(
-                fields
-                    .iter()
-                    .map(|(name, value)| (name.as_str(), self.of(value))),
-            ),
-            other => other.serialize(serializer),
+            Value::Array(items) => {
+                out.push(b'[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    self.write(out, item)?;
+                }
+                out.push(b']');
+            }
+            Value::Object(fields) => {
+                out.push(b'{');
+                for (index, (name, item)) in fields.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut *out, name)?;
+                    out.push(b':');
+                    self.write(out, item)?;
+                }
+                out.push(b'}');
+            }
+            other => serde_json::to_writer(&mut *out, other)?,
         }
+        Ok(())
     }
 }
 
@@ -367,6 +380,23 @@ mod tests {
             .collect();
         assert_eq!(tail, expected);
         assert!(!facts("a\rb\nc", 1).crlf);
+    }
+
+    #[test]
+    fn writes_what_serde_json_writes() {
+        // Without placeholders, `write_message` is `serde_json::to_string`, byte for byte.
+        let message = serde_json::json!({
+            "role": "assistant",
+            "content": [{ "type": "text", "text": "a\"b\\c\n\u{1}é🦀\u{2028}" }, null, true, []],
+            "numbers": [0, -1, 1.5, 0.1, 1e300, -2.5e-300, 18446744073709551615u64, -9007199254740993i64],
+            "nested": { "": {}, "k\"ey": [[[]]] },
+        });
+        let key = ElisionKey::new("0123456789abcdef");
+        let written = write_message(&message, &key, "", &[]).expect("written");
+        assert_eq!(
+            written,
+            serde_json::to_string(&message).expect("serialises")
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! local and free, so each run gets its own, in place.
 
 use super::{TierEnv, range_tokens, shrinking};
+use crate::decimal::shortest;
 use crate::digest;
 use crate::markers;
 use crate::must_keep;
@@ -34,7 +35,8 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
         || {
             format!(
                 "context use {} >= {} on a live session",
-                pressure.context_pct_used, policy.auto_context_pct
+                shortest(pressure.context_pct_used),
+                shortest(policy.auto_context_pct)
             )
         },
     )
@@ -175,7 +177,7 @@ fn loop_guard(transcript: &Transcript, runs: &[Range<usize>], env: &TierEnv<'_>)
     if summarised > 0 && fresh < needed {
         return Some(format!(
             "already summarised: {fresh} new tokens since a summary covering {summarised}, under resummariseGrowth {} (needs {needed})",
-            env.policy.resummarise_growth
+            shortest(env.policy.resummarise_growth)
         ));
     }
     let replaced: u64 = runs
@@ -189,7 +191,7 @@ fn loop_guard(transcript: &Transcript, runs: &[Range<usize>], env: &TierEnv<'_>)
     (best < minimum).then(|| {
         format!(
             "not worth a summary: at best {best} of {total} tokens saved, under the minimum reduction of {}%",
-            env.policy.min_reduction * 100.0
+            shortest(env.policy.min_reduction * 100.0)
         )
     })
 }

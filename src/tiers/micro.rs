@@ -4,6 +4,7 @@
 
 use super::TierEnv;
 use crate::cut;
+use crate::decimal::shortest;
 use crate::error::CompactionError;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
@@ -26,8 +27,8 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
                 "turn {} >= {} with context use {} > {}",
                 pressure.turn_count,
                 policy.micro_min_turn,
-                pressure.context_pct_used,
-                policy.micro_min_context_pct
+                shortest(pressure.context_pct_used),
+                shortest(policy.micro_min_context_pct)
             )
         })
 }

@@ -3,6 +3,7 @@
 //! `[stale block pruned]`, pairs pruned together. The user's own words stay. No model call.
 
 use super::{TierEnv, shrinking};
+use crate::decimal::shortest;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::policy::PolicyConfig;
@@ -22,7 +23,8 @@ pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Strin
     (!pressure.session_complete && pressure.idle_seconds >= policy.idle_seconds).then(|| {
         format!(
             "idle {} s >= {} s on a live session",
-            pressure.idle_seconds, policy.idle_seconds
+            shortest(pressure.idle_seconds),
+            shortest(policy.idle_seconds)
         )
     })
 }

@@ -144,10 +144,12 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let parsed = js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| serde_json::from_str(&super::text::to_string(&text)).ok());
+    // Parsed as a Value, not a Vec: a typed target links serde's "invalid type" message, which
+    // prints floats with core's flt2dec (src/decimal.rs).
     match parsed {
-        Some(values) => Ok(values),
+        Some(serde_json::Value::Array(values)) => Ok(values),
         // Only on failure: find the element at fault, so the error can name it.
-        None => Err(first_bad_element(array)),
+        _ => Err(first_bad_element(array)),
     }
 }
 

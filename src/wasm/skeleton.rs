@@ -100,7 +100,10 @@ pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
     .ok()?;
     let field = |name: &str| Reflect::get(&read, &JsValue::from_str(name)).ok();
     let text = super::text::to_string(field("text")?.dyn_ref::<JsString>()?);
-    let values: Vec<Value> = serde_json::from_str(&text).ok()?;
+    // A Value, not a Vec: a typed target links serde's "invalid type" message (flt2dec).
+    let Value::Array(values) = serde_json::from_str(&text).ok()? else {
+        return None;
+    };
     let nonce = field("nonce")?.as_string()?;
     Some(Skeleton {
         values,

@@ -149,7 +149,10 @@ impl Summariser for JsSummariser {
 /// The abort reason of a timed-out call: an `Error` named `TimeoutError`, as `AbortSignal.timeout`
 /// uses.
 fn timeout_reason(timeout_ms: f64) -> JsValue {
-    let reason = js_sys::Error::new(&format!("summariser timed out after {timeout_ms} ms"));
+    let reason = js_sys::Error::new(&format!(
+        "summariser timed out after {} ms",
+        crate::decimal::shortest(timeout_ms)
+    ));
     reason.set_name("TimeoutError");
     reason.into()
 }
