@@ -66,6 +66,19 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Whether `bytes` holds a NUL or a `\` (a placeholder's opening, raw or JSON-escaped).
+pub(crate) fn has_nul_or_backslash(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        if equal(x, 0) | equal(x, b'\\') != 0 {
+            return true;
+        }
+        at += 8;
+    }
+    bytes[at..].iter().any(|&byte| byte == 0 || byte == b'\\')
+}
+
 /// The run of `text` up to its first `\` (or its end): its length in bytes and in code points.
 /// Escaped JSON string text is read this way, a word at a time: a byte is a code point's first
 /// unless it is a continuation byte (`10xxxxxx`), which is bit 7 set and bit 6 clear.
@@ -162,6 +175,11 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn finds_nul_or_backslash(bytes in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'\\'), Just(b'a'), any::<u8>()], 0..40)) {
+            prop_assert_eq!(has_nul_or_backslash(&bytes), bytes.iter().any(|&b| b == 0 || b == b'\\'));
+        }
+
         #[test]
         fn plain_runs_count_code_points(text in "[a-z\\\\é€😀\\n]{0,40}") {
             let end = text.find('\\').unwrap_or(text.len());

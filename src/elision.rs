@@ -61,7 +61,7 @@ impl ElisionKey {
     pub fn mentions(&self, text: &str) -> bool {
         // A placeholder brings a NUL, raw or escaped (`\u0000`): one byte scan settles most texts
         // before a substring search is set up.
-        text.bytes().any(|byte| byte == 0 || byte == b'\\') && text.contains(&self.opening[1..])
+        crate::bytes::has_nul_or_backslash(text.as_bytes()) && text.contains(&self.opening[1..])
     }
 
     /// `text` as a placeholder of this key, when it is exactly one.

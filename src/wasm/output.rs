@@ -196,18 +196,53 @@ fn shared_messages(
     originals: Option<&Originals>,
 ) -> Result<Array, JsValue> {
     let output = Array::new_with_length(messages.len() as u32);
+    // Messages built anew without placeholders: one JSON text, one `JSON.parse` (a call per
+    // value through serde-wasm-bindgen cost more than the tier; the numbers come out the same).
+    let mut fresh: Vec<(u32, &serde_json::Value)> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         let original = match (input, origins.get(index).copied().flatten()) {
             (Some(input), Some(at)) => Some(input.get(at as u32)),
             _ => None,
         };
-        let value = match original {
-            Some(value) if !value.is_undefined() => value,
-            _ => json_value(message, originals)?,
-        };
-        output.set(index as u32, value);
+        match original {
+            Some(value) if !value.is_undefined() => output.set(index as u32, value),
+            _ if originals.is_some_and(|o| holds_placeholder(message, o)) => {
+                output.set(index as u32, json_value(message, originals)?);
+            }
+            _ => fresh.push((index as u32, message)),
+        }
+    }
+    if !fresh.is_empty() {
+        let text = serde_json::to_string(&Fresh(&fresh)).map_err(errors::internal)?;
+        let parsed = js_sys::JSON::parse(&text)?;
+        for (at, (index, _)) in fresh.iter().enumerate() {
+            output.set(*index, Reflect::get_u32(&parsed, at as u32)?);
+        }
     }
     Ok(output)
+}
+
+/// The messages of [`shared_messages`] built anew, as one JSON array.
+struct Fresh<'a>(&'a [(u32, &'a serde_json::Value)]);
+
+impl Serialize for Fresh<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|(_, message)| *message))
+    }
+}
+
+/// Whether `value` holds a placeholder of `originals` (a string the host must get back).
+fn holds_placeholder(value: &serde_json::Value, originals: &Originals) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            serde_json::Value::String(text) if originals.key.mentions(text) => return true,
+            serde_json::Value::Array(items) => stack.extend(items),
+            serde_json::Value::Object(fields) => stack.extend(fields.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// An archive entry's content. Content that is the caller's input as it was (see
