@@ -47,12 +47,18 @@ function categorise(profile) {
   return { total, byCategory, top };
 }
 
-async function profiled(session, fn, iterations) {
-  await fn();
+/** Profiles `fn` called again and again for `ms` milliseconds (after a few warm-up calls). */
+async function profiled(session, fn, ms) {
+  for (let i = 0; i < 5; i++) await fn();
   await session.post("Profiler.start");
-  for (let i = 0; i < iterations; i++) await fn();
+  const until = performance.now() + ms;
+  let calls = 0;
+  while (performance.now() < until) {
+    await fn();
+    calls += 1;
+  }
   const { profile } = await session.post("Profiler.stop");
-  return categorise(profile);
+  return { ...categorise(profile), calls };
 }
 
 /** Returns the markdown section (or a note saying why there is none). */
@@ -73,9 +79,9 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
     session.connect();
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 100 });
-    const iterations = smoke ? 2 : 15;
-    const objects = await profiled(session, () => glue.compactWithTier("micro", { sessionId: "bench", pressure, messages }), iterations);
-    const edge = await profiled(session, () => glue.compactRequestBody(body, { sessionId: "bench", pressure }), iterations);
+    const window = smoke ? 20 : 1500;
+    const objects = await profiled(session, () => glue.compactWithTier("micro", { sessionId: "bench", pressure, messages }), window);
+    const edge = await profiled(session, () => glue.compactRequestBody(body, { sessionId: "bench", pressure }), window);
     session.disconnect();
     const share = (p, name) => `${((p.byCategory.get(name) / p.total) * 100).toFixed(0)} %`;
     const names = [...objects.byCategory.keys()];
@@ -83,7 +89,7 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
     const ranked = (p) =>
       [...p.byCategory].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name, time]) => `${name} ${((time / p.total) * 100).toFixed(0)} %`).join(", ");
     return [
-      `CPU profile (self time by category, V8 sampling profiler, ${iterations} calls each, same build before wasm-opt). ` +
+      `CPU profile (self time by category, V8 sampling profiler, ${(window / 1000).toFixed(1)} s of calls each: ${objects.calls} and ${edge.calls}; same build before wasm-opt). ` +
         `Largest shares: objects path ${ranked(objects)}; body path ${ranked(edge)}.`,
       "",
       table(["category", "`compactWithTier(\"micro\")`", "`compactRequestBody` (micro)"], names.map((name) => [name, share(objects, name), share(edge, name)])),

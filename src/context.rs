@@ -104,7 +104,7 @@ impl TierContext {
 }
 
 /// How to compact: thresholds, counter, summariser, ids. `Default` is the seed's behaviour.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct CompactOptions<'a> {
     /// Thresholds (seed defaults).
     pub policy: PolicyConfig,
@@ -119,6 +119,9 @@ pub struct CompactOptions<'a> {
     pub correlation_id: Option<String>,
     /// Overrides the default summarisation prompt.
     pub instructions: Option<String>,
+    /// The strings behind the placeholders of an elided context ([`TierContext::elision`]), for
+    /// the few a tier must read whole (those inside a serialised tool input).
+    pub elided_strings: Option<&'a dyn crate::elision::ElidedStrings>,
 }
 
 impl std::fmt::Debug for CompactOptions<'_> {

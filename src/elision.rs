@@ -122,6 +122,14 @@ impl Elided<'_> {
     }
 }
 
+/// Where the strings behind a call's placeholders are, for the ones that must be read whole: a
+/// placeholder inside a serialised value (a tool call's `input` holding a file to write) cannot
+/// stand for its string there, since the text's length depends on how the string escapes.
+pub trait ElidedStrings: std::fmt::Debug {
+    /// The string behind placeholder `index`.
+    fn original(&self, index: usize) -> Option<String>;
+}
+
 /// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
 /// seed's rule reads long texts only through their facts.
 pub fn allowed(tier: crate::tier::Tier, options: &crate::context::CompactOptions<'_>) -> bool {
@@ -135,7 +143,15 @@ pub fn allowed(tier: crate::tier::Tier, options: &crate::context::CompactOptions
 /// Refuses, naming the message, a placeholder the facts cannot stand for: one inside a longer
 /// text or an id, or a head or tail too short to decide what the structural tiers ask of the text
 /// (an age tag, a stale-block marker, a pruned-body marker).
-pub fn resolve(message: &mut Message<'_>, key: &ElisionKey, index: usize) -> Result<()> {
+///
+/// A text that is a serialised value holding placeholders (JSON-escaped, as a tool call's input
+/// is written) is rebuilt with the strings from `strings`, which then are read whole.
+pub fn resolve(
+    message: &mut Message<'_>,
+    key: &ElisionKey,
+    strings: Option<&dyn ElidedStrings>,
+    index: usize,
+) -> Result<()> {
     for block in &mut message.blocks {
         if kind_mentions(&block.kind, key) {
             return Err(needs_content(index));
@@ -143,15 +159,18 @@ pub fn resolve(message: &mut Message<'_>, key: &ElisionKey, index: usize) -> Res
         if !key.mentions(&block.text) {
             continue;
         }
-        let (head, facts) = match &block.text {
-            Cow::Borrowed(text) => {
-                let read = key.parse(text).ok_or_else(|| needs_content(index))?;
-                (Cow::Borrowed(read.head), read.facts)
-            }
-            Cow::Owned(text) => {
-                let read = key.parse(text).ok_or_else(|| needs_content(index))?;
-                (Cow::Owned(read.head.to_string()), read.facts.into_owned())
-            }
+        let parsed = match &block.text {
+            Cow::Borrowed(text) => key
+                .parse(text)
+                .map(|read| (Cow::Borrowed(read.head), read.facts)),
+            Cow::Owned(text) => key
+                .parse(text)
+                .map(|read| (Cow::Owned(read.head.to_string()), read.facts.into_owned())),
+        };
+        let Some((head, facts)) = parsed else {
+            let rebuilt = strings.and_then(|strings| rebuild(&block.text, key, strings));
+            block.text = Cow::Owned(rebuilt.ok_or_else(|| needs_content(index))?);
+            continue;
         };
         if !decidable(&head, &facts) {
             return Err(needs_content(index));
@@ -160,6 +179,43 @@ pub fn resolve(message: &mut Message<'_>, key: &ElisionKey, index: usize) -> Res
         block.elided = Some(facts);
     }
     Ok(())
+}
+
+/// `text`, a serialised value, with each JSON string token that is a placeholder replaced by
+/// its string (escaped the same way); `None` if a placeholder is not in a string token of its
+/// own (a raw one joined into prose) or a string is not there.
+fn rebuild(text: &str, key: &ElisionKey, strings: &dyn ElidedStrings) -> Option<String> {
+    // A raw NUL only comes from a placeholder joined as is: it cannot be delimited.
+    if text.contains(&key.opening) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut at) = (0, 0);
+    while let Some(offset) = bytes.get(at..)?.iter().position(|&b| b == b'"') {
+        let start = at + offset;
+        let mut end = start + 1;
+        loop {
+            end += crate::bytes::find_quote_or_backslash(bytes.get(end..)?)?;
+            if bytes[end] == b'"' {
+                end += 1;
+                break;
+            }
+            end += 2;
+        }
+        at = end;
+        let token = text.get(start..end)?;
+        if !key.mentions(token) {
+            continue;
+        }
+        let decoded: String = serde_json::from_str(token).ok()?;
+        let original = strings.original(key.parse(&decoded)?.index)?;
+        out.push_str(text.get(copied..start)?);
+        out.push_str(&serde_json::to_string(&original).ok()?);
+        copied = end;
+    }
+    out.push_str(text.get(copied..)?);
+    (!key.mentions(&out)).then_some(out)
 }
 
 /// The head and tail settle every question a structural tier asks of the whole text.

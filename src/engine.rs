@@ -94,7 +94,7 @@ async fn run(
             format!("hold elided texts, which {tier} with this counter reads whole"),
         ));
     }
-    let mut working = Working::read(&ctx.input, ctx.elision.as_ref())?;
+    let mut working = Working::read(&ctx.input, ctx.elision.as_ref(), options.elided_strings)?;
     let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {

@@ -6,7 +6,7 @@
 //! caller's input until the result is built, and only edited messages are owned.
 
 use crate::context::{ContextInput, FormatChoice};
-use crate::elision::ElisionKey;
+use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::plan::Plan;
@@ -54,12 +54,18 @@ pub struct Working<'a> {
     counted: Vec<Option<u64>>,
     /// The key of the input's placeholders, when the binding elided long texts.
     elision: Option<&'a ElisionKey>,
+    /// The strings behind them, for those that must be read whole.
+    strings: Option<&'a dyn ElidedStrings>,
 }
 
 impl<'a> Working<'a> {
     /// Reads the host's input (detecting the message format when asked to); with `elision`,
     /// the placeholders in it become elided blocks (see [`crate::elision`]).
-    pub fn read(input: &'a ContextInput, elision: Option<&'a ElisionKey>) -> Result<Self> {
+    pub fn read(
+        input: &'a ContextInput,
+        elision: Option<&'a ElisionKey>,
+        strings: Option<&'a dyn ElidedStrings>,
+    ) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
                 Current::Text(Cow::Borrowed(text)),
@@ -74,7 +80,7 @@ impl<'a> Working<'a> {
                 let mut transcript = formats::read_messages(messages, format)?;
                 if let Some(key) = elision {
                     for (index, message) in transcript.messages.iter_mut().enumerate() {
-                        crate::elision::resolve(message, key, index)?;
+                        crate::elision::resolve(message, key, strings, index)?;
                     }
                 }
                 let origins = (0..messages.len()).map(Some).collect();
@@ -95,6 +101,7 @@ impl<'a> Working<'a> {
             origins,
             counted: Vec::new(),
             elision,
+            strings,
         })
     }
 
@@ -184,8 +191,13 @@ impl<'a> Working<'a> {
                         .iter()
                         .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
                         .collect();
-                    self.transcript =
-                        reread(before, &applied.output, &applied.origins, self.elision)?;
+                    self.transcript = reread(
+                        before,
+                        &applied.output,
+                        &applied.origins,
+                        self.elision,
+                        self.strings,
+                    )?;
                     self.context = Current::Messages(applied.output);
                     applied.archive
                 }
@@ -213,7 +225,7 @@ impl<'a> Working<'a> {
     /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
     /// keeping what the attempt learned: notes, warnings, spend and the session summary.
     pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
-        let fresh = Self::read(input, self.elision)?;
+        let fresh = Self::read(input, self.elision, self.strings)?;
         self.context = fresh.context;
         self.origins = fresh.origins;
         self.transcript = fresh.transcript;
@@ -233,6 +245,7 @@ fn reread<'a>(
     output: &[Cow<'_, Value>],
     origins: &[Option<usize>],
     elision: Option<&ElisionKey>,
+    strings: Option<&dyn ElidedStrings>,
 ) -> Result<Transcript<'a>> {
     let format = before.format;
     let mut old: Vec<Option<Message<'a>>> = before.messages.into_iter().map(Some).collect();
@@ -251,7 +264,7 @@ fn reread<'a>(
             None => {
                 let mut message = formats::read_message(value, index, format)?;
                 if let Some(key) = elision {
-                    crate::elision::resolve(&mut message, key, index)?;
+                    crate::elision::resolve(&mut message, key, strings, index)?;
                 }
                 message.into_owned()
             }

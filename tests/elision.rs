@@ -347,3 +347,93 @@ fn a_body_keeps_the_bytes_of_its_long_strings() {
     let expected: String = serde_json::from_str(&format!("\"{output}\"")).expect("decodes");
     assert_eq!(result.archive[0].content, Value::String(expected));
 }
+
+/// A coding agent's session: the tool call writes a long file (its text is the serialised input,
+/// which holds the placeholder escaped) and the tool's long output is collapsed.
+fn writes_a_file(format: Format) -> Vec<Value> {
+    let file = format!(
+        "# Notes\n\n{}\"quoted\" \\ done\n",
+        "Line of the file.\n".repeat(150)
+    );
+    let output = long_log(60);
+    match format {
+        Format::Anthropic => json!([
+            { "role": "user", "content": "Write the notes, then build." },
+            { "role": "assistant", "content": [
+                { "type": "tool_use", "id": "t1", "name": "Write", "input": { "file_path": "NOTES.md", "content": file } }
+            ] },
+            { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": output }] },
+            { "role": "assistant", "content": [{ "type": "text", "text": "Written." }] },
+            { "role": "user", "content": "Go on." }
+        ]),
+        _ => json!([
+            { "role": "user", "content": [{ "type": "text", "text": "Write the notes, then build." }] },
+            { "role": "assistant", "content": [
+                { "type": "tool-call", "toolCallId": "t1", "toolName": "Write", "input": { "file_path": "NOTES.md", "content": file } }
+            ] },
+            { "role": "tool", "content": [
+                { "type": "tool-result", "toolCallId": "t1", "toolName": "Write", "output": { "type": "text", "value": output } }
+            ] },
+            { "role": "user", "content": [{ "type": "text", "text": "Go on." }] }
+        ]),
+    }
+    .as_array()
+    .cloned()
+    .expect("an array")
+}
+
+/// What the elided read needs of a placeholder inside a serialised tool input.
+#[derive(Debug)]
+struct Originals(Vec<String>);
+
+impl elision::ElidedStrings for Originals {
+    fn original(&self, index: usize) -> Option<String> {
+        self.0.get(index).cloned()
+    }
+}
+
+#[test]
+fn a_long_tool_input_is_read_whole_and_nothing_else() {
+    for format in [Format::Anthropic, Format::AiSdk] {
+        let messages = writes_a_file(format);
+        let whole = run(
+            Tier::Micro,
+            &ctx(format, messages.clone(), false),
+            &CompactOptions::default(),
+        )
+        .expect("valid");
+        let mut elided = Value::Array(messages);
+        let mut originals = Vec::new();
+        elide(&mut elided, 80, &mut originals);
+        let Value::Array(elided) = elided else {
+            unreachable!()
+        };
+        assert_eq!(originals.len(), 2, "the file and the output are elided");
+        let strings = Originals(originals.clone());
+        let options = CompactOptions {
+            elided_strings: Some(&strings),
+            ..CompactOptions::default()
+        };
+        let mut result =
+            run(Tier::Micro, &ctx(format, elided.clone(), true), &options).expect("taken");
+        let key = ElisionKey::new(NONCE);
+        if let tiered_compaction::ContextData::Messages(messages) = &mut result.context {
+            messages
+                .iter_mut()
+                .for_each(|m| put_back(m, &key, &originals));
+        }
+        result
+            .archive
+            .iter_mut()
+            .for_each(|e| put_back(&mut e.content, &key, &originals));
+        assert_eq!(result, whole);
+        // Without the strings the placeholder in the input cannot be read: refused.
+        let refused = run(
+            Tier::Micro,
+            &ctx(format, elided, true),
+            &CompactOptions::default(),
+        );
+        assert!(refused.expect_err("refused").problem.contains("elided"));
+        body_both_ways(format, writes_a_file(format), pressure(6, 0.5, 0.0, false));
+    }
+}

@@ -13,7 +13,6 @@ use super::body_elision;
 pub(crate) use super::body_elision::ElidedBody;
 use super::detect::{first_evidence, format_name};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-use crate::elision::ElisionKey;
 use crate::error::{CompactionError, Result};
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
@@ -50,7 +49,7 @@ pub async fn compact_request_body(
         let input_len = elided.messages.len();
         let messages = std::mem::take(&mut elided.messages);
         // Any refusal or error on elided input: the whole read decides (and reports errors).
-        if let Ok(mut result) = call.run(messages, Some(elided.key.clone())).await {
+        if let Ok(mut result) = call.run(messages, Some((body, &elided))).await {
             let output = context_messages(&result)?;
             let new_body = splice_messages(
                 body,
@@ -93,10 +92,12 @@ pub(crate) struct Call<'a> {
 
 impl Call<'_> {
     /// Compacts `messages` (read from the body, elided under `elision` or whole).
+    /// With `elided`, the messages hold its placeholders (and a tier reads the few strings it
+    /// must from `body`).
     pub(crate) async fn run(
         &self,
         messages: Vec<Value>,
-        elision: Option<ElisionKey>,
+        elided: Option<(&str, &body_elision::ElidedBody)>,
     ) -> Result<TierResult> {
         let format = format_for(self.layout.anthropic_field, &messages)?;
         let mut ctx = TierContext::new(
@@ -110,8 +111,16 @@ impl Call<'_> {
         if let Some(cost) = self.cost_per_1k_tokens {
             ctx.cost_per_1k_tokens = cost;
         }
-        ctx.elision = elision;
-        crate::engine::compact_owned(ctx, self.options).await
+        let Some((body, elided)) = elided else {
+            return crate::engine::compact_owned(ctx, self.options).await;
+        };
+        ctx.elision = Some(elided.key.clone());
+        let strings = body_elision::BodyStrings { body, elided };
+        let options = CompactOptions {
+            elided_strings: Some(&strings),
+            ..self.options.clone()
+        };
+        crate::engine::compact_owned(ctx, &options).await
     }
 }
 

@@ -49,6 +49,27 @@ pub(crate) fn read(
     })
 }
 
+/// The strings behind an elided body's placeholders, decoded from their tokens when a tier
+/// must read one whole.
+#[derive(Debug)]
+pub(crate) struct BodyStrings<'a> {
+    /// The body.
+    pub body: &'a str,
+    /// The elided read's tokens.
+    pub elided: &'a ElidedBody,
+}
+
+impl crate::elision::ElidedStrings for BodyStrings<'_> {
+    fn original(&self, index: usize) -> Option<String> {
+        let token = self.body.get(self.elided.tokens.get(index)?.clone())?;
+        // Read as a Value, not a String: see `write_message`.
+        match serde_json::from_str(token).ok()? {
+            Value::String(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
 /// The JSON text of `body[element]` with its long string values as placeholder tokens.
 fn elide_message(
     body: &str,

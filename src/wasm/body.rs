@@ -62,7 +62,7 @@ async fn compact_elided(
     let mut elided = core_body::read_elided(text, call)?;
     let input_len = elided.messages.len();
     let messages = std::mem::take(&mut elided.messages);
-    let result = call.run(messages, Some(elided.key.clone())).await.ok()?;
+    let result = call.run(messages, Some((text, &elided))).await.ok()?;
     let output = splice(body, units, input_len, &result, Some((text, &elided))).ok()?;
     Some((output, result, originals(body, text, elided)))
 }

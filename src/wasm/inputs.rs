@@ -274,6 +274,7 @@ impl HostOptions {
             correlation_id: self.correlation_id.clone(),
             instructions: self.instructions.clone(),
             token_estimator: self.token_estimator,
+            elided_strings: None,
         }
     }
 

@@ -100,14 +100,18 @@ async fn run(
     };
     let (ctx, originals) = inputs::context(ctx_value, &elide).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
-    let core_options = options.core();
+    let mut core_options = options.core();
+    core_options.elided_strings = originals
+        .as_ref()
+        .map(|strings| strings as &dyn crate::elision::ElidedStrings);
     let mut outcome = run_core(tier, ctx, &core_options).await;
-    let mut originals = originals;
-    if originals.is_some() && outcome.is_err() {
+    let read_whole = originals.is_some() && outcome.is_err();
+    if read_whole {
         let (ctx, _) = inputs::context(ctx_value, &|_| None).map_err(throw)?;
+        core_options.elided_strings = None;
         outcome = run_core(tier, ctx, &core_options).await;
-        originals = None;
     }
+    let originals = originals.filter(|_| !read_whole);
     settle(&options, outcome, input.as_ref(), originals.as_ref())
 }
 

@@ -46,6 +46,7 @@ pub struct Skeleton {
 }
 
 /// The host's strings behind the placeholders of one call.
+#[derive(Debug)]
 pub struct Originals {
     /// The call's placeholder key.
     pub key: ElisionKey,
@@ -53,6 +54,7 @@ pub struct Originals {
 }
 
 /// Where the strings are.
+#[derive(Debug)]
 enum Source {
     /// The strings themselves (a skeleton of objects).
     Strings(Array),
@@ -114,6 +116,17 @@ pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
         units: field("units")?.as_f64()?,
         text_bytes: text.len(),
     })
+}
+
+impl crate::elision::ElidedStrings for Originals {
+    fn original(&self, index: usize) -> Option<String> {
+        let Source::Strings(strings) = &self.source else {
+            return None; // a body's strings are the core's to read (`formats::body_elision`)
+        };
+        let index = u32::try_from(index).ok()?;
+        let text = (index < strings.length()).then(|| strings.get(index))?;
+        Some(super::text::to_string(text.dyn_ref::<JsString>()?))
+    }
 }
 
 impl Skeleton {

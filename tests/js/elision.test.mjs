@@ -139,6 +139,19 @@ describe("elided reading", () => {
     }
   });
 
+  it("a long tool input (a file to write) is read whole, the rest stays elided", async () => {
+    for (const [format, build] of [["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
+      const messages = build([LOG, CJK]);
+      const call = format === "anthropic" ? messages[1].content[1] : messages[2].content[0];
+      call.input = { file_path: "NOTES.md", content: long("Line \"of\" the file.\n", 4000) };
+      for (const tier of ["micro", "time_based"]) {
+        const idle = tier === "time_based" ? 400 : 0;
+        const result = await compactWithTier(tier, ctxOf(format, messages, idle));
+        assert.deepEqual(result, await compactWithTier(tier, ctxOf(format, messages, idle), whole));
+      }
+    }
+  });
+
   it("refuses what it refused before: a long string with a lone surrogate", async () => {
     const messages = openai([`${LOG}\uD800`]);
     const error = await compactWithTier("micro", ctxOf("openai", messages)).catch((e) => e);
