@@ -208,7 +208,11 @@ fn rebuild(text: &str, key: &ElisionKey, strings: &dyn ElidedStrings) -> Option<
         if !key.mentions(token) {
             continue;
         }
-        let decoded: String = serde_json::from_str(token).ok()?;
+        // Read as a Value, not a String: a typed read links serde's "invalid type" message and
+        // with it core's float printing (see `formats::body_elision::write_message`).
+        let serde_json::Value::String(decoded) = serde_json::from_str(token).ok()? else {
+            return None;
+        };
         let original = strings.original(key.parse(&decoded)?.index)?;
         out.push_str(text.get(copied..start)?);
         out.push_str(&serde_json::to_string(&original).ok()?);
