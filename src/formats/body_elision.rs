@@ -4,7 +4,8 @@
 //! parsed. The long strings are never unescaped, allocated or counted twice; a compacted body
 //! writes them back as the very bytes they were ([`write_message`]).
 //!
-//! The placeholders' nonce is a hash of the body: a body cannot hold its own hash.
+//! The placeholders' nonce is a hash of the body's length and ends; a body whose own text holds
+//! it where the core would see it is read whole.
 
 use crate::elision::{ElisionKey, MIN_CHARS};
 use crate::error::{CompactionError, Result};
@@ -34,12 +35,18 @@ pub(crate) fn read(
     elements: &[Range<usize>],
     keep_head_chars: usize,
 ) -> Option<ElidedBody> {
-    let nonce = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(body.as_bytes()));
+    let nonce = nonce_for(body);
     let head_chars = keep_head_chars.saturating_add(1).max(TAIL_CHARS);
     let mut tokens = Vec::new();
     let mut messages = Vec::with_capacity(elements.len());
     for element in elements {
+        let before = tokens.len();
         let text = elide_message(body, element.clone(), &nonce, head_chars, &mut tokens)?;
+        // Each placeholder brings the nonce once; any other occurrence is the body's own text
+        // reaching the core (copied, or in a head or tail), which must not pass for one.
+        if text.matches(nonce.as_str()).count() != tokens.len() - before {
+            return None;
+        }
         messages.push(serde_json::from_str(&text).ok()?);
     }
     (!tokens.is_empty()).then(|| ElidedBody {
@@ -47,6 +54,22 @@ pub(crate) fn read(
         key: ElisionKey::new(&nonce),
         tokens,
     })
+}
+
+/// The placeholders' nonce: a hash of the body's length and ends (hashing all of it was a pass
+/// over megabytes), written in the letters g to v so that it never runs into the digits of the
+/// `\u0000` before it. [`read`] checks that the body's own text never holds it.
+fn nonce_for(body: &str) -> String {
+    let bytes = body.as_bytes();
+    let ends = 4096.min(bytes.len());
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&(bytes.len() as u64).to_le_bytes());
+    hasher.update(&bytes[..ends]);
+    hasher.update(&bytes[bytes.len() - ends..]);
+    let hash = hasher.digest();
+    (0..16)
+        .map(|nibble| char::from(b'g' + ((hash >> (4 * nibble)) & 0xF) as u8))
+        .collect()
 }
 
 /// The strings behind an elided body's placeholders, decoded from their tokens when a tier
@@ -418,6 +441,25 @@ mod tests {
             written,
             serde_json::to_string(&message).expect("serialises")
         );
+    }
+
+    #[test]
+    fn a_body_holding_its_own_nonce_is_read_whole() {
+        // The nonce hashes the length and the first and last 4 KiB: text planted in the middle
+        // (a short string the core sees whole) can hold it without changing it.
+        let pad = "p".repeat(5000);
+        let build = |planted: &str| {
+            format!(
+                r#"{{"messages":[{{"role":"user","content":"{pad}"}},{{"role":"user","content":"{planted}"}},{{"role":"user","content":"{pad}"}}]}}"#
+            )
+        };
+        let body = build(&"x".repeat(16));
+        let planted = build(&nonce_for(&body));
+        assert_eq!(nonce_for(&planted), nonce_for(&body));
+        let layout = super::super::body::layout(&planted, &crate::limits::Limits::default())
+            .expect("valid body");
+        assert!(read(&planted, &layout.span.elements, 80).is_none());
+        assert!(read(&body, &layout.span.elements, 80).is_some());
     }
 
     #[test]
