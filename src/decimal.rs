@@ -6,19 +6,24 @@
 //! rounds the exact binary value to 6 decimals, ties to even, as `{:.6}` does. The tests compare
 //! both with `format!` over edge cases and millions of random values.
 
+/// The whole text of NaN and the infinities (`Err`), or the sign the digits follow (`Ok`).
+fn sign_or_special(value: f64) -> Result<String, String> {
+    if value.is_nan() {
+        return Err("NaN".to_string());
+    }
+    let sign = if value.is_sign_negative() { "-" } else { "" };
+    if value.is_infinite() {
+        return Err(format!("{sign}inf"));
+    }
+    Ok(sign.to_string())
+}
+
 /// `format!("{value}")`: `NaN`, `inf`, `-inf`, `-0`, `0.0000001`, `1000000000000000000000`.
 pub fn shortest(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".to_string();
-    }
-    let mut text = String::new();
-    if value.is_sign_negative() {
-        text.push('-');
-    }
-    if value.is_infinite() {
-        text.push_str("inf");
-        return text;
-    }
+    let mut text = match sign_or_special(value) {
+        Ok(sign) => sign,
+        Err(special) => return special,
+    };
     let mut buffer = zmij::Buffer::new();
     let printed = buffer.format_finite(value.abs());
     // `printed` is `digits[.digits][e[+-]exponent]`: read its significant digits and where the
@@ -71,17 +76,10 @@ pub fn shortest(value: f64) -> String {
 /// `-0.000000`, `123.456789`, all the digits of `1e300`).
 pub fn fixed6(value: f64) -> String {
     const DECIMALS: usize = 6;
-    if value.is_nan() {
-        return "NaN".to_string();
-    }
-    let mut text = String::new();
-    if value.is_sign_negative() {
-        text.push('-');
-    }
-    if value.is_infinite() {
-        text.push_str("inf");
-        return text;
-    }
+    let mut text = match sign_or_special(value) {
+        Ok(sign) => sign,
+        Err(special) => return special,
+    };
     // |value| = mantissa * 2^exponent exactly.
     let bits = value.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;

@@ -169,6 +169,16 @@ proptest! {
             same_either_way(tier, format, messages.clone())?;
         }
     }
+
+    #[test]
+    fn elided_bodies_compact_as_whole_bodies(
+        conversation in generate::conversation(),
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
+    ) {
+        for pressure in [pressure(2, 0.1, 0.0, false), pressure(6, 0.5, 0.0, false), pressure(6, 0.5, 400.0, false)] {
+            body_both_ways(format, render(format, &conversation), pressure);
+        }
+    }
 }
 
 fn long_log(lines: usize) -> String {
@@ -305,23 +315,6 @@ fn body_both_ways(
     let (whole_body, whole) = run(&whole_options).expect("compacts");
     assert_eq!(elided, whole);
     assert_eq!(elided_body, whole_body);
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
-        ..ProptestConfig::default()
-    })]
-
-    #[test]
-    fn elided_bodies_compact_as_whole_bodies(
-        conversation in generate::conversation(),
-        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
-    ) {
-        for pressure in [pressure(2, 0.1, 0.0, false), pressure(6, 0.5, 0.0, false), pressure(6, 0.5, 400.0, false)] {
-            body_both_ways(format, render(format, &conversation), pressure);
-        }
-    }
 }
 
 #[test]
