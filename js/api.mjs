@@ -64,6 +64,25 @@ function trapError(cause) {
   return error;
 }
 
+/**
+ * A pressure the binding's `selectTierOf` may take as four arguments: a plain object with exactly
+ * the four fields, of the right types. Anything else (and any value the core then refuses) goes
+ * through `selectTier`, which reads and checks the object and names what is wrong.
+ * @param {unknown} pressure
+ */
+function isPlainPressure(pressure) {
+  if (pressure === null || typeof pressure !== "object" || Object.getPrototypeOf(pressure) !== Object.prototype) return false;
+  const keys = Object.keys(pressure);
+  return (
+    keys.length === 4 &&
+    keys.every((key) => key === "turnCount" || key === "contextPctUsed" || key === "idleSeconds" || key === "sessionComplete") &&
+    typeof pressure.turnCount === "number" &&
+    typeof pressure.contextPctUsed === "number" &&
+    typeof pressure.idleSeconds === "number" &&
+    typeof pressure.sessionComplete === "boolean"
+  );
+}
+
 const SURROGATE = /[\uD800-\uDFFF]/;
 const HIGH_SURROGATES = /[\uD800-\uDBFF]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -378,7 +397,12 @@ export function createApi(createGlue, entry) {
       live = finish(state, instance);
     },
     isReady: () => module !== null,
-    selectTier: (pressure, policy) => now("selectTier", (glue) => glue.selectTier(pressure, policy)),
+    selectTier: (pressure, policy) =>
+      now("selectTier", (glue) =>
+        (policy === undefined && isPlainPressure(pressure)
+          ? glue.selectTierOf(pressure.turnCount, pressure.contextPctUsed, pressure.idleSeconds, pressure.sessionComplete)
+          : undefined) ?? glue.selectTier(pressure, policy),
+      ),
     compact: (ctx, options) => later("compact", (glue) => glue.compact(ctx, options)),
     compactWithTier: (tier, ctx, options) =>
       later("compactWithTier", (glue) => glue.compactWithTier(tier, ctx, options)),

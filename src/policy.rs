@@ -250,7 +250,10 @@ pub struct Selection {
 
 /// Picks exactly one tier for `pressure` under `policy` (seed order, first match wins).
 pub fn select_tier(pressure: &BudgetPressure, policy: &PolicyConfig) -> Tier {
-    explain_selection(pressure, policy).tier
+    crate::tiers::PRIORITY
+        .iter()
+        .find(|(_, trigger)| trigger(pressure, policy).is_some())
+        .map_or(Tier::None, |(tier, _)| *tier)
 }
 
 /// [`select_tier`] with the rule that fired, in words: each tier's trigger is asked in the
@@ -259,7 +262,10 @@ pub fn explain_selection(pressure: &BudgetPressure, policy: &PolicyConfig) -> Se
     crate::tiers::PRIORITY
         .iter()
         .find_map(|(tier, trigger)| {
-            trigger(pressure, policy).map(|rule| Selection { tier: *tier, rule })
+            trigger(pressure, policy).map(|rule| Selection {
+                tier: *tier,
+                rule: (rule.0)(pressure, policy),
+            })
         })
         .unwrap_or_else(|| Selection {
             tier: Tier::None,

@@ -8,6 +8,7 @@
 //! and the summary then reads as "what happened so far" right before the live turn. Digests are
 //! local and free, so each run gets its own, in place.
 
+use super::Rule;
 use super::{TierEnv, range_tokens, shrinking};
 use crate::decimal::shortest;
 use crate::digest;
@@ -30,15 +31,16 @@ use std::ops::Range;
 pub const TIER: Tier = Tier::Auto;
 
 /// Fires on a live session at or above `auto_context_pct` of the window.
-pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<String> {
-    (!pressure.session_complete && pressure.context_pct_used >= policy.auto_context_pct).then(
-        || {
-            format!(
-                "context use {} >= {} on a live session",
-                shortest(pressure.context_pct_used),
-                shortest(policy.auto_context_pct)
-            )
-        },
+pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Rule> {
+    (!pressure.session_complete && pressure.context_pct_used >= policy.auto_context_pct)
+        .then_some(Rule(rule))
+}
+
+fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
+    format!(
+        "context use {} >= {} on a live session",
+        shortest(pressure.context_pct_used),
+        shortest(policy.auto_context_pct)
     )
 }
 

@@ -2,6 +2,7 @@
 //! longer than the threshold into their first characters plus `[tool result body pruned: N chars]`.
 //! Structural, no model call. The latest turn's tool results stay whole.
 
+use super::Rule;
 use super::TierEnv;
 use crate::cut;
 use crate::decimal::shortest;
@@ -19,18 +20,20 @@ use crate::working::Working;
 pub const TIER: Tier = Tier::Micro;
 
 /// Fires from turn `micro_min_turn` on when context use is above `micro_min_context_pct`.
-pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<String> {
+pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Rule> {
     (pressure.turn_count >= policy.micro_min_turn
         && pressure.context_pct_used > policy.micro_min_context_pct)
-        .then(|| {
-            format!(
-                "turn {} >= {} with context use {} > {}",
-                pressure.turn_count,
-                policy.micro_min_turn,
-                shortest(pressure.context_pct_used),
-                shortest(policy.micro_min_context_pct)
-            )
-        })
+        .then_some(Rule(rule))
+}
+
+fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
+    format!(
+        "turn {} >= {} with context use {} > {}",
+        pressure.turn_count,
+        policy.micro_min_turn,
+        shortest(pressure.context_pct_used),
+        shortest(policy.micro_min_context_pct)
+    )
 }
 
 /// Collapses long tool-result bodies outside the latest turn.

@@ -82,8 +82,13 @@ pub async fn run(
     }
 }
 
-/// A tier's trigger predicate: the rule that fired, in words, or `None`.
-pub type Trigger = fn(&BudgetPressure, &PolicyConfig) -> Option<String>;
+/// A tier's trigger predicate: the rule that fired, or `None`.
+pub type Trigger = fn(&BudgetPressure, &PolicyConfig) -> Option<Rule>;
+
+/// The rule a trigger fired on. Its words are written only when asked for
+/// ([`crate::policy::explain_selection`]): `select_tier`, called every turn, never asks.
+#[derive(Clone, Copy)]
+pub struct Rule(pub fn(&BudgetPressure, &PolicyConfig) -> String);
 
 /// The tiers whose triggers the policy asks, in the seed's priority order (first match wins).
 pub const PRIORITY: [(Tier, Trigger); 4] = [

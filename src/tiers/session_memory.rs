@@ -4,6 +4,7 @@
 //! with its provenance (session id, turn range, SHA-256 of the source), is also returned as
 //! `TierResult.summary` for the host to store; the library stores nothing.
 
+use super::Rule;
 use super::{TierEnv, range_tokens};
 use crate::digest;
 use crate::markers;
@@ -25,10 +26,10 @@ use std::ops::Range;
 pub const TIER: Tier = Tier::SessionMemory;
 
 /// Fires when the session is complete.
-pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<String> {
+pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<Rule> {
     pressure
         .session_complete
-        .then(|| "session complete".to_string())
+        .then_some(Rule(|_, _| "session complete".to_string()))
 }
 
 /// Summarises the session and keeps the summary plus protected content.

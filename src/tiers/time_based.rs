@@ -2,6 +2,7 @@
 //! (assistant text, tool calls with their results) older than the age cutoff become
 //! `[stale block pruned]`, pairs pruned together. The user's own words stay. No model call.
 
+use super::Rule;
 use super::{TierEnv, shrinking};
 use crate::decimal::shortest;
 use crate::markers;
@@ -19,14 +20,17 @@ use std::ops::Range;
 pub const TIER: Tier = Tier::TimeBased;
 
 /// Fires on a live session idle for at least `idle_seconds`.
-pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<String> {
-    (!pressure.session_complete && pressure.idle_seconds >= policy.idle_seconds).then(|| {
-        format!(
-            "idle {} s >= {} s on a live session",
-            shortest(pressure.idle_seconds),
-            shortest(policy.idle_seconds)
-        )
-    })
+pub fn trigger(pressure: &BudgetPressure, policy: &PolicyConfig) -> Option<Rule> {
+    (!pressure.session_complete && pressure.idle_seconds >= policy.idle_seconds)
+        .then_some(Rule(rule))
+}
+
+fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
+    format!(
+        "idle {} s >= {} s on a live session",
+        shortest(pressure.idle_seconds),
+        shortest(policy.idle_seconds)
+    )
 }
 
 /// Replaces each stale block of agent messages by the stale-block marker.

@@ -42,6 +42,17 @@ thread_local! {
         std::cell::RefCell::default();
 }
 
+/// The JS string of `tier`'s name, made once.
+pub fn tier_name(tier: crate::tier::Tier) -> JsValue {
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let name = tier.as_str();
+        keys.entry(name)
+            .or_insert_with(|| JsValue::from_str(name))
+            .clone()
+    })
+}
+
 /// A JSON value as plain JS data (objects, not `Map`s).
 pub fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
     value
