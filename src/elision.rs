@@ -10,12 +10,15 @@
 //! What may be elided: `none`, `micro` and `time_based` under the seed's counting rule read a
 //! long text only through [`crate::transcript::Block`]'s facts (count, head, CRLF, fingerprint).
 //! The summarising tiers, the heuristic estimator and host counters need the content, and refuse
-//! elided input with an error; so does any placeholder the facts cannot stand for (one inside a
-//! joined or serialised text, an id, a head too short to decide an age tag). The binding then
-//! reads the strings whole and runs again: elision can make a call cheaper, never different.
+//! elided input with an error; so does any placeholder the facts cannot stand for (one joined
+//! into a longer text, an id, a head too short to decide an age tag). The binding then reads the
+//! strings whole and runs again: elision can make a call cheaper, never different. A placeholder
+//! inside a serialised value (a tool call's `input` holding a file) is the one case read in part:
+//! its text is rebuilt with that string from [`ElidedStrings`], the rest stays elided.
 //!
 //! A placeholder is `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`. The nonce is chosen per call
-//! by the binding, so a host's own text cannot pass for a placeholder.
+//! (at random by the JS binding; for a request body, from the body, and checked against the text
+//! the core sees), so a host's own text cannot pass for a placeholder.
 
 use crate::error::{CompactionError, Result};
 use crate::markers;
