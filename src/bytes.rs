@@ -66,6 +66,21 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// The end (after the closing quote) of the JSON string token whose opening quote is at
+/// `start`, looking no further than `bytes`' end; `None` when it does not close there. An escape
+/// skips the byte after the backslash, which is all `\"` and `\\` need; multi-byte characters
+/// never contain `"` or `\` bytes in UTF-8.
+pub(crate) fn json_string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start + 1;
+    loop {
+        at += find_quote_or_backslash(bytes.get(at..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2;
+    }
+}
+
 /// Whether `bytes` holds a NUL or a `\` (a placeholder's opening, raw or JSON-escaped).
 pub(crate) fn has_nul_or_backslash(bytes: &[u8]) -> bool {
     let mut at = 0;

@@ -133,6 +133,35 @@ pub trait ElidedStrings: std::fmt::Debug {
     fn original(&self, index: usize) -> Option<String>;
 }
 
+/// Replaces every placeholder of `key` in `values` by its string from `strings`. Returns
+/// whether each found its string (a missing one stays a placeholder). Iterative: parsed values
+/// nest up to 128 levels, and the wasm stack is not spent on them.
+pub fn put_back<'v>(
+    values: impl IntoIterator<Item = &'v mut serde_json::Value>,
+    key: &ElisionKey,
+    strings: &dyn ElidedStrings,
+) -> bool {
+    use serde_json::Value;
+    let mut complete = true;
+    let mut stack: Vec<&mut Value> = values.into_iter().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                if let Some(read) = key.parse(text) {
+                    match strings.original(read.index) {
+                        Some(original) => *text = original,
+                        None => complete = false,
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(fields) => stack.extend(fields.values_mut()),
+            _ => {}
+        }
+    }
+    complete
+}
+
 /// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
 /// seed's rule reads long texts only through their facts.
 pub fn allowed(tier: crate::tier::Tier, options: &crate::context::CompactOptions<'_>) -> bool {
@@ -197,15 +226,7 @@ fn rebuild(text: &str, key: &ElisionKey, strings: &dyn ElidedStrings) -> Option<
     let (mut copied, mut at) = (0, 0);
     while let Some(offset) = bytes.get(at..)?.iter().position(|&b| b == b'"') {
         let start = at + offset;
-        let mut end = start + 1;
-        loop {
-            end += crate::bytes::find_quote_or_backslash(bytes.get(end..)?)?;
-            if bytes[end] == b'"' {
-                end += 1;
-                break;
-            }
-            end += 2;
-        }
+        let end = crate::bytes::json_string_end(bytes, start)?;
         at = end;
         let token = text.get(start..end)?;
         if !key.mentions(token) {

@@ -81,13 +81,12 @@ async fn run(
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
-    let (counter, counter_kind): (&dyn TokenCounter, CounterKind) =
-        match (options.counter, options.token_estimator) {
-            (Some(counter), _) => (counter, CounterKind::Host),
-            (None, TokenEstimator::Seed) => (&seed_rule, CounterKind::Seed),
-            (None, TokenEstimator::Heuristic) => (&Estimator, CounterKind::Other),
-        };
-    if ctx.elision.is_some() && (tier.summarises() || !matches!(counter_kind, CounterKind::Seed)) {
+    let counter: &dyn TokenCounter = match (options.counter, options.token_estimator) {
+        (Some(counter), _) => counter,
+        (None, TokenEstimator::Seed) => &seed_rule,
+        (None, TokenEstimator::Heuristic) => &Estimator,
+    };
+    if ctx.elision.is_some() && !crate::elision::allowed(tier, options) {
         // Summaries, digests and any counter but the seed's read the whole text.
         return Err(CompactionError::type_error(
             "messages",
@@ -138,13 +137,6 @@ async fn run(
         after_tokens,
         correlation_id,
     ))
-}
-
-/// Which rule counts tokens: elided texts can only be counted by the seed's.
-enum CounterKind {
-    Seed,
-    Host,
-    Other,
 }
 
 /// Puts copies of the input messages into the places [`run`] left for them, in the output and

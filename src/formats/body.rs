@@ -458,21 +458,12 @@ impl<'a> Scanner<'a> {
         Some(start..self.at)
     }
 
-    /// The span of the string starting here, quotes included. Runs of plain bytes are skipped
-    /// eight at a time up to the next `"` or `\`; an escape skips the byte after the
-    /// backslash, which is all `\"` and `\\` need. Multi-byte characters never contain `"` or
-    /// `\` bytes in UTF-8.
+    /// The span of the string starting here, quotes included ([`crate::bytes::json_string_end`]).
     fn string(&mut self) -> Option<Range<usize>> {
         let start = self.at;
-        self.expect(b'"')?;
-        loop {
-            let rest = self.bytes.get(self.at..)?;
-            self.at += crate::bytes::find_quote_or_backslash(rest)?;
-            if self.next()? == b'"' {
-                return Some(start..self.at);
-            }
-            self.at += 1; // the escaped byte
-        }
+        (self.peek()? == b'"').then_some(())?;
+        self.at = crate::bytes::json_string_end(self.bytes, start)?;
+        Some(start..self.at)
     }
 
     /// Skips an object or array, iteratively (deep nesting cannot overflow the stack).

@@ -108,7 +108,7 @@ fn elide_message(
     // Outside strings a message's text has no `"` but those that open strings.
     while let Some(offset) = bytes.get(at..element.end)?.iter().position(|&b| b == b'"') {
         let start = at + offset;
-        let end = string_end(bytes, start, element.end)?;
+        let end = crate::bytes::json_string_end(bytes.get(..element.end)?, start)?;
         at = end;
         if end - start - 2 <= MIN_CHARS || is_key(bytes, end, element.end) {
             continue;
@@ -140,18 +140,6 @@ fn elide_message(
     }
     out.push_str(body.get(copied..element.end)?);
     Some(out)
-}
-
-/// The end (after the closing quote) of the string token opening at `start`.
-fn string_end(bytes: &[u8], start: usize, limit: usize) -> Option<usize> {
-    let mut at = start + 1;
-    loop {
-        at += crate::bytes::find_quote_or_backslash(bytes.get(at..limit)?)?;
-        if bytes[at] == b'"' {
-            return Some(at + 1);
-        }
-        at += 2; // a backslash and the byte it escapes
-    }
 }
 
 /// The token ending at `end` is an object key (a `:` follows).
@@ -295,30 +283,14 @@ fn hex4(digits: &[u8]) -> Option<u32> {
 /// Replaces the placeholders left in `result` (archived content and, with `messages`, the
 /// output messages) by the strings they stand for, decoded from the body.
 pub(crate) fn put_back(result: &mut TierResult, elided: &ElidedBody, body: &str, messages: bool) {
-    let mut stack: Vec<&mut Value> = result.archive.iter_mut().map(|e| &mut e.content).collect();
+    let mut values: Vec<&mut Value> = result.archive.iter_mut().map(|e| &mut e.content).collect();
     if messages {
         if let ContextData::Messages(output) = &mut result.context {
-            stack.extend(output.iter_mut());
+            values.extend(output.iter_mut());
         }
     }
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::String(text) => {
-                let original = elided
-                    .key
-                    .parse(text)
-                    .and_then(|read| body.get(elided.tokens.get(read.index)?.clone()))
-                    .and_then(|token| serde_json::from_str::<Value>(token).ok());
-                // Read as a Value, not a String: see `write_message`.
-                if let Some(Value::String(original)) = original {
-                    *text = original;
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(fields) => stack.extend(fields.values_mut()),
-            _ => {}
-        }
-    }
+    // Every token is a string of the checked body: each placeholder finds its string.
+    crate::elision::put_back(values, &elided.key, &BodyStrings { body, elided });
 }
 
 /// `message` as compact JSON with its placeholders written back as the body's own tokens: the
@@ -351,13 +323,11 @@ struct Tokens<'a> {
 }
 
 impl Tokens<'_> {
-    /// The token behind placeholder `text`, if it is one of this body's: valid JSON, without
-    /// the whitespace around it (what a `RawValue` of it would hold).
+    /// The token behind placeholder `text`, if it is one of this body's: a string token of a
+    /// body the layout has already checked, quotes included.
     fn token(&self, text: &str) -> Option<&str> {
         let read = self.key.parse(text)?;
-        let token = self.body.get(self.tokens.get(read.index)?.clone())?;
-        serde_json::from_str::<serde::de::IgnoredAny>(token).ok()?;
-        Some(token.trim_matches([' ', '\n', '\r', '\t']))
+        self.body.get(self.tokens.get(read.index)?.clone())
     }
 
     /// Appends `value` as serde_json's compact writer does. Recursive: parsed values are at most

@@ -106,8 +106,12 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan
 /// trimmed, a line break in the body's own style, and the pruned-body marker with the body's
 /// length in code points.
 pub fn collapsed(body: &str, keep: usize) -> String {
-    let crlf = body.as_bytes().contains(&b'\r') && body.contains("\r\n");
-    collapsed_with(body, keep, body.chars().count(), crlf)
+    collapsed_with(
+        body,
+        keep,
+        body.chars().count(),
+        crate::transcript::has_crlf(body),
+    )
 }
 
 /// [`collapsed`] of a body of `chars` code points with CRLF line ends or not, known by its

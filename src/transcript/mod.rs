@@ -108,8 +108,7 @@ impl Block<'_> {
     pub fn has_crlf(&self) -> bool {
         match &self.elided {
             Some(facts) => facts.crlf,
-            // One fast byte search settles most texts.
-            None => self.text.as_bytes().contains(&b'\r') && self.text.contains("\r\n"),
+            None => has_crlf(&self.text),
         }
     }
 
@@ -283,6 +282,11 @@ pub fn message_tokens(message: &Message<'_>, counter: &dyn crate::tokens::TokenC
         .iter()
         .map(|block| block.tokens(counter))
         .sum()
+}
+
+/// Whether `text` has a CR LF line end (one fast byte search settles most texts).
+pub fn has_crlf(text: &str) -> bool {
+    text.as_bytes().contains(&b'\r') && text.contains("\r\n")
 }
 
 /// Parses an explicit `[age:N]` tag at the start of `text` (leading whitespace allowed).

@@ -246,13 +246,10 @@ impl HostOptions {
     /// Whether `tier` may run on elided messages under these options: a structural tier
     /// counting by the seed's rule reads long texts only through their facts.
     pub fn elide(&self, tier: Tier) -> Option<Elide> {
-        (!tier.summarises()
-            && self.counter.is_none()
-            && self.token_estimator == TokenEstimator::Seed)
-            .then_some(Elide {
-                keep_head_chars: self.policy.micro_keep_head_chars,
-                max_input_bytes: self.policy.limits.max_input_bytes,
-            })
+        crate::elision::allowed(tier, &self.core()).then_some(Elide {
+            keep_head_chars: self.policy.micro_keep_head_chars,
+            max_input_bytes: self.policy.limits.max_input_bytes,
+        })
     }
 
     /// The policy.

@@ -143,31 +143,10 @@ impl Skeleton {
 
     /// The messages with every placeholder replaced by its string: the messages read whole.
     pub fn whole(self) -> Option<Vec<Value>> {
+        let elided = self.has_elisions();
         let mut values = self.values;
-        if self.units > 0.0 {
-            for value in &mut values {
-                put_back(value, &self.originals)?;
-            }
-        }
-        Some(values)
+        let complete =
+            !elided || crate::elision::put_back(&mut values, &self.originals.key, &self.originals);
+        complete.then_some(values)
     }
-}
-
-/// Replaces the placeholders in `value` by copies of their strings. Iterative: the parser
-/// allows 128 levels, the wasm stack is not spent on them.
-fn put_back(value: &mut Value, originals: &Originals) -> Option<()> {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::String(text) => {
-                if let Some(original) = originals.original(text) {
-                    *text = super::text::to_string(original.dyn_ref::<JsString>()?);
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(fields) => stack.extend(fields.values_mut()),
-            _ => {}
-        }
-    }
-    Some(())
 }
