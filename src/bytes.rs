@@ -66,6 +66,28 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Position of the first `"`, `\` or control character (below 0x20) in `bytes`: where a JSON
+/// string's plain run stops (serde_json refuses a raw control character in a string).
+pub(crate) fn find_string_stop(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        // Each mask's lowest bit is exact, so the lowest bit of their union is too.
+        let hits = equal(x, b'"') | equal(x, b'\\') | below_exact(x, 0x20);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    while at < bytes.len() {
+        if matches!(bytes[at], b'"' | b'\\' | 0x00..=0x1f) {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
 /// The end (after the closing quote) of the JSON string token whose opening quote is at
 /// `start`, looking no further than `bytes`' end; `None` when it does not close there. An escape
 /// skips the byte after the backslash, which is all `\"` and `\\` need; multi-byte characters
@@ -202,8 +224,10 @@ mod tests {
         }
 
         #[test]
-        fn agree_with_byte_loops(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+        fn agree_with_byte_loops(bytes in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(b'a'), any::<u8>()], 0..64)) {
             prop_assert_eq!(find_quote_or_backslash(&bytes), naive_find(&bytes));
+            let stop = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            prop_assert_eq!(find_string_stop(&bytes), stop);
             let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
             prop_assert_eq!(json_escape_overhead(&bytes), naive);
         }

@@ -11,6 +11,9 @@
 use super::body_elision;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use super::body_elision::ElidedBody;
+use super::body_scan;
+#[cfg(test)]
+use super::body_scan::ANTHROPIC_FIELDS;
 use super::detect::{first_evidence, format_name};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
@@ -132,6 +135,7 @@ pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<body_elision::E
     body_elision::read(
         body,
         &call.layout.span.elements,
+        &call.layout.long_strings,
         call.options.policy.micro_keep_head_chars,
     )
 }
@@ -156,24 +160,18 @@ pub(crate) struct BodyLayout {
     pub span: MessagesSpan,
     /// `system` or `anthropic_version`, when the body has one.
     pub anthropic_field: Option<&'static str>,
+    /// The long string values inside the messages ([`body_scan::Scan::long_strings`]).
+    pub long_strings: Vec<Range<usize>>,
 }
 
-/// Checks `body` against the limits and as JSON (serde_json's errors, without building the
-/// values) and finds its messages: the errors of reading it whole, in the same order.
+/// Checks `body` against the limits and as JSON and finds its messages (one pass,
+/// [`body_scan`]): the errors of reading it whole, in the same order, with serde_json's words.
 pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyLayout> {
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
     limits.validate().map_err(|e| e.under("policy"))?;
     limits.check_text("body", body)?;
-    serde_json::from_str::<serde::de::IgnoredAny>(body).map_err(body_error)?;
-    let first = body.trim_start().as_bytes().first().copied();
-    if first != Some(b'{') {
-        return Err(CompactionError::type_error(
-            "body",
-            format!(": expected a JSON object, got {}", type_at(first)),
-        ));
-    }
-    let top = scan_top_level(body).ok_or_else(scanner_disagrees)?;
-    // IgnoredAny has no nesting limit; the parser has (128 levels). Near it, the parser decides.
+    let top = body_scan::scan(body).ok_or_else(|| refusal(body))?;
+    // The scanner follows 127 levels; the parser stops at 128. Near it, the parser decides.
     if top.deepest >= 120 {
         serde_json::from_str::<Value>(body).map_err(body_error)?;
     }
@@ -190,7 +188,27 @@ pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyL
     Ok(BodyLayout {
         span: MessagesSpan { array, elements },
         anthropic_field: top.anthropic_field,
+        long_strings: top.long_strings,
     })
+}
+
+/// Why the scanner gave up on `body`: serde_json's error, or the body is not an object (or is
+/// nested too deep for the parser).
+fn refusal(body: &str) -> CompactionError {
+    if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(body) {
+        return body_error(error);
+    }
+    let first = body.trim_start().as_bytes().first().copied();
+    if first != Some(b'{') {
+        return CompactionError::type_error(
+            "body",
+            format!(": expected a JSON object, got {}", type_at(first)),
+        );
+    }
+    match serde_json::from_str::<Value>(body) {
+        Err(error) => body_error(error),
+        Ok(_) => scanner_disagrees(),
+    }
 }
 
 /// One message's JSON text (an element of a body [`layout`] accepted) as a value.
@@ -249,9 +267,6 @@ fn take_messages(request: &mut Map<String, Value>) -> Result<Vec<Value>> {
     }
 }
 
-/// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
-const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
-
 /// The request's format: evidence in the messages wins; a top-level `system` makes a plain list
 /// Anthropic, and contradicts OpenAI evidence (Chat Completions has no top-level system). The AI
 /// SDK's call options also have a top-level `system`, so AI SDK evidence is compatible with it.
@@ -292,220 +307,12 @@ pub(crate) struct MessagesSpan {
     pub elements: Vec<Range<usize>>,
 }
 
-/// Finds the top-level `messages` array of a body that serde_json has already accepted. A
-/// duplicated key resolves to its last occurrence, as serde_json does. `None` when there is no
-/// such array (or the body is not valid JSON after all: the scanner never panics).
+/// Finds the top-level `messages` array of a body. A duplicated key resolves to its last
+/// occurrence, as serde_json does. `None` when there is no such array or the body is not JSON.
 #[cfg(test)]
 pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
-    let (array, elements) = scan_top_level(body)?.messages?;
+    let (array, elements) = body_scan::scan(body)?.messages?;
     (body.as_bytes().get(array.start) == Some(&b'[')).then_some(MessagesSpan { array, elements })
-}
-
-/// What the top level of a body holds for us.
-struct TopLevel {
-    /// The span of the `messages` value (the last one, as serde_json reads duplicates) and,
-    /// when it is an array, of its elements.
-    messages: Option<(Range<usize>, Vec<Range<usize>>)>,
-    /// The deepest nesting of containers, the top-level object included.
-    deepest: usize,
-    /// The first Anthropic-only field present.
-    anthropic_field: Option<&'static str>,
-}
-
-/// Scans the top-level object of a body serde_json accepted; `None` if it is not one.
-fn scan_top_level(body: &str) -> Option<TopLevel> {
-    let mut scanner = Scanner::new(body, 0);
-    scanner.skip_whitespace();
-    scanner.expect(b'{')?;
-    let mut found = None;
-    let mut fields = [false; ANTHROPIC_FIELDS.len()];
-    loop {
-        scanner.skip_whitespace();
-        if scanner.peek()? == b'}' {
-            break;
-        }
-        let key = scanner.string()?;
-        scanner.skip_whitespace();
-        scanner.expect(b':')?;
-        scanner.skip_whitespace();
-        let key = body.get(key)?;
-        if key_is(key, "messages") {
-            // Its elements are found on the way (one pass over the largest part of the body).
-            let start = scanner.at;
-            let elements = if scanner.peek()? == b'[' {
-                array_elements(&mut scanner)?
-            } else {
-                scanner.value()?;
-                Vec::new()
-            };
-            found = Some((start..scanner.at, elements));
-        } else {
-            scanner.value()?;
-        }
-        for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
-            *seen |= key_is(key, field);
-        }
-        scanner.skip_whitespace();
-        match scanner.next()? {
-            b',' => {}
-            b'}' => break,
-            _ => return None,
-        }
-    }
-    let anthropic_field = ANTHROPIC_FIELDS
-        .iter()
-        .zip(fields)
-        .find_map(|(field, seen)| seen.then_some(*field));
-    Some(TopLevel {
-        messages: found,
-        deepest: scanner.deepest + 1,
-        anthropic_field,
-    })
-}
-
-/// Whether the raw JSON string `raw` (quotes included) decodes to `name`. Escapes are decoded
-/// only when present: a key spelled `"mess\u0061ges"` is still `messages`.
-fn key_is(raw: &str, name: &str) -> bool {
-    let plain = raw
-        .strip_prefix('"')
-        .and_then(|rest| rest.strip_suffix('"'));
-    match plain {
-        Some(plain) if !plain.contains('\\') => plain == name,
-        // Read as a Value, not a String: a String target links serde's "invalid type" message,
-        // which prints floats with core's flt2dec (src/decimal.rs).
-        _ => {
-            matches!(serde_json::from_str::<Value>(raw), Ok(Value::String(decoded)) if decoded == name)
-        }
-    }
-}
-
-/// Spans of the elements of the array at `array`; `None` when it is not an array.
-fn array_elements(scanner: &mut Scanner<'_>) -> Option<Vec<Range<usize>>> {
-    scanner.deepest = scanner.deepest.max(1);
-    scanner.expect(b'[')?;
-    let mut elements = Vec::new();
-    loop {
-        scanner.skip_whitespace();
-        if scanner.peek()? == b']' {
-            scanner.at += 1;
-            return Some(elements);
-        }
-        let start = scanner.at;
-        elements.push(scanner.value()?);
-        // Elements are one level down: their own depth counts from 2.
-        if matches!(scanner.bytes.get(start), Some(b'{' | b'[')) {
-            scanner.deepest = scanner.deepest.max(scanner.last_depth + 1);
-        }
-        scanner.skip_whitespace();
-        match scanner.next()? {
-            b',' => {}
-            b']' => return Some(elements),
-            _ => return None,
-        }
-    }
-}
-
-/// A byte cursor over JSON text that skips values without building them. It relies on the
-/// text being valid JSON (checked by serde_json first) only for the spans it returns; on
-/// anything unexpected it returns `None`.
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    /// The deepest nesting seen in a skipped value (the value itself is level 1).
-    deepest: usize,
-    /// The nesting of the last container skipped.
-    last_depth: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn new(body: &'a str, at: usize) -> Self {
-        Self {
-            bytes: body.as_bytes(),
-            at,
-            deepest: 0,
-            last_depth: 0,
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
-    }
-
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        (self.next()? == byte).then_some(())
-    }
-
-    fn skip_whitespace(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
-        }
-    }
-
-    /// The span of the value starting here.
-    fn value(&mut self) -> Option<Range<usize>> {
-        let start = self.at;
-        match self.peek()? {
-            b'"' => return self.string(),
-            b'{' | b'[' => self.container()?,
-            _ => self.scalar()?,
-        }
-        Some(start..self.at)
-    }
-
-    /// The span of the string starting here, quotes included ([`crate::bytes::json_string_end`]).
-    fn string(&mut self) -> Option<Range<usize>> {
-        let start = self.at;
-        (self.peek()? == b'"').then_some(())?;
-        self.at = crate::bytes::json_string_end(self.bytes, start)?;
-        Some(start..self.at)
-    }
-
-    /// Skips an object or array, iteratively (deep nesting cannot overflow the stack).
-    fn container(&mut self) -> Option<()> {
-        let mut depth = 0usize;
-        let mut deepest = 0usize;
-        loop {
-            match self.peek()? {
-                b'"' => {
-                    self.string()?;
-                    continue;
-                }
-                b'{' | b'[' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                b'}' | b']' => {
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        self.at += 1;
-                        self.last_depth = deepest;
-                        self.deepest = self.deepest.max(deepest);
-                        return Some(());
-                    }
-                }
-                _ => {}
-            }
-            self.at += 1;
-        }
-    }
-
-    /// Skips a number, `true`, `false` or `null`.
-    fn scalar(&mut self) -> Option<()> {
-        let start = self.at;
-        while let Some(byte) = self.peek() {
-            if matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                break;
-            }
-            self.at += 1;
-        }
-        (self.at > start).then_some(())
-    }
 }
 
 /// The UTF-16 positions of the ascending byte positions `at` of `text`.
@@ -740,11 +547,18 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_iterative() {
+    fn deep_nesting_is_the_parsers_to_refuse() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         let body = format!("{{\"messages\":[{deep}]}}");
-        let span = locate_messages(&body).expect("found");
-        assert_eq!(span.elements.len(), 1);
+        let error = layout(&body, &crate::limits::Limits::default()).expect_err("too deep");
+        assert_eq!(
+            error,
+            body_error(serde_json::from_str::<Value>(&body).unwrap_err())
+        );
+        assert!(
+            error.to_string().contains("nesting deeper than 128 levels"),
+            "{error}"
+        );
     }
 
     fn messages_of(body: &str) -> Vec<Value> {

@@ -28,20 +28,37 @@ pub(crate) struct ElidedBody {
 }
 
 /// The messages at `elements` of `body`, elided, with heads long enough to cut
-/// `keep_head_chars` characters; `None` when no string is long enough, or one is not plain
-/// (a lone surrogate escape, which the parser refuses: the body is then read whole).
+/// `keep_head_chars` characters; `long` are the candidates, the string values inside the
+/// elements whose token is longer than [`MIN_CHARS`] bytes, in order (`body_scan`). `None`
+/// when no string is long enough, or one is not plain (a lone surrogate escape, which the
+/// parser refuses: the body is then read whole).
 pub(crate) fn read(
     body: &str,
     elements: &[Range<usize>],
+    long: &[Range<usize>],
     keep_head_chars: usize,
 ) -> Option<ElidedBody> {
+    if long.is_empty() {
+        return None;
+    }
     let nonce = nonce_for(body);
     let head_chars = keep_head_chars.saturating_add(1).max(TAIL_CHARS);
     let mut tokens = Vec::new();
     let mut messages = Vec::with_capacity(elements.len());
+    let mut next = 0;
     for element in elements {
+        let inside = long[next..].partition_point(|token| token.start < element.end);
+        let candidates = &long[next..next + inside];
+        next += inside;
         let before = tokens.len();
-        let text = elide_message(body, element.clone(), &nonce, head_chars, &mut tokens)?;
+        let text = elide_message(
+            body,
+            element.clone(),
+            candidates,
+            &nonce,
+            head_chars,
+            &mut tokens,
+        )?;
         // Each placeholder brings the nonce once; any other occurrence is the body's own text
         // reaching the core (copied, or in a head or tail), which must not pass for one.
         if text.matches(nonce.as_str()).count() != tokens.len() - before {
@@ -93,27 +110,20 @@ impl crate::elision::ElidedStrings for BodyStrings<'_> {
     }
 }
 
-/// The JSON text of `body[element]` with its long string values as placeholder tokens.
+/// The JSON text of `body[element]` with its long string values (among `candidates`) as
+/// placeholder tokens.
 fn elide_message(
     body: &str,
     element: Range<usize>,
+    candidates: &[Range<usize>],
     nonce: &str,
     head_chars: usize,
     tokens: &mut Vec<Range<usize>>,
 ) -> Option<String> {
-    let bytes = body.as_bytes();
     let mut out = String::new();
     let mut copied = element.start;
-    let mut at = element.start;
-    // Outside strings a message's text has no `"` but those that open strings.
-    while let Some(offset) = bytes.get(at..element.end)?.iter().position(|&b| b == b'"') {
-        let start = at + offset;
-        let end = crate::bytes::json_string_end(bytes.get(..element.end)?, start)?;
-        at = end;
-        if end - start - 2 <= MIN_CHARS || is_key(bytes, end, element.end) {
-            continue;
-        }
-        let raw = body.get(start + 1..end - 1)?;
+    for token in candidates {
+        let raw = body.get(token.start + 1..token.end - 1)?;
         let facts = raw_facts(raw, head_chars)?;
         if facts.chars <= MIN_CHARS {
             continue;
@@ -121,7 +131,7 @@ fn elide_message(
         if out.is_empty() {
             out.reserve(element.len() / 4);
         }
-        out.push_str(body.get(copied..start)?);
+        out.push_str(body.get(copied..token.start)?);
         out.push('"');
         out.push_str(raw.get(..facts.head_end)?);
         out.push_str(&format!(
@@ -132,22 +142,14 @@ fn elide_message(
         ));
         out.push_str(raw.get(facts.tail_start..)?);
         out.push('"');
-        tokens.push(start..end);
-        copied = end;
+        tokens.push(token.clone());
+        copied = token.end;
     }
     if copied == element.start {
         return body.get(element).map(str::to_string);
     }
     out.push_str(body.get(copied..element.end)?);
     Some(out)
-}
-
-/// The token ending at `end` is an object key (a `:` follows).
-fn is_key(bytes: &[u8], end: usize, limit: usize) -> bool {
-    bytes.get(end..limit).and_then(|rest| {
-        rest.iter()
-            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-    }) == Some(&b':')
 }
 
 /// What a placeholder needs of an escaped string's text.
@@ -426,10 +428,16 @@ mod tests {
         let body = build(&"x".repeat(16));
         let planted = build(&nonce_for(&body));
         assert_eq!(nonce_for(&planted), nonce_for(&body));
-        let layout = super::super::body::layout(&planted, &crate::limits::Limits::default())
+        let planted_layout =
+            super::super::body::layout(&planted, &crate::limits::Limits::default())
+                .expect("valid body");
+        let read_of = |body: &str, layout: &super::super::body::BodyLayout| {
+            read(body, &layout.span.elements, &layout.long_strings, 80)
+        };
+        assert!(read_of(&planted, &planted_layout).is_none());
+        let layout = super::super::body::layout(&body, &crate::limits::Limits::default())
             .expect("valid body");
-        assert!(read(&planted, &layout.span.elements, 80).is_none());
-        assert!(read(&body, &layout.span.elements, 80).is_some());
+        assert!(read_of(&body, &layout).is_some());
     }
 
     #[test]
@@ -447,9 +455,14 @@ mod tests {
         let message = serde_json::json!({ "role": "tool", "content": long, key_name.clone(): "v", "short": "s" });
         let element = serde_json::to_string(&message).expect("serialises");
         let body = format!("{{\"messages\":[{element}]}}");
-        let start = body.find('[').expect("array") + 1;
-        let elements = std::iter::once(start..start + element.len()).collect::<Vec<_>>();
-        let elided = read(&body, &elements, 80).expect("elided");
+        let layout = super::super::body::layout(&body, &crate::limits::Limits::default())
+            .expect("valid body");
+        assert_eq!(
+            layout.long_strings.len(),
+            1,
+            "the long key is not a candidate"
+        );
+        let elided = read(&body, &layout.span.elements, &layout.long_strings, 80).expect("elided");
         assert_eq!(elided.tokens.len(), 1);
         let content = elided.messages[0]["content"].as_str().expect("placeholder");
         let placeholder = elided.key.parse(content).expect("a placeholder");
@@ -467,6 +480,6 @@ mod tests {
         // Nothing long: nothing to elide.
         let short = r#"{"messages":[{"role":"user","content":"hi"}]}"#;
         let elements = std::iter::once(13..short.len() - 2).collect::<Vec<_>>();
-        assert!(read(short, &elements, 80).is_none());
+        assert!(read(short, &elements, &[], 80).is_none());
     }
 }

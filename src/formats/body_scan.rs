@@ -1,0 +1,455 @@
+//! A request body checked and laid out in one pass: whether it is JSON, where its top-level
+//! `messages` array and each element are, which Anthropic-only field it has, and which string
+//! values inside the messages are long enough to elide ([`crate::elision::MIN_CHARS`]).
+//!
+//! The scanner accepts exactly the texts serde_json's parser accepts, up to 127 levels of
+//! nesting (the parser's grammar, read from its `ignore_value`: its whitespace, escapes, number
+//! syntax, no raw control characters in strings, nothing after the value). Anything else makes
+//! it give up, and serde_json then reads the body to name the fault with its own message
+//! (`formats::body::layout`). So a valid body is read once, not once by serde_json to check it
+//! and again to find its spans: the pass was a third of the edge path's time.
+
+use crate::elision::MIN_CHARS;
+use std::ops::Range;
+
+/// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
+pub(crate) const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
+
+/// Nesting the scanner follows; deeper bodies are left to serde_json (which stops at 128).
+const MAX_DEPTH: usize = 127;
+
+/// What one pass over a valid body found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Scan {
+    /// The span of the `messages` value (the last one, as serde_json reads duplicate keys) and,
+    /// when it is an array, of its elements (without surrounding whitespace).
+    pub messages: Option<(Range<usize>, Vec<Range<usize>>)>,
+    /// The deepest nesting of containers, the top-level object included.
+    pub deepest: usize,
+    /// The first Anthropic-only field present.
+    pub anthropic_field: Option<&'static str>,
+    /// The string values (not keys) inside `messages` whose escaped text is longer than
+    /// [`MIN_CHARS`] bytes, as tokens (quotes included), in order.
+    pub long_strings: Vec<Range<usize>>,
+}
+
+/// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
+/// than [`MAX_DEPTH`].
+pub(crate) fn scan(body: &str) -> Option<Scan> {
+    let mut cursor = Cursor {
+        bytes: body.as_bytes(),
+        at: 0,
+        deepest: 1,
+    };
+    cursor.skip_whitespace();
+    cursor.expect(b'{')?;
+    let mut messages = None;
+    let mut long_strings = Vec::new();
+    let mut fields = [false; ANTHROPIC_FIELDS.len()];
+    cursor.skip_whitespace();
+    if cursor.peek()? == b'}' {
+        cursor.at += 1;
+    } else {
+        loop {
+            let key = body.get(cursor.key()?)?;
+            if key_is(key, "messages") {
+                // A later `messages` replaces an earlier one, its long strings included.
+                long_strings.clear();
+                cursor.skip_whitespace();
+                let start = cursor.at;
+                let elements = if cursor.peek()? == b'[' {
+                    cursor.elements(&mut long_strings)?
+                } else {
+                    cursor.value(1, None)?;
+                    Vec::new()
+                };
+                messages = Some((start..cursor.at, elements));
+            } else {
+                cursor.value(1, None)?;
+            }
+            for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
+                *seen |= key_is(key, field);
+            }
+            cursor.skip_whitespace();
+            match cursor.next()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    cursor.skip_whitespace();
+    (cursor.at == body.len()).then_some(())?;
+    let anthropic_field = ANTHROPIC_FIELDS
+        .iter()
+        .zip(fields)
+        .find_map(|(field, seen)| seen.then_some(*field));
+    Some(Scan {
+        messages,
+        deepest: cursor.deepest,
+        anthropic_field,
+        long_strings,
+    })
+}
+
+/// Whether the raw JSON string `raw` (quotes included) decodes to `name`. Escapes are decoded
+/// only when present: a key spelled `"mess\u0061ges"` is still `messages`.
+pub(crate) fn key_is(raw: &str, name: &str) -> bool {
+    let plain = raw
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'));
+    match plain {
+        Some(plain) if !plain.contains('\\') => plain == name,
+        // Read as a Value, not a String: a String target links serde's "invalid type" message,
+        // which prints floats with core's flt2dec (src/decimal.rs).
+        _ => matches!(
+            serde_json::from_str::<serde_json::Value>(raw),
+            Ok(serde_json::Value::String(decoded)) if decoded == name
+        ),
+    }
+}
+
+/// A byte cursor that checks JSON as it skips it.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// The deepest nesting seen, the top-level object being level 1.
+    deepest: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    fn skip_whitespace(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// An object key and its colon (whitespace before both skipped): the key's token.
+    fn key(&mut self) -> Option<Range<usize>> {
+        self.skip_whitespace();
+        let key = self.string()?;
+        self.skip_whitespace();
+        self.expect(b':')?;
+        Some(key)
+    }
+
+    /// The elements of the array starting here, each a value at level 2; their long string
+    /// values go to `long`.
+    fn elements(&mut self, long: &mut Vec<Range<usize>>) -> Option<Vec<Range<usize>>> {
+        self.expect(b'[')?;
+        self.deepest = self.deepest.max(2);
+        let mut elements = Vec::new();
+        self.skip_whitespace();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(elements);
+        }
+        loop {
+            self.skip_whitespace();
+            let start = self.at;
+            self.value(2, Some(long))?;
+            elements.push(start..self.at);
+            self.skip_whitespace();
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(elements),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Checks the value starting here (after whitespace) inside `outer` containers,
+    /// iteratively; string values longer than [`MIN_CHARS`] bytes go to `long` when given.
+    fn value(&mut self, outer: usize, mut long: Option<&mut Vec<Range<usize>>>) -> Option<()> {
+        // A bit per open container, innermost lowest: 1 for an object, 0 for an array.
+        let mut open: u128 = 0;
+        let mut level = 0usize;
+        loop {
+            self.skip_whitespace();
+            match self.peek()? {
+                opening @ (b'{' | b'[') => {
+                    level += 1;
+                    if outer + level > MAX_DEPTH {
+                        return None;
+                    }
+                    self.deepest = self.deepest.max(outer + level);
+                    let object = opening == b'{';
+                    open = open << 1 | u128::from(object);
+                    self.at += 1;
+                    self.skip_whitespace();
+                    if self.peek()? != if object { b'}' } else { b']' } {
+                        if object {
+                            self.key()?;
+                        }
+                        continue;
+                    }
+                    self.at += 1;
+                    level -= 1;
+                    open >>= 1;
+                }
+                b'"' => {
+                    let token = self.string()?;
+                    if token.len() - 2 > MIN_CHARS {
+                        if let Some(long) = long.as_deref_mut() {
+                            long.push(token);
+                        }
+                    }
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                _ => self.number()?,
+            }
+            // A value ended: close what ends with it, up to the next value.
+            loop {
+                if level == 0 {
+                    return Some(());
+                }
+                self.skip_whitespace();
+                let object = open & 1 == 1;
+                match self.next()? {
+                    b',' => {
+                        if object {
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    b'}' if object => {}
+                    b']' if !object => {}
+                    _ => return None,
+                }
+                level -= 1;
+                open >>= 1;
+            }
+        }
+    }
+
+    /// The string token starting here (quotes included): no raw control character, only the
+    /// escapes JSON has (`\u` with four hex digits; surrogates are the reader's concern, as in
+    /// serde_json's `ignore_str`).
+    fn string(&mut self) -> Option<Range<usize>> {
+        let start = self.at;
+        (self.peek()? == b'"').then_some(())?;
+        let mut at = start + 1;
+        loop {
+            at += crate::bytes::find_string_stop(self.bytes.get(at..)?)?;
+            match self.bytes[at] {
+                b'"' => {
+                    self.at = at + 1;
+                    return Some(start..self.at);
+                }
+                b'\\' => {
+                    at += match self.bytes.get(at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
+                        b'u' => {
+                            let digits = self.bytes.get(at + 2..at + 6)?;
+                            digits.iter().all(u8::is_ascii_hexdigit).then_some(6)?
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then_some(())?;
+        self.at = end;
+        Some(())
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`; what follows is the caller's
+    /// to check (a digit after a leading `0` is then refused, as serde_json refuses it).
+    fn number(&mut self) -> Option<()> {
+        if self.peek()? == b'-' {
+            self.at += 1;
+        }
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// serde_json's verdict on `text` as JSON, nesting limit aside.
+    fn serde_accepts(text: &str) -> bool {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses() {
+        for body in [
+            "",
+            " ",
+            "{",
+            "{}x",
+            "{,}",
+            "{\"a\":1,}",
+            "{\"a\":[1,]}",
+            "{\"a\":[,1]}",
+            "{\"a\" 1}",
+            "{\"a\":01}",
+            "{\"a\":-}",
+            "{\"a\":1.}",
+            "{\"a\":.5}",
+            "{\"a\":1e}",
+            "{\"a\":1e+}",
+            "{\"a\":+1}",
+            "{\"a\":tru}",
+            "{\"a\":nulll}",
+            "{\"a\":\"\\x\"}",
+            "{\"a\":\"\\u12g4\"}",
+            "{\"a\":\"\\u12\"}",
+            "{\"a\":\"tab\there\"}",
+            "{\"a\":\"nul\u{0}\"}",
+            "{\"a\":\"open}",
+            "{\"a\":{\"b\":1]}",
+            "{\"a\":[1}",
+            "{'a':1}",
+            "{\"a\":NaN}",
+            "\u{feff}{}",
+            "{\"a\":1}{}",
+        ] {
+            assert!(!serde_accepts(body), "serde_json accepts {body:?}");
+            assert_eq!(scan(body), None, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn accepts_what_serde_json_accepts() {
+        for body in [
+            "{}",
+            " \t\r\n{ } \n",
+            "{\"a\":-0.5e-3,\"b\":[true,false,null,{},[]],\"c\":\"\\u00e9\\ud800\\/\\\"\"}",
+            "{\"a\":1E+9,\"b\":0,\"c\":-0,\"d\":[[[[]]]],\"e\":\"\u{7f}é😀\"}",
+            "{\"a\":{\"a\":{\"a\":{}}},\"a\":1}",
+        ] {
+            assert!(serde_accepts(body), "serde_json refuses {body:?}");
+            assert!(scan(body).is_some(), "{body:?}");
+        }
+        // Valid JSON, but not an object: the caller names it.
+        assert_eq!(scan("[]"), None);
+    }
+
+    #[test]
+    fn depth_is_counted_and_bounded() {
+        let nested = |depth: usize| {
+            format!(
+                "{{\"messages\":[{}1{}]}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        assert_eq!(scan(&nested(0)).map(|scan| scan.deepest), Some(2));
+        assert_eq!(scan(&nested(3)).map(|scan| scan.deepest), Some(5));
+        assert_eq!(
+            scan(&nested(MAX_DEPTH - 2)).map(|s| s.deepest),
+            Some(MAX_DEPTH)
+        );
+        assert_eq!(scan(&nested(MAX_DEPTH - 1)), None);
+        assert_eq!(
+            scan(&nested(100_000)),
+            None,
+            "iterative: no stack to overflow"
+        );
+        let deep_object = format!("{{\"x\":{}1{}}}", "{\"k\":".repeat(5), "}".repeat(5));
+        assert_eq!(scan(&deep_object).map(|scan| scan.deepest), Some(6));
+    }
+
+    #[test]
+    fn long_strings_are_values_inside_the_last_messages() {
+        let long = "x".repeat(MIN_CHARS + 1);
+        let exact = "y".repeat(MIN_CHARS);
+        let body = format!(
+            "{{\"system\":\"{long}\",\"messages\":[{{\"content\":\"{long}\"}}],\
+             \"messages\":[{{\"{long}\":\"{exact}\",\"content\":[\"{long}\", 1]}}, \"{long}\"]}}"
+        );
+        let scan = scan(&body).expect("valid");
+        let texts: Vec<&str> = scan.long_strings.iter().map(|t| &body[t.clone()]).collect();
+        let token = format!("\"{long}\"");
+        assert_eq!(texts, vec![token.as_str(), token.as_str()]);
+        let (array, elements) = scan.messages.expect("found");
+        assert!(scan.long_strings.iter().all(|t| array.start < t.start));
+        assert_eq!(elements.len(), 2);
+        assert_eq!(scan.anthropic_field, Some("system"));
+    }
+
+    fn jsonish() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(",".to_string()),
+            Just(":".to_string()),
+            Just(" ".to_string()),
+            Just("\"messages\"".to_string()),
+            Just("\"system\"".to_string()),
+            Just("\"a\\n\\u00e9\"".to_string()),
+            Just("\"\\".to_string()),
+            Just("\"".to_string()),
+            Just("\t".to_string()),
+            Just("\u{1}".to_string()),
+            "-?[0-9]{1,3}(\\.[0-9]{0,2})?([eE][+-]?[0-9]{0,2})?",
+            Just("true".to_string()),
+            Just("nul".to_string()),
+            Just("null".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn agrees_with_serde_json_on_json_like_text(text in jsonish()) {
+            let object = text.trim_start().starts_with('{');
+            prop_assert_eq!(scan(&text).is_some(), object && serde_accepts(&text), "{:?}", text);
+        }
+    }
+}
