@@ -88,6 +88,33 @@ pub(crate) fn find_string_stop(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// [`find_string_stop`] and the code points before it, in one pass: the plain run a JSON string
+/// starts with, as its length in bytes (all of `bytes` when nothing stops it) and in code points
+/// (a byte is a code point's first unless it is a continuation byte, `10xxxxxx`: bit 7 set
+/// and bit 6 clear).
+pub(crate) fn string_run(bytes: &[u8]) -> (usize, usize) {
+    let mut continuation = 0usize;
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let continuations = x & !(x << 1) & HIGHS;
+        let hits = equal(x, b'"') | equal(x, b'\\') | below_exact(x, 0x20);
+        if hits != 0 {
+            let first = (hits.trailing_zeros() / 8) as usize;
+            let before = continuations & ((1u64 << (first * 8)) - 1);
+            let end = at + first;
+            return (end, end - continuation - before.count_ones() as usize);
+        }
+        continuation += continuations.count_ones() as usize;
+        at += 8;
+    }
+    while at < bytes.len() && !matches!(bytes[at], b'"' | b'\\' | 0x00..=0x1f) {
+        continuation += usize::from(bytes[at] & 0xC0 == 0x80);
+        at += 1;
+    }
+    (at, at - continuation)
+}
+
 /// The end (after the closing quote) of the JSON string token whose opening quote is at
 /// `start`, looking no further than `bytes`' end; `None` when it does not close there. An escape
 /// skips the byte after the backslash, which is all `\"` and `\\` need; multi-byte characters
@@ -114,33 +141,6 @@ pub(crate) fn has_nul_or_backslash(bytes: &[u8]) -> bool {
         at += 8;
     }
     bytes[at..].iter().any(|&byte| byte == 0 || byte == b'\\')
-}
-
-/// The run of `text` up to its first `\` (or its end): its length in bytes and in code points.
-/// Escaped JSON string text is read this way, a word at a time: a byte is a code point's first
-/// unless it is a continuation byte (`10xxxxxx`), which is bit 7 set and bit 6 clear.
-pub(crate) fn plain_run(text: &str) -> (usize, usize) {
-    let bytes = text.as_bytes();
-    let mut continuation = 0usize;
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        let continuations = x & !(x << 1) & HIGHS;
-        let hits = equal(x, b'\\');
-        if hits != 0 {
-            let first = (hits.trailing_zeros() / 8) as usize;
-            let before = continuations & ((1u64 << (first * 8)) - 1);
-            let end = at + first;
-            return (end, end - continuation - before.count_ones() as usize);
-        }
-        continuation += continuations.count_ones() as usize;
-        at += 8;
-    }
-    while at < bytes.len() && bytes[at] != b'\\' {
-        continuation += usize::from(bytes[at] & 0xC0 == 0x80);
-        at += 1;
-    }
-    (at, at - continuation)
 }
 
 /// Extra bytes JSON string escaping adds to `bytes` (as serde_json writes it): one for `"`,
@@ -218,9 +218,9 @@ mod tests {
         }
 
         #[test]
-        fn plain_runs_count_code_points(text in "[a-z\\\\é€😀\\n]{0,40}") {
-            let end = text.find('\\').unwrap_or(text.len());
-            prop_assert_eq!(plain_run(&text), (end, text[..end].chars().count()));
+        fn string_runs_count_code_points(text in "[a-z\\\\é€😀\\n\"]{0,40}") {
+            let stop = text.find(['"', '\\', '\n']).unwrap_or(text.len());
+            prop_assert_eq!(string_run(text.as_bytes()), (stop, text[..stop].chars().count()));
         }
 
         #[test]

@@ -161,7 +161,7 @@ pub(crate) struct BodyLayout {
     /// `system` or `anthropic_version`, when the body has one.
     pub anthropic_field: Option<&'static str>,
     /// The long string values inside the messages ([`body_scan::Scan::long_strings`]).
-    pub long_strings: Vec<Range<usize>>,
+    pub long_strings: Vec<body_scan::LongString>,
 }
 
 /// Checks `body` against the limits and as JSON and finds its messages (one pass,

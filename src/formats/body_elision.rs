@@ -7,14 +7,12 @@
 //! The placeholders' nonce is a hash of the body's length and ends; a body whose own text holds
 //! it where the core would see it is read whole.
 
+use super::body_scan::{self, LongString, TAIL_CHARS};
 use crate::elision::{ElisionKey, MIN_CHARS};
 use crate::error::{CompactionError, Result};
 use crate::result::{ContextData, TierResult};
 use serde_json::Value;
 use std::ops::Range;
-
-/// Code points of a long string's end that its placeholder carries (see `fingerprint`).
-const TAIL_CHARS: usize = 64;
 
 /// A body's messages with their long strings as placeholders.
 #[derive(Debug)]
@@ -35,7 +33,7 @@ pub(crate) struct ElidedBody {
 pub(crate) fn read(
     body: &str,
     elements: &[Range<usize>],
-    long: &[Range<usize>],
+    long: &[LongString],
     keep_head_chars: usize,
 ) -> Option<ElidedBody> {
     if long.is_empty() {
@@ -47,7 +45,7 @@ pub(crate) fn read(
     let mut messages = Vec::with_capacity(elements.len());
     let mut next = 0;
     for element in elements {
-        let inside = long[next..].partition_point(|token| token.start < element.end);
+        let inside = long[next..].partition_point(|long| long.token.start < element.end);
         let candidates = &long[next..next + inside];
         next += inside;
         let before = tokens.len();
@@ -111,29 +109,29 @@ impl crate::elision::ElidedStrings for BodyStrings<'_> {
 }
 
 /// The JSON text of `body[element]` with its long string values (among `candidates`) as
-/// placeholder tokens.
+/// placeholder tokens; `None` when one is not plain.
 fn elide_message(
     body: &str,
     element: Range<usize>,
-    candidates: &[Range<usize>],
+    candidates: &[LongString],
     nonce: &str,
     head_chars: usize,
     tokens: &mut Vec<Range<usize>>,
 ) -> Option<String> {
     let mut out = String::new();
     let mut copied = element.start;
-    for token in candidates {
-        let raw = body.get(token.start + 1..token.end - 1)?;
-        let facts = raw_facts(raw, head_chars)?;
+    for LongString { token, facts } in candidates {
+        let facts = facts.as_ref()?;
         if facts.chars <= MIN_CHARS {
             continue;
         }
+        let raw = body.get(token.start + 1..token.end - 1)?;
         if out.is_empty() {
             out.reserve(element.len() / 4);
         }
         out.push_str(body.get(copied..token.start)?);
         out.push('"');
-        out.push_str(raw.get(..facts.head_end)?);
+        out.push_str(raw.get(..head_end(raw.as_bytes(), head_chars)?)?);
         out.push_str(&format!(
             "\\u0000{nonce}:{}:{}:{}:",
             tokens.len(),
@@ -152,134 +150,18 @@ fn elide_message(
     Some(out)
 }
 
-/// What a placeholder needs of an escaped string's text.
-#[derive(Debug, PartialEq, Eq)]
-struct RawFacts {
-    /// Code points of the unescaped string.
-    chars: usize,
-    /// It has a CR LF (escaped, as JSON strings hold them).
-    crlf: bool,
-    /// Byte offset where the first `head_chars` code points end.
-    head_end: usize,
-    /// Byte offset where the last [`TAIL_CHARS`] code points begin.
-    tail_start: usize,
-}
-
-/// One step of an escaped string: a run of plain bytes or one escape.
-#[derive(Debug, Clone, Copy, Default)]
-struct Segment {
-    start: usize,
-    end: usize,
-    escape: bool,
-}
-
-/// Reads an escaped JSON string's text (between the quotes) without unescaping it: plain runs
-/// are counted a word at a time, escapes one by one. `None` for an escape the parser would
-/// refuse (a lone surrogate) or anything malformed.
-fn raw_facts(text: &str, head_chars: usize) -> Option<RawFacts> {
-    let raw = text.as_bytes();
-    let mut chars = 0usize;
-    let (mut crlf, mut after_cr) = (false, false);
-    let mut head_end = None;
-    // The last segments, enough to hold the tail (each holds at least one code point), in a
-    // ring: `filled` counts every segment pushed.
-    let mut recent = [Segment::default(); TAIL_CHARS];
-    let mut filled = 0usize;
+/// Where the first `head_chars` code points of the escaped string text `raw` end (its end when
+/// it is shorter); an escaped surrogate pair is one.
+fn head_end(raw: &[u8], head_chars: usize) -> Option<usize> {
     let mut at = 0;
-    while at < raw.len() {
-        let (run, count) = crate::bytes::plain_run(text.get(at..)?);
-        let segment = if run > 0 {
-            if head_end.is_none() && chars + count >= head_chars {
-                // A run ends before a `\`, always a character boundary.
-                let inside = text
-                    .get(at..at + run)?
-                    .char_indices()
-                    .nth(head_chars - chars);
-                head_end = Some(at + inside.map_or(run, |(offset, _)| offset));
-            }
-            chars += count;
-            after_cr = false;
-            Segment {
-                start: at,
-                end: at + run,
-                escape: false,
-            }
-        } else {
-            let (len, unit) = escape(raw, at)?;
-            crlf |= after_cr && unit == 0x0A;
-            after_cr = unit == 0x0D;
-            if head_end.is_none() && chars == head_chars {
-                head_end = Some(at);
-            }
-            chars += 1;
-            Segment {
-                start: at,
-                end: at + len,
-                escape: true,
-            }
-        };
-        at = segment.end;
-        recent[filled % TAIL_CHARS] = segment;
-        filled += 1;
-    }
-    let last = (0..filled.min(TAIL_CHARS)).map(|back| recent[(filled - 1 - back) % TAIL_CHARS]);
-    Some(RawFacts {
-        chars,
-        crlf,
-        head_end: head_end.unwrap_or(raw.len()),
-        tail_start: tail_start(raw, last),
-    })
-}
-
-/// Where the last [`TAIL_CHARS`] code points begin, from the last segments (newest first).
-fn tail_start(raw: &[u8], last: impl Iterator<Item = Segment>) -> usize {
-    let mut needed = TAIL_CHARS;
-    for segment in last {
-        if segment.escape {
-            needed -= 1;
-            if needed == 0 {
-                return segment.start;
-            }
-            continue;
-        }
-        // A plain run is UTF-8: step back over continuation bytes to each code point's start.
-        let mut at = segment.end;
-        while at > segment.start {
-            at -= 1;
-            if raw[at] & 0xC0 != 0x80 {
-                needed -= 1;
-                if needed == 0 {
-                    return at;
-                }
-            }
+    for _ in 0..head_chars {
+        match raw.get(at) {
+            None => break,
+            Some(b'\\') => at += body_scan::escape(raw, at)?.len,
+            Some(&lead) => at += usize::from(lead.leading_ones().max(1) as u8),
         }
     }
-    0
-}
-
-/// The escape at `at`: its length in bytes and the UTF-16 unit it stands for (a surrogate
-/// pair is read as one escape of twelve bytes).
-fn escape(raw: &[u8], at: usize) -> Option<(usize, u32)> {
-    let unit = match raw.get(at + 1)? {
-        b'n' => 0x0A,
-        b'r' => 0x0D,
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b't' => return Some((2, 0)),
-        b'u' => hex4(raw.get(at + 2..at + 6)?)?,
-        _ => return None,
-    };
-    if !(0xD800..0xE000).contains(&unit) {
-        return Some((if raw[at + 1] == b'u' { 6 } else { 2 }, unit));
-    }
-    // A high surrogate must be followed by an escaped low one.
-    if unit >= 0xDC00 || raw.get(at + 6..at + 8)? != b"\\u" {
-        return None;
-    }
-    let low = hex4(raw.get(at + 8..at + 12)?)?;
-    (0xDC00..0xE000).contains(&low).then_some((12, 0x1_0000))
-}
-
-fn hex4(digits: &[u8]) -> Option<u32> {
-    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    Some(at.min(raw.len()))
 }
 
 /// Replaces the placeholders left in `result` (archived content and, with `messages`, the
@@ -372,30 +254,77 @@ impl Tokens<'_> {
 mod tests {
     use super::*;
 
-    fn facts(text: &str, head: usize) -> RawFacts {
+    /// The scanner's facts of the escaped string text `raw` as a message's value, and where
+    /// its first `head` code points end; `None` facts for a lone surrogate.
+    fn raw_read(raw: &str, head: usize) -> Option<(Option<body_scan::TextFacts>, usize)> {
+        let body = format!("{{\"messages\":[\"{raw}\"]}}");
+        let scan = body_scan::scan(&body)?;
+        let long = scan.long_strings.first().expect("a long string").clone();
+        Some((long.facts, head_end(raw.as_bytes(), head)?))
+    }
+
+    /// Checks the facts of `text` against its decoded characters.
+    fn check_facts(text: &str, head: usize) -> std::result::Result<(), String> {
         let token = serde_json::to_string(text).expect("serialises");
-        raw_facts(&token[1..token.len() - 1], head).expect("plain")
+        check_raw(text, &token[1..token.len() - 1], head)?;
+        // As ASCII-only writers (Python's json.dumps) send it: every other character a `\u`
+        // escape, two (a surrogate pair) beyond the BMP.
+        let ascii: String = token[1..token.len() - 1]
+            .encode_utf16()
+            .map(|unit| match unit {
+                0..0x80 => char::from(unit as u8).to_string(),
+                _ => format!("\\u{unit:04x}"),
+            })
+            .collect();
+        check_raw(text, &ascii, head)
+    }
+
+    /// [`check_facts`] of `text` escaped as `raw`.
+    fn check_raw(text: &str, raw: &str, head: usize) -> std::result::Result<(), String> {
+        let (facts, head_end) = raw_read(raw, head).ok_or("scanner refused")?;
+        let facts = facts.ok_or("not plain")?;
+        let decode = |part: &str| serde_json::from_str::<Value>(&format!("\"{part}\"")).ok();
+        let chars: Vec<char> = text.chars().collect();
+        let expected_head: String = chars.iter().take(head).collect();
+        let expected_tail: String = chars[chars.len().saturating_sub(TAIL_CHARS)..]
+            .iter()
+            .collect();
+        let checks = [
+            (facts.chars == chars.len(), "chars"),
+            (facts.crlf == text.contains("\r\n"), "crlf"),
+            (
+                decode(&raw[..head_end]) == Some(Value::String(expected_head)),
+                "head",
+            ),
+            (
+                decode(&raw[facts.tail_start..]) == Some(Value::String(expected_tail)),
+                "tail",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, what)) => Err(format!("{what} of {text:?}")),
+            None => Ok(()),
+        }
     }
 
     #[test]
     fn counts_code_points_through_escapes() {
-        let text = format!("a\"b\\c\n{}é🦀\u{1}\r\nend", "x".repeat(70));
-        let read = facts(&text, 5);
-        assert_eq!(read.chars, text.chars().count());
-        assert!(read.crlf);
-        let escaped = serde_json::to_string(&text).expect("serialises");
-        let raw = &escaped[1..escaped.len() - 1];
-        let head: String =
-            serde_json::from_str(&format!("\"{}\"", &raw[..read.head_end])).expect("head");
-        assert_eq!(head, text.chars().take(5).collect::<String>());
-        let tail: String =
-            serde_json::from_str(&format!("\"{}\"", &raw[read.tail_start..])).expect("tail");
-        let expected: String = text
-            .chars()
-            .skip(text.chars().count() - TAIL_CHARS)
-            .collect();
-        assert_eq!(tail, expected);
-        assert!(!facts("a\rb\nc", 1).crlf);
+        let pad = "x".repeat(MIN_CHARS);
+        let text = format!("a\"b\\c\n{pad}é🦀\u{1}\r\nend\\\"\u{7f}");
+        check_facts(&text, 5).unwrap();
+        check_facts(&format!("{pad}a\rb\nc"), 1).unwrap();
+        check_facts(&"\n".repeat(MIN_CHARS + 1), 80).unwrap();
+        check_facts(&"🦀".repeat(MIN_CHARS + 1), 2000).unwrap();
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn facts_agree_with_the_decoded_text(
+            text in "[a-z\"\\\\\r\n\u{1}\u{7f}é€🦀]{1025,1300}",
+            head in 0usize..100,
+        ) {
+            proptest::prop_assert_eq!(check_facts(&text, head), Ok(()));
+        }
     }
 
     #[test]
@@ -442,10 +371,14 @@ mod tests {
 
     #[test]
     fn surrogate_escapes() {
-        assert_eq!(raw_facts(r"\ud83e\udd80x", 1).map(|f| f.chars), Some(2));
-        assert!(raw_facts(r"\ud83ex", 1).is_none());
-        assert!(raw_facts(r"\udd80", 1).is_none());
-        assert!(raw_facts(r"\q", 1).is_none());
+        let pad = "y".repeat(MIN_CHARS);
+        let facts = |raw: &str| raw_read(&format!("{pad}{raw}"), 1).map(|(facts, _)| facts);
+        let chars = facts(r"\ud83e\udd80x").flatten().map(|facts| facts.chars);
+        assert_eq!(chars, Some(MIN_CHARS + 2), "a pair is one code point");
+        assert_eq!(facts(r"\ud83ex"), Some(None), "lone: read whole");
+        assert_eq!(facts(r"\udd80"), Some(None));
+        assert_eq!(facts(r"\ud83e\u0041"), Some(None));
+        assert_eq!(facts(r"\q"), None, "not JSON");
     }
 
     #[test]

@@ -29,9 +29,34 @@ pub(crate) struct Scan {
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
     /// The string values (not keys) inside `messages` whose escaped text is longer than
-    /// [`MIN_CHARS`] bytes, as tokens (quotes included), in order.
-    pub long_strings: Vec<Range<usize>>,
+    /// [`MIN_CHARS`] bytes, in order.
+    pub long_strings: Vec<LongString>,
 }
+
+/// A long string value inside the messages, and what the pass learnt of its text on the way:
+/// what an elided read needs (see `body_elision`) without reading the text again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LongString {
+    /// The token, quotes included.
+    pub token: Range<usize>,
+    /// Its text's facts; `None` when an escape is a lone surrogate (which the parser refuses in
+    /// a string it reads: such a body is read whole).
+    pub facts: Option<TextFacts>,
+}
+
+/// Facts of a string token's text (the bytes between its quotes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TextFacts {
+    /// Code points of the unescaped string.
+    pub chars: usize,
+    /// It has a CR LF (escaped, as JSON strings hold them).
+    pub crlf: bool,
+    /// Byte offset in the text where its last [`TAIL_CHARS`] code points begin (0 when shorter).
+    pub tail_start: usize,
+}
+
+/// Code points of a long string's end that its placeholder carries (see `elision::fingerprint`).
+pub(crate) const TAIL_CHARS: usize = 64;
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
 /// than [`MAX_DEPTH`].
@@ -149,7 +174,7 @@ impl Cursor<'_> {
 
     /// The elements of the array starting here, each a value at level 2; their long string
     /// values go to `long`.
-    fn elements(&mut self, long: &mut Vec<Range<usize>>) -> Option<Vec<Range<usize>>> {
+    fn elements(&mut self, long: &mut Vec<LongString>) -> Option<Vec<Range<usize>>> {
         self.expect(b'[')?;
         self.deepest = self.deepest.max(2);
         let mut elements = Vec::new();
@@ -174,7 +199,7 @@ impl Cursor<'_> {
 
     /// Checks the value starting here (after whitespace) inside `outer` containers,
     /// iteratively; string values longer than [`MIN_CHARS`] bytes go to `long` when given.
-    fn value(&mut self, outer: usize, mut long: Option<&mut Vec<Range<usize>>>) -> Option<()> {
+    fn value(&mut self, outer: usize, mut long: Option<&mut Vec<LongString>>) -> Option<()> {
         // A bit per open container, innermost lowest: 1 for an object, 0 for an array.
         let mut open: u128 = 0;
         let mut level = 0usize;
@@ -201,14 +226,16 @@ impl Cursor<'_> {
                     level -= 1;
                     open >>= 1;
                 }
-                b'"' => {
-                    let token = self.string()?;
-                    if token.len() - 2 > MIN_CHARS {
-                        if let Some(long) = long.as_deref_mut() {
-                            long.push(token);
+                b'"' => match long.as_deref_mut() {
+                    Some(long) => {
+                        if let Some(string) = self.counted_string()? {
+                            long.push(string);
                         }
                     }
-                }
+                    None => {
+                        self.string()?;
+                    }
+                },
                 b't' => self.literal(b"true")?,
                 b'f' => self.literal(b"false")?,
                 b'n' => self.literal(b"null")?,
@@ -267,6 +294,51 @@ impl Cursor<'_> {
         }
     }
 
+    /// [`Self::string`] for a value inside the messages, counting its code points and noting
+    /// what else an elided read needs as it goes (one pass over the bytes); the facts when the
+    /// token is longer than [`MIN_CHARS`] bytes.
+    fn counted_string(&mut self) -> Option<Option<LongString>> {
+        let start = self.at;
+        (self.peek()? == b'"').then_some(())?;
+        let mut at = start + 1;
+        let (mut chars, mut crlf, mut after_cr, mut lone) = (0usize, false, false, false);
+        // The last escapes (start, end), in a ring: `escapes` counts every one pushed.
+        let mut recent = [(0usize, 0usize); TAIL_CHARS];
+        let mut escapes = 0usize;
+        loop {
+            let (run, count) = crate::bytes::string_run(self.bytes.get(at..)?);
+            chars += count;
+            after_cr &= run == 0;
+            at += run;
+            match *self.bytes.get(at)? {
+                b'"' => break,
+                b'\\' => {
+                    let escape = escape(self.bytes, at)?;
+                    lone |= escape.lone;
+                    crlf |= after_cr && escape.unit == 0x0A;
+                    after_cr = escape.unit == 0x0D;
+                    recent[escapes % TAIL_CHARS] = (at, at + escape.len);
+                    escapes += 1;
+                    chars += 1;
+                    at += escape.len;
+                }
+                _ => return None,
+            }
+        }
+        self.at = at + 1;
+        let token = start..self.at;
+        if token.len() - 2 <= MIN_CHARS {
+            return Some(None);
+        }
+        let text = start + 1..at;
+        let facts = (!lone).then(|| TextFacts {
+            chars,
+            crlf,
+            tail_start: tail_start(self.bytes, text.clone(), &recent, escapes) - text.start,
+        });
+        Some(Some(LongString { token, facts }))
+    }
+
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.at + word.len();
         (self.bytes.get(self.at..end)? == word).then_some(())?;
@@ -310,6 +382,88 @@ impl Cursor<'_> {
         self.digits();
         (self.at > start).then_some(())
     }
+}
+
+/// One escape of a string's text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Escape {
+    /// Bytes: 2, 6 for `\uXXXX`, 12 for an escaped surrogate pair (read as one).
+    pub len: usize,
+    /// The UTF-16 unit it stands for where that matters: `\n` 0x0A, `\r` 0x0D, a `\u` escape's
+    /// value (0x10000 for a pair); 0 for the other short escapes.
+    pub unit: u32,
+    /// A surrogate without its other half.
+    pub lone: bool,
+}
+
+/// The escape starting at `at` (a `\`); `None` where serde_json refuses it.
+pub(crate) fn escape(bytes: &[u8], at: usize) -> Option<Escape> {
+    let short = |unit| {
+        Some(Escape {
+            len: 2,
+            unit,
+            lone: false,
+        })
+    };
+    match bytes.get(at + 1)? {
+        b'n' => return short(0x0A),
+        b'r' => return short(0x0D),
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b't' => return short(0),
+        b'u' => {}
+        _ => return None,
+    }
+    let unit = hex4(bytes.get(at + 2..at + 6)?)?;
+    let surrogate = (0xD800..0xE000).contains(&unit);
+    if surrogate && unit < 0xDC00 && bytes.get(at + 6..at + 8) == Some(b"\\u") {
+        let low = bytes.get(at + 8..at + 12).and_then(hex4);
+        if low.is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
+            return Some(Escape {
+                len: 12,
+                unit: 0x1_0000,
+                lone: false,
+            });
+        }
+    }
+    Some(Escape {
+        len: 6,
+        unit,
+        lone: surrogate,
+    })
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |value, &digit| {
+        Some(value << 4 | char::from(digit).to_digit(16)?)
+    })
+}
+
+/// Where the last [`TAIL_CHARS`] code points of the string text at `text` begin, walking back
+/// from its end: over an escape in one step (the ring `recent` holds the last ones, `escapes`
+/// counts all), over plain UTF-8 a code point at a time.
+fn tail_start(
+    bytes: &[u8],
+    text: Range<usize>,
+    recent: &[(usize, usize); TAIL_CHARS],
+    mut escapes: usize,
+) -> usize {
+    let mut at = text.end;
+    for _ in 0..TAIL_CHARS {
+        if at == text.start {
+            break;
+        }
+        // At most TAIL_CHARS steps: every escape stepped over is still in the ring.
+        let last = recent[escapes.wrapping_sub(1) % TAIL_CHARS];
+        if escapes > 0 && last.1 == at {
+            at = last.0;
+            escapes -= 1;
+            continue;
+        }
+        at -= 1;
+        while at > text.start && bytes[at] & 0xC0 == 0x80 {
+            at -= 1;
+        }
+    }
+    at
 }
 
 #[cfg(test)]
@@ -411,11 +565,21 @@ mod tests {
              \"messages\":[{{\"{long}\":\"{exact}\",\"content\":[\"{long}\", 1]}}, \"{long}\"]}}"
         );
         let scan = scan(&body).expect("valid");
-        let texts: Vec<&str> = scan.long_strings.iter().map(|t| &body[t.clone()]).collect();
+        let texts: Vec<&str> = scan
+            .long_strings
+            .iter()
+            .map(|l| &body[l.token.clone()])
+            .collect();
         let token = format!("\"{long}\"");
         assert_eq!(texts, vec![token.as_str(), token.as_str()]);
         let (array, elements) = scan.messages.expect("found");
-        assert!(scan.long_strings.iter().all(|t| array.start < t.start));
+        assert!(
+            scan.long_strings
+                .iter()
+                .all(|l| array.start < l.token.start)
+        );
+        let facts = scan.long_strings[0].facts.as_ref().expect("plain");
+        assert_eq!((facts.chars, facts.crlf), (MIN_CHARS + 1, false));
         assert_eq!(elements.len(), 2);
         assert_eq!(scan.anthropic_field, Some("system"));
     }
