@@ -189,14 +189,11 @@ pub(crate) fn write_message(
     tokens: &[Range<usize>],
 ) -> Result<String> {
     let tokens = Tokens { key, body, tokens };
-    let mut out = Vec::new();
+    let mut out = String::new();
     tokens.write(&mut out, message).map_err(|error| {
         CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
     })?;
-    // Only whole `str`s and serde_json's (UTF-8) output were written.
-    String::from_utf8(out).map_err(|error| {
-        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
-    })
+    Ok(out)
 }
 
 /// Placeholders and the body's tokens behind them.
@@ -216,35 +213,36 @@ impl Tokens<'_> {
 
     /// Appends `value` as serde_json's compact writer does. Recursive: parsed values are at most
     /// 128 levels deep.
-    fn write(&self, out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
+    /// (serde_json without `std` has no `to_writer`: pieces come from `to_string`.)
+    fn write(&self, out: &mut String, value: &Value) -> serde_json::Result<()> {
         match value {
             Value::String(text) => match self.token(text) {
-                Some(token) => out.extend_from_slice(token.as_bytes()),
-                None => serde_json::to_writer(&mut *out, text)?,
+                Some(token) => out.push_str(token),
+                None => out.push_str(&serde_json::to_string(text)?),
             },
             Value::Array(items) => {
-                out.push(b'[');
+                out.push('[');
                 for (index, item) in items.iter().enumerate() {
                     if index > 0 {
-                        out.push(b',');
+                        out.push(',');
                     }
                     self.write(out, item)?;
                 }
-                out.push(b']');
+                out.push(']');
             }
             Value::Object(fields) => {
-                out.push(b'{');
+                out.push('{');
                 for (index, (name, item)) in fields.iter().enumerate() {
                     if index > 0 {
-                        out.push(b',');
+                        out.push(',');
                     }
-                    serde_json::to_writer(&mut *out, name)?;
-                    out.push(b':');
+                    out.push_str(&serde_json::to_string(name)?);
+                    out.push(':');
                     self.write(out, item)?;
                 }
-                out.push(b'}');
+                out.push('}');
             }
-            other => serde_json::to_writer(&mut *out, other)?,
+            other => out.push_str(&serde_json::to_string(other)?),
         }
         Ok(())
     }
