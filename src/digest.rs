@@ -1,9 +1,9 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
 //! when the summariser's answer is refused. No model call; built from the transcript's skeleton.
 
+use crate::fast_hash::FastMap;
 use crate::markers;
 use crate::transcript::{BlockKind, Message, Transcript};
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -131,7 +131,7 @@ impl Call {
 
 fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
-    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut by_id: FastMap<String, usize> = FastMap::default();
     for block in messages.into_iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, name } => {

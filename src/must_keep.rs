@@ -1,8 +1,8 @@
 //! `mustKeep`: the items a summary has to carry verbatim — the user's explicit directives, error
 //! lines, file paths, URLs and code identifiers found in the part being summarised.
 
+use crate::fast_hash::FastSet;
 use crate::transcript::{BlockKind, Transcript};
-use std::collections::HashSet;
 use std::ops::Range;
 
 /// At most this many items: a request is a prompt, not a second copy of the context.
@@ -48,7 +48,7 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> Vec<String> 
 #[derive(Default)]
 struct Items {
     list: Vec<String>,
-    seen: HashSet<String>,
+    seen: FastSet<String>,
 }
 
 impl Items {
