@@ -1,12 +1,13 @@
 //! The edge-proxy path: a provider request body (JSON string) in, the same body with its
 //! `messages` compacted out, every other byte unchanged.
 //!
-//! The body is parsed once with serde_json (for validation and the engine); a small scanner then
-//! finds the byte span of the top-level `messages` array and of each of its elements, so the
-//! output can be spliced into the original string. Messages the tier left untouched are copied
-//! as their original bytes (whitespace, key order, escapes and number spellings included); only
-//! new or edited messages are serialised, compactly. serde_json's `RawValue` could give the same
-//! spans but needs the `raw_value` feature, and the scanner is small.
+//! One pass of `body_scan` checks the body as JSON (serde_json names the fault when it does
+//! not pass) and finds the byte span of the top-level `messages` array and of each of its
+//! elements, so the output can be spliced into the original string; each message is then parsed
+//! on its own (elided where the tier allows, `body_elision`). Messages the tier left untouched
+//! are copied as their original bytes (whitespace, key order, escapes and number spellings
+//! included); only new or edited messages are serialised, compactly. serde_json's `RawValue`
+//! could give the same spans but needs the `raw_value` feature, and the scanner is small.
 
 use super::body_elision;
 #[cfg(target_arch = "wasm32")]
