@@ -1,8 +1,8 @@
 //! `compactRequestBody` in the binding. The body is copied into wasm once, to be checked and laid
 //! out (`formats::body::layout`). Read elided, the copy holds the long strings: it is kept until
-//! the result is built, and the archive's strings are read from it one at a time. Read whole, it
-//! is let go; each message is then read from its own slice of the caller's string, so the
-//! whole body and all its values are never in wasm memory at once.
+//! the result is built, and the archive's strings are decoded from it one at a time. Read
+//! whole, it is let go; each message is then read from its own slice of the caller's string,
+//! so the whole body and all its values are never in wasm memory at once.
 //! The compacted body is the caller's string with the changed messages spliced in: unchanged
 //! messages (and everything around the array) are slices of it, never copied back from wasm.
 
@@ -39,7 +39,7 @@ pub async fn compact(
         options,
     };
     if let Some((output, result, elided)) = compact_elided(body, &text, &call, &units).await {
-        // The text goes with the archive's strings, which are read from it.
+        // The text goes with the archive's strings, which are decoded from it.
         let originals = originals(body, text, ascii, elided);
         return Ok((output, result, Some(originals)));
     }
@@ -88,6 +88,7 @@ fn originals(body: &JsString, text: String, ascii: bool, elided: ElidedBody) -> 
     let tokens = BodyTokens {
         body: body.clone(),
         text,
+        ascii,
         bytes: elided.tokens,
         units: units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect(),
     };

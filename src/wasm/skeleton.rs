@@ -72,6 +72,8 @@ pub struct BodyTokens {
     pub body: JsString,
     /// Its UTF-8 text.
     pub text: String,
+    /// Whether `text` is all ASCII.
+    pub ascii: bool,
     /// Each placeholder's string token (quotes included), in bytes of `text`.
     pub bytes: Vec<Range<usize>>,
     /// The same tokens in UTF-16 units of `body`.
@@ -84,9 +86,16 @@ impl BodyTokens {
         let (bytes, units) = (self.bytes.get(index)?, self.units.get(index)?);
         let token = self.text.get(bytes.clone())?;
         let inner = token.get(1..token.len().checked_sub(1)?)?;
-        if !inner.as_bytes().contains(&b'\\') {
+        if crate::unescape::find_backslash(inner.as_bytes()).is_none() {
             // Nothing escaped: the text between the quotes, as a slice of the host's own string.
             return Some(self.body.slice(units.start + 1, units.end - 1).into());
+        }
+        // U+FFFD in the text may stand for a lone surrogate of the body (`text::to_utf8`), which
+        // `JSON.parse` keeps: only the host can decode such a token exactly.
+        if self.ascii || !inner.contains('\u{FFFD}') {
+            if let Some(decoded) = crate::unescape::unescape(inner.as_bytes()) {
+                return Some(super::text::from_utf8(&decoded).into());
+            }
         }
         json_parse(&self.body.slice(units.start, units.end)).ok()
     }
