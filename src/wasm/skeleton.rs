@@ -46,7 +46,7 @@ pub struct Skeleton {
     text_bytes: usize,
 }
 
-/// The host's strings behind the placeholders of one call.
+/// The strings behind the placeholders of one call: the host's own, or a request body's tokens.
 #[derive(Debug)]
 pub struct Originals {
     /// The call's placeholder key.
