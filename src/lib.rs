@@ -42,6 +42,9 @@ pub mod tiers;
 pub mod tokens;
 pub mod trace;
 pub mod transcript;
+// Used by the binding only; built natively for its tests.
+#[cfg(any(target_arch = "wasm32", test))]
+mod unescape;
 pub mod working;
 
 pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};

@@ -1,10 +1,12 @@
 //! `compactRequestBody` in the binding. The body is copied into wasm once, to be checked and laid
-//! out (`formats::body::layout`), and let go; each message is then read from its own slice of
-//! the caller's string, so the whole body and all its values are never in wasm memory at once.
+//! out (`formats::body::layout`). Read elided, the copy holds the long strings: it is kept until
+//! the result is built, and the archive's strings are decoded from it one at a time. Read
+//! whole, it is let go; each message is then read from its own slice of the caller's string,
+//! so the whole body and all its values are never in wasm memory at once.
 //! The compacted body is the caller's string with the changed messages spliced in: unchanged
 //! messages (and everything around the array) are slices of it, never copied back from wasm.
 
-use super::skeleton::Originals;
+use super::skeleton::{BodyTokens, Originals};
 use super::text;
 use crate::context::CompactOptions;
 use crate::error::{CompactionError, Result};
@@ -16,8 +18,9 @@ use std::ops::Range;
 use wasm_bindgen::JsValue;
 
 /// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`]. Read
-/// elided where the tier allows (the long strings stay in the copy made for the layout, and
-/// edited messages get their bytes back); otherwise each message from its own slice.
+/// elided where the tier allows (the long strings stay in the copy made for the layout, edited
+/// messages get their bytes back, and the archive its strings); otherwise each message from
+/// its own slice.
 pub async fn compact(
     body: &JsString,
     session_id: &str,
@@ -35,7 +38,9 @@ pub async fn compact(
         cost_per_1k_tokens,
         options,
     };
-    if let Some((output, result, originals)) = compact_elided(body, &text, &call, &units).await {
+    if let Some((output, result, elided)) = compact_elided(body, &text, &call, &units).await {
+        // The text goes with the archive's strings, which are decoded from it.
+        let originals = originals(body, text, ascii, elided);
         return Ok((output, result, Some(originals)));
     }
     // Read whole, each message from its own slice: the body's copy can go first.
@@ -58,30 +63,36 @@ async fn compact_elided(
     text: &str,
     call: &Call<'_>,
     units: &Units,
-) -> Option<(JsString, TierResult, Originals)> {
+) -> Option<(JsString, TierResult, ElidedBody)> {
     let mut elided = core_body::read_elided(text, call)?;
     let input_len = elided.messages.len();
     let messages = std::mem::take(&mut elided.messages);
     let result = call.run(messages, Some((text, &elided))).await.ok()?;
     let output = splice(body, units, input_len, &result, Some((text, &elided))).ok()?;
-    Some((output, result, originals(body, text, elided)))
+    Some((output, result, elided))
 }
 
-/// Where the host finds the strings behind the placeholders left in the result's archive:
-/// their tokens in its own body, in UTF-16 units.
-fn originals(body: &JsString, text: &str, elided: ElidedBody) -> Originals {
-    let bytes: Vec<usize> = elided
+/// The strings behind the placeholders left in the result's archive: their tokens in the body
+/// `text` read (`ascii` when it is all ASCII), and in the caller's own string.
+fn originals(body: &JsString, text: String, ascii: bool, elided: ElidedBody) -> Originals {
+    let positions: Vec<usize> = elided
         .tokens
         .iter()
         .flat_map(|token| [token.start, token.end])
         .collect();
-    let units = if text.is_ascii() {
-        bytes.iter().map(|&at| at as u32).collect()
+    let units = if ascii {
+        positions.iter().map(|&at| at as u32).collect()
     } else {
-        utf16_positions(text, &bytes)
+        utf16_positions(&text, &positions)
     };
-    let tokens = units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect();
-    Originals::in_body(elided.key, body.clone(), tokens)
+    let tokens = BodyTokens {
+        body: body.clone(),
+        text,
+        ascii,
+        bytes: elided.tokens,
+        units: units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect(),
+    };
+    Originals::in_body(elided.key, tokens)
 }
 
 /// The layout's positions in UTF-16 units, as JS strings are indexed.

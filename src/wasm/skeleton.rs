@@ -15,6 +15,7 @@
 use crate::elision::{self, ElisionKey};
 use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
+use std::ops::Range;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -45,7 +46,7 @@ pub struct Skeleton {
     text_bytes: usize,
 }
 
-/// The host's strings behind the placeholders of one call.
+/// The strings behind the placeholders of one call: the host's own, or a request body's tokens.
 #[derive(Debug)]
 pub struct Originals {
     /// The call's placeholder key.
@@ -58,17 +59,54 @@ pub struct Originals {
 enum Source {
     /// The strings themselves (a skeleton of objects).
     Strings(Array),
-    /// A request body and each placeholder's string token in it, in UTF-16 units: decoded by
-    /// the host's `JSON.parse` when asked for, never in wasm.
-    Body(JsString, Vec<std::ops::Range<u32>>),
+    /// A request body, each placeholder's string token in it, and the body's UTF-8 text (the
+    /// copy the call read: kept, not made again, so memory stays at one body); each string is
+    /// made when asked for, one at a time.
+    Body(BodyTokens),
+}
+
+/// The string tokens of a request body's placeholders.
+#[derive(Debug)]
+pub struct BodyTokens {
+    /// The caller's body.
+    pub body: JsString,
+    /// Its UTF-8 text.
+    pub text: String,
+    /// Whether `text` is all ASCII.
+    pub ascii: bool,
+    /// Each placeholder's string token (quotes included), in bytes of `text`.
+    pub bytes: Vec<Range<usize>>,
+    /// The same tokens in UTF-16 units of `body`.
+    pub units: Vec<Range<u32>>,
+}
+
+impl BodyTokens {
+    /// The string of token `index`, as `JSON.parse` of the token would give it.
+    fn string(&self, index: usize) -> Option<JsValue> {
+        let (bytes, units) = (self.bytes.get(index)?, self.units.get(index)?);
+        let token = self.text.get(bytes.clone())?;
+        let inner = token.get(1..token.len().checked_sub(1)?)?;
+        if crate::unescape::find_backslash(inner.as_bytes()).is_none() {
+            // Nothing escaped: the text between the quotes, as a slice of the host's own string.
+            return Some(self.body.slice(units.start + 1, units.end - 1).into());
+        }
+        // U+FFFD in the text may stand for a lone surrogate of the body (`text::to_utf8`), which
+        // `JSON.parse` keeps: only the host can decode such a token exactly.
+        if self.ascii || !inner.contains('\u{FFFD}') {
+            if let Some(decoded) = crate::unescape::unescape(inner.as_bytes()) {
+                return Some(super::text::from_utf8(&decoded).into());
+            }
+        }
+        json_parse(&self.body.slice(units.start, units.end)).ok()
+    }
 }
 
 impl Originals {
     /// The strings of a request body's placeholders under `key`.
-    pub fn in_body(key: ElisionKey, body: JsString, tokens: Vec<std::ops::Range<u32>>) -> Self {
+    pub fn in_body(key: ElisionKey, tokens: BodyTokens) -> Self {
         Self {
             key,
-            source: Source::Body(body, tokens),
+            source: Source::Body(tokens),
         }
     }
 
@@ -80,10 +118,7 @@ impl Originals {
                 let index = u32::try_from(index).ok()?;
                 (index < strings.length()).then(|| strings.get(index))
             }
-            Source::Body(body, tokens) => {
-                let token = tokens.get(index)?;
-                json_parse(&body.slice(token.start, token.end)).ok()
-            }
+            Source::Body(tokens) => tokens.string(index),
         }
     }
 }

@@ -86,3 +86,72 @@ describe("compactRequestBody, bad bodies", () => {
     });
   });
 });
+
+// The archive's long strings come from the body's own string tokens (src/wasm/skeleton.rs
+// `BodyTokens`): a token without a backslash as a slice of the body, others unescaped in wasm,
+// a token the host must read itself by `JSON.parse`. Each must be exactly `JSON.parse`'s string.
+describe("compactRequestBody, archived strings are JSON.parse's", () => {
+  /** Raw JSON string text (between the quotes), repeated past the 1,024-character threshold. */
+  const CASES = {
+    "no escapes": "plain tool output, nothing escaped 0123456789 ",
+    "short escapes": String.raw`line \n with \"quotes\" \\ back \/ slash \t tab \r\b\f end `,
+    "unicode escapes": String.raw`caf\u00e9 costs 5\u20ac \ud83d\ude00 \u00E9\u20AC \u0000\u001f\u2028 `,
+    "raw non-ASCII": "café 😀 构建失败：找不到模块 ",
+    "raw non-ASCII and escapes": String.raw`café 😀 构建失败\n\"找不到\" \u00e9 `,
+    "a leading BOM escape": String.raw`\ufeff first, then \n lines `,
+    "a leading raw BOM": "\uFEFF first, then \\n lines ",
+    "a raw U+FFFD and escapes": "bad byte \uFFFD here \\n and \\\"there\\\" ",
+    "a raw lone surrogate and escapes": "half \uD83D pair \\n here ",
+    "a raw lone surrogate": "half \uDE00 pair, nothing escaped ",
+  };
+
+  /** A body holding each `token` (raw JSON string text) as a tool result, with turns after. */
+  const BODIES = {
+    openai: (token) => {
+      const messages = ['{"role":"system","content":"You are a coding agent."}', '{"role":"user","content":"Fix it."}'];
+      for (let i = 0; i < 3; i++) {
+        messages.push(
+          `{"role":"assistant","content":"step ${i}","tool_calls":[{"id":"c${i}","type":"function","function":{"name":"bash","arguments":"{}"}}]}`,
+          `{"role":"tool","tool_call_id":"c${i}","content":"${token}"}`,
+          `{"role":"user","content":"turn ${i}"}`,
+        );
+      }
+      messages.push('{"role":"assistant","content":"Done."}');
+      return `{"model":"m","messages":[${messages.join(",")}]}`;
+    },
+    anthropic: (token) => {
+      const messages = ['{"role":"user","content":"Fix it."}'];
+      for (let i = 0; i < 3; i++) {
+        messages.push(
+          `{"role":"assistant","content":[{"type":"text","text":"step ${i}"},{"type":"tool_use","id":"t${i}","name":"bash","input":{"cmd":"make"}}]}`,
+          `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t${i}","content":"${token}"},{"type":"text","text":"turn ${i}"}]}`,
+        );
+      }
+      return `{"model":"m","max_tokens":10,"messages":[${messages.join(",")}]}`;
+    },
+  };
+
+  /** The value at an archive entry's `location` (`messages[3].content[0].content`) in `root`. */
+  const at = (root, location) =>
+    [...location.matchAll(/([A-Za-z_]\w*)|\[(\d+)\]/g)].reduce((value, [, key, index]) => value?.[key ?? Number(index)], root);
+
+  const micro = { turnCount: 5, contextPctUsed: 0.5, idleSeconds: 0, sessionComplete: false };
+
+  for (const [format, build] of Object.entries(BODIES)) {
+    for (const [name, piece] of Object.entries(CASES)) {
+      it(`${format}: ${name}`, async () => {
+        const body = build(piece.repeat(Math.ceil(1100 / JSON.parse(`"${piece}"`).length)));
+        const parsed = JSON.parse(body);
+        const out = await compactRequestBody(body, { sessionId: "archive", pressure: micro });
+        assert.equal(out.result.tier, "micro");
+        assert.ok(out.result.archive.length >= 2, `${out.result.archive.length} entries`);
+        for (const entry of out.result.archive) {
+          const expected = at(parsed, entry.location);
+          assert.equal(typeof expected, "string", entry.location);
+          assert.ok(expected.length > 1024);
+          assert.ok(entry.content === expected, `${entry.location} is JSON.parse's string`);
+        }
+      });
+    }
+  }
+});
