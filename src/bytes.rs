@@ -15,7 +15,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes of `chunk` (always eight long here) as a little-endian word.
 #[inline(always)]
-fn word(chunk: &[u8]) -> u64 {
+pub(crate) fn word(chunk: &[u8]) -> u64 {
     match <[u8; 8]>::try_from(chunk) {
         Ok(bytes) => u64::from_le_bytes(bytes),
         Err(_) => 0,
@@ -24,7 +24,7 @@ fn word(chunk: &[u8]) -> u64 {
 
 /// High bit set in each byte of `x` that equals `byte` (the lowest one exact).
 #[inline(always)]
-fn equal(x: u64, byte: u8) -> u64 {
+pub(crate) fn equal(x: u64, byte: u8) -> u64 {
     let y = x ^ (ONES * u64::from(byte));
     y.wrapping_sub(ONES) & !y & HIGHS
 }
@@ -141,6 +141,13 @@ pub(crate) fn has_nul_or_backslash(bytes: &[u8]) -> bool {
         at += 8;
     }
     bytes[at..].iter().any(|&byte| byte == 0 || byte == b'\\')
+}
+
+/// The value of four hex digits (a `\u` escape's), upper or lower case.
+pub(crate) fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |value, &digit| {
+        Some(value << 4 | char::from(digit).to_digit(16)?)
+    })
 }
 
 /// Extra bytes JSON string escaping adds to `bytes` (as serde_json writes it): one for `"`,

@@ -4,9 +4,10 @@
 //! it, in V8, the host's `JSON.parse` of each token took 1.1 ms, serde_json (built for size) and
 //! wasm-bindgen's string about twice that, and this loop 0.33 ms (plus 0.3 ms for the host's
 //! `TextDecoder` to make the string). It copies the plain runs between escapes a word at a time
-//! (the word trick of `crate::bytes`, restated for the one byte: calling
-//! `find_quote_or_backslash` from a second place keeps it from being inlined into the body
-//! scanner, which then slows down).
+//! (`crate::bytes`' word helpers; not its `find_quote_or_backslash`: calling it from a second
+//! place kept it from being inlined into the body scanner, which then slowed down).
+
+use crate::bytes::{equal, hex4, word};
 
 /// The UTF-8 text of the string that `inner`, the text between a JSON string token's quotes,
 /// stands for; `None` when an escape is not one JSON has or is a `\u` escape of a lone
@@ -24,9 +25,9 @@ pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
         // bytes from the backslash on are written over. The last few bytes one at a time.
         let slash = loop {
             if at + 8 <= inner.len() {
-                let x = load(inner, at);
+                let x = word(&inner[at..at + 8]);
                 store(out, len, x);
-                let hits = backslashes(x);
+                let hits = equal(x, b'\\');
                 if hits != 0 {
                     let plain = (hits.trailing_zeros() / 8) as usize;
                     len += plain;
@@ -83,15 +84,6 @@ pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// The eight bytes of `bytes` from `at` (there are), as a little-endian word.
-#[inline(always)]
-fn load(bytes: &[u8], at: usize) -> u64 {
-    match <[u8; 8]>::try_from(&bytes[at..at + 8]) {
-        Ok(word) => u64::from_le_bytes(word),
-        Err(_) => 0,
-    }
-}
-
 /// Writes `word` into the eight bytes of `bytes` from `at` (there are). Byte by byte after one
 /// bounds check, which the compiler makes one store (a `&mut bytes[at..at + 8]` stayed a call).
 #[inline(always)]
@@ -109,30 +101,11 @@ fn store(bytes: &mut [u8], at: usize, word: u64) {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// High bit set in each byte of `x` that is a `\` (the lowest one exact; see `crate::bytes`).
-#[inline(always)]
-fn backslashes(x: u64) -> u64 {
-    let y = x ^ (ONES * u64::from(b'\\'));
-    y.wrapping_sub(ONES) & !y & HIGHS
-}
-
-/// The value of four hex digits.
-fn hex4(digits: &[u8]) -> Option<u32> {
-    let mut value = 0;
-    for &digit in digits {
-        value = value * 16 + char::from(digit).to_digit(16)?;
-    }
-    Some(value)
-}
-
 /// Position of the first `\` in `bytes`.
 pub(crate) fn find_backslash(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     while at + 8 <= bytes.len() {
-        let hits = backslashes(load(bytes, at));
+        let hits = equal(word(&bytes[at..at + 8]), b'\\');
         if hits != 0 {
             return Some(at + (hits.trailing_zeros() / 8) as usize);
         }

@@ -412,10 +412,10 @@ pub(crate) fn escape(bytes: &[u8], at: usize) -> Option<Escape> {
         b'u' => {}
         _ => return None,
     }
-    let unit = hex4(bytes.get(at + 2..at + 6)?)?;
+    let unit = crate::bytes::hex4(bytes.get(at + 2..at + 6)?)?;
     let surrogate = (0xD800..0xE000).contains(&unit);
     if surrogate && unit < 0xDC00 && bytes.get(at + 6..at + 8) == Some(b"\\u") {
-        let low = bytes.get(at + 8..at + 12).and_then(hex4);
+        let low = bytes.get(at + 8..at + 12).and_then(crate::bytes::hex4);
         if low.is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
             return Some(Escape {
                 len: 12,
@@ -428,12 +428,6 @@ pub(crate) fn escape(bytes: &[u8], at: usize) -> Option<Escape> {
         len: 6,
         unit,
         lone: surrogate,
-    })
-}
-
-fn hex4(digits: &[u8]) -> Option<u32> {
-    digits.iter().try_fold(0u32, |value, &digit| {
-        Some(value << 4 | char::from(digit).to_digit(16)?)
     })
 }
 
