@@ -390,8 +390,11 @@ say(table(["call", "ms", "what it contains"], [
 say();
 say("Reading: `none` is the price of crossing into wasm at all: the skeleton (about 3 % of the transcript) is built in JS, copied and parsed " +
   "into JSON values, read into the transcript, counted and hashed; long texts are never copied (a one-byte JS string answers the " +
-  "surrogate test at once; a two-byte one is scanned). The body path still copies and parses the whole body. The peers only filter " +
-  "arrays and never cross a boundary, which is why pruneMessages and the hand filter stay in microseconds.");
+  "surrogate test at once; a two-byte one is scanned). The body path copies the whole body into wasm (`TextEncoder.encodeInto`) and " +
+  "reads it once: one pass checks it as JSON, lays out the messages and measures every long string; only the messages with their " +
+  "long strings as placeholders are parsed, and the archived strings are unescaped in wasm and made into JS strings by a " +
+  "`TextDecoder`. The peers only filter arrays and never cross a boundary, which is why pruneMessages and the hand filter stay in " +
+  "microseconds.");
 say();
 const profile = await breakdown({ root, smoke, messages: probe.openai, body: probe.openaiBody, pressure: pressure(probe) });
 say(profile);
