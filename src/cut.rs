@@ -11,7 +11,7 @@
 //! holds at most the asked number of code points and may be a little shorter, to end on a
 //! boundary. A single cluster longer than the budget is left out entirely.
 
-use unicode_segmentation::UnicodeSegmentation;
+use crate::grapheme::{clusters, restart_before};
 
 /// The longest prefix of `text` that holds at most `max_chars` code points and ends on a
 /// grapheme cluster boundary. Borrowed from `text`; empty when the first cluster alone is longer
@@ -34,7 +34,7 @@ pub fn head(text: &str, max_chars: usize) -> &str {
 fn head_by_clusters(text: &str, max_chars: usize) -> &str {
     let mut chars = 0usize;
     let mut end = 0;
-    for (at, cluster) in text.grapheme_indices(true) {
+    for (at, cluster) in clusters(text) {
         let cluster_chars = cluster.chars().count();
         if chars + cluster_chars > max_chars {
             return &text[..at];
@@ -57,20 +57,25 @@ pub fn trim_end(text: &str) -> &str {
 }
 
 fn trim_end_by_clusters(text: &str) -> &str {
-    let mut end = text.len();
-    for (at, cluster) in text.grapheme_indices(true).rev() {
-        if !cluster.chars().all(char::is_whitespace) {
-            break;
-        }
-        end = at;
+    // What stays ends with the cluster that holds the last non-whitespace character: at the
+    // first cluster boundary at or after that character's end, found walking forward from a
+    // boundary shortly before it rather than from the start of a long text.
+    let kept = text.trim_end_matches(char::is_whitespace).len();
+    if kept == 0 {
+        return "";
     }
+    let from = restart_before(text, kept);
+    let end = clusters(&text[from..])
+        .map(|(at, cluster)| from + at + cluster.len())
+        .find(|&end| end >= kept)
+        .unwrap_or(text.len());
     &text[..end]
 }
 
 /// `text` without the whitespace it starts with, removed a whole cluster at a time: a space
 /// followed by a combining mark is one cluster and stays.
 pub fn trim_start(text: &str) -> &str {
-    for (at, cluster) in text.grapheme_indices(true) {
+    for (at, cluster) in clusters(text) {
         if !cluster.chars().all(char::is_whitespace) {
             return &text[at..];
         }
@@ -96,6 +101,73 @@ mod tests {
         ) {
             prop_assert_eq!(head(&text, max), head_by_clusters(&text, max));
             prop_assert_eq!(trim_end(&text), trim_end_by_clusters(&text));
+        }
+    }
+
+    /// The functions as they were written on unicode-segmentation (the oracle now).
+    mod oracle {
+        use unicode_segmentation::UnicodeSegmentation;
+
+        fn blank(cluster: &str) -> bool {
+            cluster.chars().all(char::is_whitespace)
+        }
+
+        pub fn head(text: &str, max_chars: usize) -> &str {
+            let mut chars = 0;
+            for (at, cluster) in text.grapheme_indices(true) {
+                chars += cluster.chars().count();
+                if chars > max_chars {
+                    return &text[..at];
+                }
+            }
+            text
+        }
+
+        pub fn trim_end(text: &str) -> &str {
+            let mut end = text.len();
+            for (at, cluster) in text.grapheme_indices(true).rev() {
+                if !blank(cluster) {
+                    break;
+                }
+                end = at;
+            }
+            &text[..end]
+        }
+
+        pub fn trim_start(text: &str) -> &str {
+            let mut start = text.len();
+            for (at, cluster) in text.grapheme_indices(true) {
+                if !blank(cluster) {
+                    start = at;
+                    break;
+                }
+            }
+            &text[start..]
+        }
+    }
+
+    /// Text where clusters and whitespace meet: spaces carrying marks, prepended marks before
+    /// spaces, CR LF, conjuncts, ZWJ sequences, flags, and ASCII pairs to restart from.
+    fn mixed_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => prop::sample::select(&[
+                " ", "\t", "\r", "\n", "\r\n", "\u{3000}", "\u{85}", "\u{2028}", "a", "ab", "é",
+                "\u{301}", "\u{600}", "\u{903}", "\u{915}", "\u{94d}", "\u{200d}", "\u{200c}",
+                "😀", "\u{1f3fb}", "🇯", "🇵", "\u{1100}", "\u{1161}", "\u{11a8}", "한", "中",
+            ][..]).prop_map(str::to_string),
+            1 => any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+        #[test]
+        fn cuts_agree_with_the_oracle(text in mixed_text(), max in 0usize..40) {
+            prop_assert_eq!(head(&text, max), oracle::head(&text, max));
+            prop_assert_eq!(trim_end(&text), oracle::trim_end(&text));
+            prop_assert_eq!(trim_end_by_clusters(&text), oracle::trim_end(&text));
+            prop_assert_eq!(trim_start(&text), oracle::trim_start(&text));
         }
     }
 

@@ -26,6 +26,8 @@ pub mod engine;
 pub mod error;
 mod fast_hash;
 pub mod formats;
+mod grapheme;
+mod grapheme_table;
 pub mod input;
 pub mod legacy;
 pub mod limits;
