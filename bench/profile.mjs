@@ -22,7 +22,7 @@ const CATEGORIES = [
   ["body: checking pass, unescaping archived strings", /body_scan|tiered_compaction::bytes|tiered_compaction::unescape/],
   ["JS → wasm (reading JS objects and strings)", /__wbindgen_string_get|serde_wasm_bindgen::de|wasm::fields|wasm::inputs|wasm::host|wasm::skeleton|readSkeleton|wasm::text|encodeInto|js_string|__wbindgen_number_get|__wbg_get_|__wbg_String|passStringToWasm|encodeInto|wasm-to-js|__wbg_.*(is|typeof|keys|entries|length|instanceof)/i],
   ["wasm → JS (building result objects and strings)", /serde_wasm_bindgen::ser|wasm::output|getStringFromWasm|decode @|__wbg_set|__wbg_new|__wbg_push|__wbindgen_(number|string|bigint)_new/],
-  ["core: tiers, formats, transcript, counting", /tiered_compaction::|unicode_segmentation|str::count|TwoWaySearcher|str::pattern|char_indices|Chars/],
+  ["core: tiers, formats, transcript, counting", /tiered_compaction::|str::count|TwoWaySearcher|str::pattern|char_indices|Chars/],
   ["allocation, copying, hashing maps", /dlmalloc|memcpy|memmove|memcmp|memset|raw_vec|to_vec|clone|append_elements|hashbrown|indexmap|Vec<|alloc::|drop_in_place/],
   ["V8: GC, JS glue, other JS", /garbage collector|@.*\.js$|@$|\(program\)|\(root\)/],
 ];
