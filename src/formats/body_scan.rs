@@ -279,16 +279,7 @@ impl Cursor<'_> {
                     self.at = at + 1;
                     return Some(start..self.at);
                 }
-                b'\\' => {
-                    at += match self.bytes.get(at + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
-                        b'u' => {
-                            let digits = self.bytes.get(at + 2..at + 6)?;
-                            digits.iter().all(u8::is_ascii_hexdigit).then_some(6)?
-                        }
-                        _ => return None,
-                    }
-                }
+                b'\\' => at += escape(self.bytes, at)?.len,
                 _ => return None,
             }
         }
