@@ -129,6 +129,17 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
       }
       return `{"model":"m","max_tokens":10,"messages":[${messages.join(",")}]}`;
     },
+    "ai-sdk": (token) => {
+      const messages = ['{"role":"system","content":"You are a coding agent."}', '{"role":"user","content":"Fix it."}'];
+      for (let i = 0; i < 3; i++) {
+        messages.push(
+          `{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c${i}","toolName":"bash","input":{"cmd":"make"}}]}`,
+          `{"role":"tool","content":[{"type":"tool-result","toolCallId":"c${i}","toolName":"bash","output":{"type":"text","value":"${token}"}}]}`,
+          `{"role":"user","content":"turn ${i}"}`,
+        );
+      }
+      return `{"model":"m","messages":[${messages.join(",")}]}`;
+    },
   };
 
   /** The value at an archive entry's `location` (`messages[3].content[0].content`) in `root`. */
@@ -146,10 +157,13 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
         assert.equal(out.result.tier, "micro");
         assert.ok(out.result.archive.length >= 2, `${out.result.archive.length} entries`);
         for (const entry of out.result.archive) {
-          const expected = at(parsed, entry.location);
+          // An AI SDK entry holds the whole `output` part ({ type, value }): the caller's own
+          // object on the objects path, made from the body here.
+          const content = format === "ai-sdk" ? entry.content.value : entry.content;
+          const expected = at(parsed, format === "ai-sdk" ? `${entry.location}.value` : entry.location);
           assert.equal(typeof expected, "string", entry.location);
           assert.ok(expected.length > 1024);
-          assert.ok(entry.content === expected, `${entry.location} is JSON.parse's string`);
+          assert.ok(content === expected, `${entry.location} is JSON.parse's string`);
         }
       });
     }
