@@ -1,8 +1,10 @@
 //! A request body's messages read elided (see [`crate::elision`]): each string value of more
 //! than [`MIN_CHARS`] code points is replaced, in the message's JSON text, by a placeholder made
 //! from its escaped text (head, tail, length, CRLF flag), and only that much smaller text is
-//! parsed. The long strings are never unescaped, allocated or counted twice; a compacted body
-//! writes them back as the very bytes they were ([`write_message`]).
+//! parsed. The core never unescapes or copies the long strings and reads each once (their facts
+//! come from the checking pass, `body_scan`); a compacted body writes them back as the very
+//! bytes they were ([`write_message`]), and only what goes to the archive is decoded (by the
+//! binding, once the result is built).
 //!
 //! The placeholders' nonce is a hash of the body's length and ends; a body whose own text holds
 //! it where the core would see it is read whole.
