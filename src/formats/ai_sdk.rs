@@ -8,10 +8,10 @@
 //! items of such an output are part of the result's body.
 
 use super::common::{
-    Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, optional_str, other_block, part_of, plain_payload, read_each,
-    removed_plain_path, replace_plain_block, required_str, role_of, string_content, text_or_json,
-    text_part, tool_call_not_replaceable,
+    Content, Path, compact_json, content_location, content_of, finish_message, media_block,
+    message_path, missing_block, object_at, optional_str, other_block, part_of, plain_payload,
+    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
+    text_or_json, text_part, tool_call_not_replaceable,
 };
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
@@ -53,10 +53,10 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 }
 
 /// Blocks of an array content; a tool result's nested media follow the result.
-fn parts_blocks<'v>(parts: &'v [Value], path: &str) -> Result<Vec<Block<'v>>> {
+fn parts_blocks<'v>(parts: &'v [Value], path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let mut blocks = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
-        let part_path = format!("{path}.content[{index}]");
+        let part_path = path.item("content", index);
         let (object, part_type) = part_of(part, &part_path)?;
         match part_type {
             "tool-result" => blocks.extend(tool_result_blocks(object, &part_path, index)?),
@@ -71,7 +71,7 @@ fn part_block<'v>(
     part: &Value,
     object: &'v Map<String, Value>,
     part_type: &str,
-    path: &str,
+    path: &Path<'_>,
     index: usize,
 ) -> Result<Block<'v>> {
     let (kind, text) = match part_type {
@@ -104,7 +104,7 @@ fn part_block<'v>(
 /// URL or a URL; binary data a host passed as bytes arrives as JSON and is counted as such.
 fn data_block<'v>(
     object: &'v Map<String, Value>,
-    path: &str,
+    path: &Path<'_>,
     field: &str,
     fallback: &str,
     index: usize,
@@ -129,7 +129,10 @@ fn data_block<'v>(
 }
 
 /// `{type: "tool-call", toolCallId, toolName, input}` (v4: `args`).
-fn tool_call<'v>(object: &'v Map<String, Value>, path: &str) -> Result<(BlockKind, Cow<'v, str>)> {
+fn tool_call<'v>(
+    object: &'v Map<String, Value>,
+    path: &Path<'_>,
+) -> Result<(BlockKind, Cow<'v, str>)> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
     let input = object
@@ -149,13 +152,13 @@ fn tool_call<'v>(object: &'v Map<String, Value>, path: &str) -> Result<(BlockKin
 /// A `tool-result` part and the media nested in its `content` output.
 fn tool_result_blocks<'v>(
     object: &'v Map<String, Value>,
-    path: &str,
+    path: &Path<'_>,
     index: usize,
 ) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "toolCallId")?;
     let name = optional_str(object, "toolName").map(str::to_string);
     let body = if let Some(output) = object.get("output") {
-        output_body(output, &format!("{path}.output"), index)?
+        output_body(output, &path.field("output"), index)?
     } else if let Some(result) = object.get("result") {
         // v4: `result` is any JSON value, `isError` flags failures.
         Body {
@@ -192,7 +195,7 @@ struct Body<'v> {
 /// `{type: "text" | "error-text", value: string}`, `{type: "json" | "error-json", value}`,
 /// `{type: "content", value: [...]}`; any other type (`execution-denied`, later additions) is
 /// counted by its JSON.
-fn output_body<'v>(output: &'v Value, path: &str, index: usize) -> Result<Body<'v>> {
+fn output_body<'v>(output: &'v Value, path: &Path<'_>, index: usize) -> Result<Body<'v>> {
     let object = object_at(output, path)?;
     let output_type = required_str(object, path, "type")?;
     let value = object.get("value").unwrap_or(&Value::Null);
@@ -200,7 +203,7 @@ fn output_body<'v>(output: &'v Value, path: &str, index: usize) -> Result<Body<'
         "text" | "error-text" => (text_or_json(value), Vec::new()),
         "json" | "error-json" => (Cow::Owned(compact_json(value)), Vec::new()),
         "content" => {
-            let (text, nested) = content_output(value, &format!("{path}.value"), index)?;
+            let (text, nested) = content_output(value, &path.field("value"), index)?;
             (Cow::Owned(text), nested)
         }
         _ => (Cow::Owned(compact_json(output)), Vec::new()),
@@ -215,12 +218,12 @@ fn output_body<'v>(output: &'v Value, path: &str, index: usize) -> Result<Body<'
 /// A `content` output: text items joined by newlines, media items as nested blocks.
 fn content_output<'v>(
     value: &'v Value,
-    path: &str,
+    path: &Path<'_>,
     index: usize,
 ) -> Result<(String, Vec<Block<'v>>)> {
     let items = value.as_array().ok_or_else(|| {
         CompactionError::type_error(
-            path,
+            path.to_string(),
             format!(
                 ": expected an array of content items, got {}",
                 json_type(value)
@@ -230,7 +233,7 @@ fn content_output<'v>(
     let mut texts = Vec::new();
     let mut nested = Vec::new();
     for (inner, item) in items.iter().enumerate() {
-        let item_path = format!("{path}[{inner}]");
+        let item_path = path.index(inner);
         let (object, item_type) = part_of(item, &item_path)?;
         let block_path = vec![index, inner];
         let media_type = optional_str(object, "mediaType");

@@ -12,10 +12,10 @@
 //! has a fixed shape that a text body would break.
 
 use super::common::{
-    Content, compact_json, content_location, content_of, finish_message, media_block, message_path,
-    missing_block, object_at, object_field, optional_str, other_block, part_of, plain_payload,
-    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
-    text_part, tool_call_not_replaceable,
+    Content, Path, compact_json, content_location, content_of, finish_message, media_block,
+    message_path, missing_block, object_at, object_field, optional_str, other_block, part_of,
+    plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
+    string_content, text_part, tool_call_not_replaceable,
 };
 use crate::error::Result;
 use crate::result::PathStep;
@@ -44,10 +44,10 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 }
 
 /// Blocks of an array content; a tool result's nested media follow the result.
-fn parts_blocks<'v>(parts: &'v [Value], path: &str) -> Result<Vec<Block<'v>>> {
+fn parts_blocks<'v>(parts: &'v [Value], path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let mut blocks = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
-        let part_path = format!("{path}.content[{index}]");
+        let part_path = path.item("content", index);
         let (object, part_type) = part_of(part, &part_path)?;
         match part_type {
             "tool_result" => blocks.extend(tool_result_blocks(object, &part_path, index)?),
@@ -68,7 +68,7 @@ fn part_block<'v>(
     part: &Value,
     object: &'v Map<String, Value>,
     part_type: &str,
-    path: &str,
+    path: &Path<'_>,
     block_path: Vec<usize>,
 ) -> Result<Block<'v>> {
     let (kind, text) = match part_type {
@@ -109,10 +109,10 @@ fn source_block<'v>(
     part: &Value,
     object: &'v Map<String, Value>,
     part_type: &str,
-    path: &str,
+    path: &Path<'_>,
     block_path: Vec<usize>,
 ) -> Result<Block<'v>> {
-    let source_path = format!("{path}.source");
+    let source_path = path.field("source");
     let source = object_field(object, path, "source")?;
     let media_type = optional_str(source, "media_type");
     let (field, inline) = match optional_str(source, "type") {
@@ -136,7 +136,7 @@ fn source_block<'v>(
 /// A `tool_result` and the images / documents nested in its content.
 fn tool_result_blocks<'v>(
     object: &'v Map<String, Value>,
-    path: &str,
+    path: &Path<'_>,
     index: usize,
 ) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_use_id")?;
@@ -147,7 +147,7 @@ fn tool_result_blocks<'v>(
         Content::Parts(parts) => {
             let mut texts = Vec::new();
             for (inner, part) in parts.iter().enumerate() {
-                let part_path = format!("{path}.content[{inner}]");
+                let part_path = path.item("content", inner);
                 let (part_object, part_type) = part_of(part, &part_path)?;
                 match part_type {
                     "text" => texts.push(Cow::Borrowed(required_str(

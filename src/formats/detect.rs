@@ -301,21 +301,21 @@ mod tests {
         let object = json!({"role": "bot"});
         let object = object.as_object().unwrap();
         assert_eq!(
-            role_of(object, "messages[3]", &roles)
+            role_of(object, &message_path(3), &roles)
                 .unwrap_err()
                 .to_string(),
             "messages[3].role: expected one of \"user\", \"assistant\", got \"bot\""
         );
         let object = json!({"content": "x"});
         assert_eq!(
-            role_of(object.as_object().unwrap(), "messages[0]", &roles)
+            role_of(object.as_object().unwrap(), &message_path(0), &roles)
                 .unwrap_err()
                 .to_string(),
             "messages[0].role: expected one of \"user\", \"assistant\", got undefined"
         );
         let object = json!({"role": 7});
         assert_eq!(
-            role_of(object.as_object().unwrap(), "messages[0]", &roles)
+            role_of(object.as_object().unwrap(), &message_path(0), &roles)
                 .unwrap_err()
                 .to_string(),
             "messages[0].role: expected one of \"user\", \"assistant\", got number"

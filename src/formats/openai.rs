@@ -8,7 +8,7 @@
 //! body is the whole `content`.
 
 use super::common::{
-    Content, compact_json, content_location, content_of, data_uri_media_type, finish_message,
+    Content, Path, compact_json, content_location, content_of, data_uri_media_type, finish_message,
     media_block, message_path, object_at, object_field, other_block, part_of, plain_payload,
     read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
     text_or_json, tool_call_not_replaceable,
@@ -49,7 +49,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 /// Blocks of a message's `content`; `absent_ok` allows `null` / missing (no blocks).
 fn content_blocks<'v>(
     object: &'v Map<String, Value>,
-    path: &str,
+    path: &Path<'_>,
     absent_ok: bool,
 ) -> Result<Vec<Block<'v>>> {
     match content_of(object, path, absent_ok)? {
@@ -57,11 +57,7 @@ fn content_blocks<'v>(
         Content::Parts(parts) => {
             let mut blocks = Vec::with_capacity(parts.len());
             for (index, part) in parts.iter().enumerate() {
-                blocks.push(part_block(
-                    part,
-                    &format!("{path}.content[{index}]"),
-                    index,
-                )?);
+                blocks.push(part_block(part, &path.item("content", index), index)?);
             }
             Ok(blocks)
         }
@@ -69,7 +65,7 @@ fn content_blocks<'v>(
     }
 }
 
-fn part_block<'v>(part: &'v Value, path: &str, index: usize) -> Result<Block<'v>> {
+fn part_block<'v>(part: &'v Value, path: &Path<'_>, index: usize) -> Result<Block<'v>> {
     let (object, part_type) = part_of(part, path)?;
     let block = match part_type {
         "text" => text_block(required_str(object, path, "text")?, index),
@@ -96,14 +92,14 @@ fn text_block(text: &str, index: usize) -> Block<'_> {
 /// URL string, which is accepted too.
 fn image_url_block<'v>(
     object: &'v Map<String, Value>,
-    path: &str,
+    path: &Path<'_>,
     index: usize,
 ) -> Result<Block<'v>> {
     let url = match object.get("image_url") {
         Some(Value::String(url)) => url.as_str(),
         _ => required_str(
             object_field(object, path, "image_url")?,
-            &format!("{path}.image_url"),
+            &path.field("image_url"),
             "url",
         )?,
     };
@@ -111,8 +107,12 @@ fn image_url_block<'v>(
 }
 
 /// `{type: "input_audio", input_audio: {data, format}}`: always inline base64.
-fn audio_block<'v>(object: &'v Map<String, Value>, path: &str, index: usize) -> Result<Block<'v>> {
-    let audio_path = format!("{path}.input_audio");
+fn audio_block<'v>(
+    object: &'v Map<String, Value>,
+    path: &Path<'_>,
+    index: usize,
+) -> Result<Block<'v>> {
+    let audio_path = path.field("input_audio");
     let audio = object_field(object, path, "input_audio")?;
     let data = required_str(audio, &audio_path, "data")?;
     let media_type = audio
@@ -163,7 +163,7 @@ fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) ->
 
 /// An assistant's content blocks, then one block per tool call. `content` may be `null` or
 /// missing when the message carries something else the API accepts instead.
-fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Vec<Block<'v>>> {
+fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let has_calls = object
         .get("tool_calls")
         .and_then(Value::as_array)
@@ -177,7 +177,7 @@ fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Ve
     Ok(blocks)
 }
 
-fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Vec<Block<'v>>> {
+fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     match object.get("tool_calls") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(calls)) => {
@@ -185,7 +185,7 @@ fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Ve
             for (index, call) in calls.iter().enumerate() {
                 blocks.push(tool_call_block(
                     call,
-                    &format!("{path}.tool_calls[{index}]"),
+                    &path.item("tool_calls", index),
                     index,
                 )?);
             }
@@ -200,7 +200,7 @@ fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Ve
 
 /// `{id, type: "function", function: {name, arguments}}`, or a custom tool's
 /// `{id, type: "custom", custom: {name, input}}`.
-fn tool_call_block<'v>(call: &'v Value, path: &str, index: usize) -> Result<Block<'v>> {
+fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result<Block<'v>> {
     let object = object_at(call, path)?;
     let id = required_str(object, path, "id")?;
     let (field, arguments_field) =
@@ -210,7 +210,7 @@ fn tool_call_block<'v>(call: &'v Value, path: &str, index: usize) -> Result<Bloc
             ("function", "arguments")
         };
     let function = object_field(object, path, field)?;
-    let name = required_str(function, &format!("{path}.{field}"), "name")?;
+    let name = required_str(function, &path.field(field), "name")?;
     let arguments = function
         .get(arguments_field)
         .map(text_or_json)
@@ -228,7 +228,7 @@ fn tool_call_block<'v>(call: &'v Value, path: &str, index: usize) -> Result<Bloc
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
 /// other parts (the API accepts none, some gateways do) are counted by their JSON.
-fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &str) -> Result<Block<'v>> {
+fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Block<'v>> {
     let id = required_str(object, path, "tool_call_id")?;
     let text = match content_of(object, path, false)? {
         Content::Text(text) => Cow::Borrowed(text),
@@ -247,10 +247,10 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &str) -> Result<B
     })
 }
 
-fn joined_parts(parts: &[Value], path: &str) -> Result<String> {
+fn joined_parts(parts: &[Value], path: &Path<'_>) -> Result<String> {
     let mut joined = String::new();
     for (index, part) in parts.iter().enumerate() {
-        let part_path = format!("{path}.content[{index}]");
+        let part_path = path.item("content", index);
         let (object, part_type) = part_of(part, &part_path)?;
         if index > 0 {
             joined.push('\n');
