@@ -65,19 +65,22 @@ pub fn is_collapsed_body(text: &str) -> bool {
             .is_some_and(|at| !text[at..].contains('\n'))
 }
 
-/// `text` made inert as flat text: a line that would start structure (an `[age:N]` tag or a
-/// code fence) is quoted with `> `, so a summary written into flat text reads back as the one
-/// prose block it is (otherwise a quoted tag would split it, and the next call would see a
-/// fresh block instead of our summary).
+/// `text` made inert as flat text: a line that would start structure (an `[age:N]` tag, a code
+/// fence, or after the first line one of our markers) is quoted with `> `, so a summary written
+/// into flat text reads back as the one prose block it is (otherwise a quoted tag or marker
+/// would split it, and the next call would see a fresh block instead of our summary).
 pub fn inert_in_flat_text(text: &str) -> String {
     text.split_inclusive('\n')
-        .map(|line| {
+        .enumerate()
+        .map(|(index, line)| {
             // A markdown image with a data-URI target is media anywhere on a line.
             let line = line.replace("](data:", "] (data:");
             let trimmed = line.trim_start();
+            // The first line is the summary's own heading, which must stay one.
             if trimmed.starts_with("[age:")
                 || trimmed.starts_with("```")
                 || trimmed.starts_with("![")
+                || (index > 0 && is_library_text(trimmed))
             {
                 format!("> {line}")
             } else {

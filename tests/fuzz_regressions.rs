@@ -146,3 +146,27 @@ fn regression_micro_leaves_the_task_message_whole() {
     assert_eq!(result.messages().expect("messages"), &messages[..]);
     assert_eq!(result.tokens_saved, 0);
 }
+
+/// fuzz `text` (session_memory): the digest's "last agent note" started a line with the note's
+/// own first words; a note that is one of our markers' lines (here an earlier run summary's
+/// heading, a block of its own in flat text) was read back as a block of its own, so the summary
+/// was not one message any more and a second run summarised it again (not idempotent). Such a line
+/// is quoted like a tag (`markers::inert_in_flat_text`).
+#[test]
+fn regression_flat_summary_quoting_a_marker_stays_one_block() {
+    for marker in [
+        "[summary of earlier tool runs]",
+        "[stale block pruned]",
+        "[session summary]",
+    ] {
+        let text = format!(
+            "[age:3] fix the bug please\n{}\nassistant: ok\n{marker} covers 397 tokens, then it passed",
+            "a long stretch of agent prose ".repeat(40)
+        );
+        let ctx = text_ctx(&text, pressure(4, 0.8, 400.0, false));
+        let result = run_tier(Tier::SessionMemory, &ctx, None);
+        assert!(result.tokens_saved > 0, "{marker}");
+        let again = run_tier(Tier::SessionMemory, &rerun_input(&ctx, &result), None);
+        assert_eq!(again.context, result.context, "{marker}");
+    }
+}
