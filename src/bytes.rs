@@ -66,30 +66,9 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
-/// Position of the first `"`, `\` or control character (below 0x20) in `bytes`: where a JSON
-/// string's plain run stops (serde_json refuses a raw control character in a string).
-pub(crate) fn find_string_stop(bytes: &[u8]) -> Option<usize> {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        // Each mask's lowest bit is exact, so the lowest bit of their union is too.
-        let hits = equal(x, b'"') | equal(x, b'\\') | below_exact(x, 0x20);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    while at < bytes.len() {
-        if matches!(bytes[at], b'"' | b'\\' | 0x00..=0x1f) {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
-}
-
-/// [`find_string_stop`] and the code points before it, in one pass: the plain run a JSON string
-/// starts with, as its length in bytes (all of `bytes` when nothing stops it) and in code points
+/// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
+/// which serde_json refuses raw in a string) and the code points before it, in one pass: the
+/// run's length in bytes (all of `bytes` when nothing stops it) and in code points
 /// (a byte is a code point's first unless it is a continuation byte, `10xxxxxx`: bit 7 set
 /// and bit 6 clear).
 pub(crate) fn string_run(bytes: &[u8]) -> (usize, usize) {
@@ -234,7 +213,7 @@ mod tests {
         fn agree_with_byte_loops(bytes in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(b'a'), any::<u8>()], 0..64)) {
             prop_assert_eq!(find_quote_or_backslash(&bytes), naive_find(&bytes));
             let stop = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            prop_assert_eq!(find_string_stop(&bytes), stop);
+            prop_assert_eq!(string_run(&bytes).0, stop.unwrap_or(bytes.len()));
             let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
             prop_assert_eq!(json_escape_overhead(&bytes), naive);
         }

@@ -7,7 +7,7 @@
 //! (`crate::bytes`' word helpers; not its `find_quote_or_backslash`: calling it from a second
 //! place kept it from being inlined into the body scanner, which then slowed down).
 
-use crate::bytes::{equal, hex4, word};
+use crate::bytes::{equal, word};
 
 /// The UTF-8 text of the string that `inner`, the text between a JSON string token's quotes,
 /// stands for; `None` when an escape is not one JSON has or is a `\u` escape of a lone
@@ -46,41 +46,20 @@ pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
                 len += 1;
             }
         };
-        at = slash + 2;
-        let byte = match *inner.get(slash + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let unit = hex4(inner.get(at..at + 4)?)?;
-                at += 4;
-                let ch = match unit {
-                    0xD800..=0xDBFF => {
-                        // A high surrogate stands only as the first of a pair of escapes.
-                        if inner.get(at..at + 2)? != b"\\u" {
-                            return None;
-                        }
-                        let low = hex4(inner.get(at + 2..at + 6)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        at += 6;
-                        char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))?
-                    }
-                    _ => char::from_u32(unit)?, // None for a lone low surrogate
-                };
-                len += ch.encode_utf8(&mut out[len..]).len();
+        // The escape grammar is the scanner's (`body_scan::escape`); a lone surrogate has no
+        // UTF-8, and only the host's `JSON.parse` keeps it.
+        let escape = crate::formats::body_scan::escape(inner, slash)?;
+        at = slash + escape.len;
+        if let Ok(byte) = u8::try_from(escape.unit) {
+            if byte.is_ascii() {
+                // `\n`, `\"` and the like: most escapes, one byte each.
+                out[len] = byte;
+                len += 1;
                 continue;
             }
-            _ => return None,
-        };
-        out[len] = byte;
-        len += 1;
+        }
+        let ch = char::from_u32(escape.unit).filter(|_| !escape.lone)?;
+        len += ch.encode_utf8(&mut out[len..]).len();
     }
 }
 

@@ -41,14 +41,8 @@ pub async fn compact_request_body(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
-    let layout = layout(body, &options.policy.limits)?;
-    let call = Call {
-        layout: &layout,
-        session_id,
-        pressure: &pressure,
-        cost_per_1k_tokens,
-        options,
-    };
+    let call = Call::new(body, session_id, &pressure, cost_per_1k_tokens, options)?;
+    let layout = &call.layout;
     if let Some(mut elided) = read_elided(body, &call) {
         let input_len = elided.messages.len();
         let messages = std::mem::take(&mut elided.messages);
@@ -80,10 +74,11 @@ pub async fn compact_request_body(
     Ok((new_body, result))
 }
 
-/// One `compactRequestBody` call's arguments, for reading its messages one way or the other.
+/// One `compactRequestBody` call: the body's layout and the call's arguments, for reading its
+/// messages one way or the other.
 pub(crate) struct Call<'a> {
     /// The body's layout.
-    pub layout: &'a BodyLayout,
+    pub layout: BodyLayout,
     /// The session.
     pub session_id: &'a str,
     /// The pressure.
@@ -94,7 +89,24 @@ pub(crate) struct Call<'a> {
     pub options: &'a CompactOptions<'a>,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
+    /// The call on `body` (checked and laid out here: [`layout`]'s errors).
+    pub(crate) fn new(
+        body: &str,
+        session_id: &'a str,
+        pressure: &'a BudgetPressure,
+        cost_per_1k_tokens: Option<f64>,
+        options: &'a CompactOptions<'a>,
+    ) -> Result<Self> {
+        Ok(Self {
+            layout: layout(body, &options.policy.limits)?,
+            session_id,
+            pressure,
+            cost_per_1k_tokens,
+            options,
+        })
+    }
+
     /// Compacts `messages` (read from the body, elided under `elision` or whole).
     /// With `elided`, the messages hold its placeholders (and a tier reads the few strings it
     /// must from `body`).

@@ -7,7 +7,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub mod body;
 mod body_elision;
-mod body_scan;
+pub(crate) mod body_scan;
 mod common;
 pub mod detect;
 mod json;

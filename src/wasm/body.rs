@@ -29,15 +29,8 @@ pub async fn compact(
     options: &CompactOptions<'_>,
 ) -> Result<(JsString, TierResult, Option<Originals>)> {
     let (text, ascii) = text::to_utf8(body);
-    let layout = core_body::layout(&text, &options.policy.limits)?;
-    let units = Units::of(&text, ascii, &layout);
-    let call = Call {
-        layout: &layout,
-        session_id,
-        pressure: &pressure,
-        cost_per_1k_tokens,
-        options,
-    };
+    let call = Call::new(&text, session_id, &pressure, cost_per_1k_tokens, options)?;
+    let units = Units::of(&text, ascii, &call.layout);
     if let Some((output, result, elided)) = compact_elided(body, &text, &call, &units).await {
         // The text goes with the archive's strings, which are decoded from it.
         let originals = originals(body, text, ascii, elided);
