@@ -13,12 +13,18 @@ const gc = () => globalThis.gc?.();
  * contenders take turns (the order rotates every round) for `runs` rounds. A sample is one call,
  * or the mean of several calls when one call is shorter than `minSampleMs`. Returns
  * { name: median ms per call }.
+ *
+ * Warm-up: at least `warmup` calls and at least `warmupMs` of calls per contender. V8 compiles
+ * JS and wasm first with a baseline compiler and swaps in optimised code in the background once
+ * a function has run enough; a 0.1 ms wasm call took about 150 calls (80 ms) to settle, so a
+ * warm-up counted in calls alone measured the baseline code at small sizes.
  */
-export async function compare(contenders, { runs = 7, warmup = 2, minSampleMs = 8 } = {}) {
+export async function compare(contenders, { runs = 7, warmup = 2, warmupMs = 300, minSampleMs = 8 } = {}) {
   const reps = new Map();
   for (const { name, fn } of contenders) {
     let elapsed = 0;
-    for (let i = 0; i < warmup; i++) {
+    const until = performance.now() + warmupMs;
+    for (let i = 0; i < warmup || performance.now() < until; i++) {
       const t0 = performance.now();
       await fn();
       elapsed = performance.now() - t0;

@@ -40,7 +40,7 @@ impl Fields {
 
     /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
     pub fn get(&self, name: &str) -> Result<JsValue> {
-        Reflect::get(&self.object, &JsValue::from_str(name)).map_err(|thrown| {
+        Reflect::get(&self.object, &super::host::key(name)).map_err(|thrown| {
             CompactionError::type_error(
                 name,
                 format!(

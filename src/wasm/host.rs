@@ -1,6 +1,7 @@
 //! The few host (JS global) APIs the binding needs that js-sys does not declare. All of them exist
 //! in every runtime we ship for: browsers, Node 18+, Deno, Bun and Cloudflare workerd.
 
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -89,4 +90,27 @@ pub fn type_name(value: &JsValue) -> &'static str {
     } else {
         "object"
     }
+}
+
+thread_local! {
+    /// The JS strings of the field names the binding reads and writes, made once each: making
+    /// one decodes it from wasm memory through a `TextDecoder`, about as costly as the property
+    /// access itself. Only the binding's own names go in (a few dozen), never the host's data.
+    static KEYS: RefCell<crate::fast_hash::FastMap<String, JsValue>> = RefCell::default();
+}
+
+/// The JS string of the field name `name` (see `KEYS`). Takes the cached string out rather than
+/// lending it, so that a getter the host runs meanwhile may call back into the library.
+pub fn key(name: &str) -> JsValue {
+    KEYS.with(|keys| {
+        let Ok(mut keys) = keys.try_borrow_mut() else {
+            return JsValue::from_str(name);
+        };
+        if let Some(key) = keys.get(name) {
+            return key.clone();
+        }
+        let key = JsValue::from_str(name);
+        keys.insert(name.to_owned(), key.clone());
+        key
+    })
 }

@@ -128,7 +128,7 @@ async fn run_core(
 
 /// The caller's `ctx.messages` array, when the context is structured.
 fn messages_of(ctx: &JsValue) -> Option<js_sys::Array> {
-    js_sys::Reflect::get(ctx, &JsValue::from_str("messages"))
+    js_sys::Reflect::get(ctx, &host::key("messages"))
         .ok()
         .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
 }

@@ -3,6 +3,7 @@
 //! `summariserUsage` when the summariser reported nothing, `costUsd` inside it when unknown.
 
 use super::errors;
+use super::host;
 use super::host::AbortSignal;
 use super::skeleton::Originals;
 use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
@@ -20,13 +21,8 @@ impl Builder {
     }
 
     fn set(self, key: &'static str, value: impl Into<JsValue>) -> Self {
-        let value = value.into();
-        KEYS.with(|keys| {
-            let mut keys = keys.borrow_mut();
-            let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
-            // Defining a property on a fresh plain object cannot fail.
-            let _ = Reflect::set(&self.0, key, &value);
-        });
+        // Defining a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&self.0, &host::key(key), &value.into());
         self
     }
 
@@ -35,22 +31,9 @@ impl Builder {
     }
 }
 
-thread_local! {
-    /// The JS strings of the result's keys, made once: a result with many archive entries
-    /// sets the same few keys over and over.
-    static KEYS: std::cell::RefCell<crate::fast_hash::FastMap<&'static str, JsValue>> =
-        std::cell::RefCell::default();
-}
-
 /// The JS string of `tier`'s name, made once.
 pub fn tier_name(tier: crate::tier::Tier) -> JsValue {
-    KEYS.with(|keys| {
-        let mut keys = keys.borrow_mut();
-        let name = tier.as_str();
-        keys.entry(name)
-            .or_insert_with(|| JsValue::from_str(name))
-            .clone()
-    })
+    host::key(tier.as_str())
 }
 
 /// A JSON value as plain JS data (objects, not `Map`s).
@@ -182,20 +165,12 @@ fn result_object(
 /// Sets `key` of `object`, a property `JSON.parse` defined (assigning an own data property
 /// calls no setter and cannot fail).
 fn put(object: &JsValue, key: &'static str, value: &JsValue) {
-    KEYS.with(|keys| {
-        let mut keys = keys.borrow_mut();
-        let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
-        let _ = Reflect::set(object, key, value);
-    });
+    let _ = Reflect::set(object, &host::key(key), value);
 }
 
 /// Field `key` of `object`.
 fn get(object: &JsValue, key: &'static str) -> JsValue {
-    KEYS.with(|keys| {
-        let mut keys = keys.borrow_mut();
-        let key = keys.entry(key).or_insert_with(|| JsValue::from_str(key));
-        Reflect::get(object, key).unwrap_or(JsValue::UNDEFINED)
-    })
+    Reflect::get(object, &host::key(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The output messages: the caller's own object where the message is an unchanged copy of an

@@ -215,3 +215,29 @@ describe("compactRequestBody", () => {
     assert.equal(JSON.parse(recordTierEvent(result)).compaction_tier, "auto");
   });
 });
+
+describe("reading the caller's objects", () => {
+  // The binding keeps the JS strings of the field names it reads; a getter that calls back into
+  // the library while those are in use must see them intact and leave the outer call intact.
+  it("a getter that calls the library while its object is read gives the same result", async () => {
+    const messages = samples()[1].messages;
+    const plain = { sessionId: "s", pressure: pressure(2, 0.1), messages };
+    let inner = 0;
+    const withGetters = {
+      get sessionId() {
+        inner += selectTier(pressure(9, 0.95), { microMinTurn: 3 }) === "auto" ? 1 : 0;
+        return "s";
+      },
+      get pressure() {
+        inner += estimateTokens("reentrant") > 0 ? 1 : 0;
+        return pressure(2, 0.1);
+      },
+      messages,
+    };
+    assert.deepEqual(await compactWithTier("micro", withGetters), await compactWithTier("micro", plain));
+    const body = JSON.stringify({ model: "m", messages });
+    const bodyOptions = { get sessionId() { inner += selectTier(pressure(9, 0.95)) === "auto" ? 1 : 0; return "s"; }, pressure: pressure(2, 0.1) };
+    assert.deepEqual(await compactRequestBody(body, bodyOptions), await compactRequestBody(body, { sessionId: "s", pressure: pressure(2, 0.1) }));
+    assert.equal(inner, 3);
+  });
+});
