@@ -48,10 +48,12 @@ const { estimateTokenCount } = await import("tokenx");
 const gptTokenizer = await import("gpt-tokenizer/encoding/o200k_base");
 const { getEncoding } = await import("js-tiktoken");
 const gen = await import("./generate.mjs");
-const { compare, exponent, table, ms, ratio, pct, mb, kib, verdict } = await import("./lib.mjs");
+const { compare, exponent, median, table, ms, ratio, pct, mb, kib, verdict } = await import("./lib.mjs");
 const { errorsBySlice, HOLDOUT_SEED, CORPUS_OPTIONS } = await import("./calibrate.mjs");
 const { realdataDir, realCorpus } = await import("./realdata.mjs");
 const { breakdown } = await import("./profile.mjs");
+const { lcTokens, trimOptions, PRUNE_TOOL_CALLS } = await import("./peers.mjs");
+const { readSkeleton } = await import("../js/api.mjs");
 
 const started = performance.now();
 const out = [];
@@ -135,12 +137,8 @@ function handMicroAiSdk(messages) {
     return changed ? { ...m, content } : m;
   });
 }
-// trimMessages needs a token counter and a budget: chars / 4 per message, half the conversation.
-const lcTokens = (messages) =>
-  messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length) / 4, 0);
-const trim = (messages, budget) =>
-  lc.trimMessages(messages, { maxTokens: budget, strategy: "last", tokenCounter: lcTokens, includeSystem: true, startOn: "human" });
-const prune = (messages) => pruneMessages({ messages, toolCalls: "before-last-2-messages" });
+const trim = (messages, budget) => lc.trimMessages(messages, trimOptions(budget));
+const prune = (messages) => pruneMessages({ messages, toolCalls: PRUNE_TOOL_CALLS });
 // The edge peer for OpenAI bodies through LangChain: dicts -> messages -> trim -> dicts.
 function openAIToLangChain(messages) {
   return messages.map((m) => {
@@ -368,6 +366,34 @@ say();
 say(`Peak RSS growth is the rise of the process's high-water mark (VmHWM, reset just before the call) over its RSS before the call, with the input already in memory; the process peak includes Node itself. The target is judged on a process that has compacted before (${WARM_CALLS} calls on the first 2 % of the messages): the first call of a process also holds V8's compilation of the wasm code, a one-time cost that does not grow with the input (shown on its own row).`);
 say();
 
+// Cold start: the tables above are steady state; an agent that compacts once per turn in a
+// short-lived process (an edge worker, a CLI) mostly pays the first calls.
+const coldSize = smoke ? SIZES.at(-1) : 1_000_000;
+const coldRuns = smoke ? 1 : 3;
+const cold = (contender) => {
+  const runs = [];
+  for (let i = 0; i < coldRuns; i++) {
+    const child = spawnSync(process.execPath, [path.join(here, "cold-child.mjs"), contender, String(coldSize)], { cwd: here, encoding: "utf8" });
+    if (child.status !== 0) throw new Error(child.stderr);
+    runs.push(JSON.parse(child.stdout));
+  }
+  return Object.fromEntries(["load", "first", "next"].map((k) => [k, median(runs.map((r) => r[k]))]));
+};
+say(`First calls in a fresh process (${mb(coldSize)} transcript, OpenAI; pruneMessages on the AI SDK one; medians of ${coldRuns} process${coldRuns === 1 ? "" : "es"}):`);
+say();
+say(table(["contender", "import ms", "first call ms", "calls 2-10, median ms"], [
+  ["ours: `compactWithTier(\"micro\")`", "micro"],
+  ["ours: `compactRequestBody` (micro)", "body"],
+  ["LangChain `trimMessages`", "trimMessages"],
+  ["AI SDK `pruneMessages`", "pruneMessages"],
+].map(([label, contender]) => {
+  const c = cold(contender);
+  return [label, ms(c.load), ms(c.first), ms(c.next)];
+})));
+say();
+say("Importing ours compiles and instantiates the wasm module; V8 then compiles each wasm function on its first call (a baseline compiler, the optimising one later, in the background), which is most of our first call. The peers' import is their JS module graph.");
+say();
+
 // ---------------------------------------------------------------------------------------------
 say("## Where the time goes");
 say();
@@ -401,6 +427,49 @@ const profile = await breakdown({ root, smoke, messages: probe.openai, body: pro
 say(profile);
 say();
 
+// What stands in the way of the unmet speed targets, measured here rather than asserted: the
+// share of a peer's whole call that our call spends before doing any work.
+say("### What stands in the way");
+say();
+const scale = workloads.find((w) => w.size === 1_000_000) ?? probe;
+const scaleBudget = Math.round(lcTokens(scale.langchain) / 2);
+const encoded = new Uint8Array(3 * Math.max(scale.openaiBody.length, scale.aiSdkBody.length));
+const utf8 = new TextEncoder();
+const wayRows = [];
+for (const format of ["openai", "ai-sdk"]) {
+  const messages = format === "openai" ? scale.openai : scale.aiSdk;
+  const body = format === "openai" ? scale.openaiBody : scale.aiSdkBody;
+  const c = ctx(scale, format);
+  const quiet = { sessionId: "bench", pressure: { turnCount: 1, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } };
+  const t = await compare([
+    { name: "skeleton", fn: () => readSkeleton(messages, 1024, 162, 128) },
+    { name: "none", fn: () => tc.compactWithTier("none", c) },
+    { name: "micro", fn: () => tc.compactWithTier("micro", c) },
+    // trimMessages for both formats: the peer within reach (pruneMessages takes microseconds).
+    { name: "peer", fn: () => trim(scale.langchain, scaleBudget) },
+    { name: "copy in", fn: () => utf8.encodeInto(body, encoded) },
+    { name: "body none", fn: () => tc.compactRequestBody(body, quiet) },
+    { name: "body micro", fn: () => tc.compactRequestBody(body, { sessionId: "bench", pressure: pressure(scale) }) },
+    { name: "body peer", fn: () => { const b = JSON.parse(body); b.messages = format === "openai" ? handMicroOpenAI(b.messages) : prune(b.messages); return JSON.stringify(b); } },
+  ], opts);
+  const bodyPeer = format === "openai" ? "parse + hand filter + stringify" : "parse + pruneMessages + stringify";
+  wayRows.push([`${format}: objects, vs trimMessages`, ms(t.peer), `${ms(t.skeleton)} (${ratio(t.skeleton / t.peer)})`, `${ms(t.none)} (${ratio(t.none / t.peer)})`, `${ms(t.micro)} (${ratio(t.micro / t.peer)})`]);
+  wayRows.push([`${format}: body, vs ${bodyPeer}`, ms(t["body peer"]), `${ms(t["copy in"])} (${ratio(t["copy in"] / t["body peer"])})`, `${ms(t["body none"])} (${ratio(t["body none"] / t["body peer"])})`, `${ms(t["body micro"])} (${ratio(t["body micro"] / t["body peer"])})`]);
+}
+say(`On the ${mb(scale.size)} transcripts (medians, ms; in brackets, ÷ the peer's whole call):`);
+say();
+say(table(["path", "peer ms", "crossing only: skeleton in JS / body copied into wasm", "tier none (crossing, reading, result)", "micro"], wayRows));
+say();
+say("Objects: before any tier runs, a call builds the skeleton in JS (one `JSON.stringify` with a replacer, the cheapest way found to " +
+  "hand the conversation's structure to wasm without copying long texts), parses it in wasm into JSON values, reads the transcript " +
+  "and builds the result; `none` is that and nothing else. trimMessages and pruneMessages never leave JS: their whole call costs about what " +
+  "our crossing costs, so with the core in wasm (the architecture this library is) the objects targets against them are out of reach; " +
+  "the profile above shows no single piece of our call above a fifth of it. Body: any wasm design first copies the body into wasm " +
+  "memory and reads all of it (the JSON must be checked before it is forwarded); the archive then needs every removed string as a JS " +
+  "string, which costs about what the peer's `JSON.parse` costs for the whole body. The peers do less work than ours (they drop or " +
+  "filter; ours collapses, keeps tool pairs and archives what it removes), which is why the rows compare what a user would run instead.");
+say();
+
 // ---------------------------------------------------------------------------------------------
 say("## Targets");
 say();
@@ -414,8 +483,17 @@ for (const [label, rows] of [["1 (objects)", row1], ["2 (body)", row2]]) {
     targetRows.push([`row ${label}: faster than ${peer} at ≥ 1 MB`, `worst ratio ${ratio(worst)}`, verdict(worst < 1)]);
   }
 }
-const floorRatios = [...floor].filter(([k]) => Number(k.split("/")[0]) >= 1_000_000).map(([, f]) => f.micro / f.floor);
-if (floorRatios.length) targetRows.push(["row 3: within 2× of the JSON floor (micro, ≥ 1 MB)", `worst ${ratio(Math.max(...floorRatios))}`, verdict(Math.max(...floorRatios) <= 2)]);
+// Row 3's target names no size: every size counts, both tiers; the worst of each size is shown.
+const floorWorst = new Map();
+for (const [key, f] of floor) {
+  const size = Number(key.split("/")[0]);
+  floorWorst.set(size, Math.max(floorWorst.get(size) ?? 0, f.micro / f.floor, f.timeBased / f.floor));
+}
+if (floorWorst.size) {
+  const worst = Math.max(...floorWorst.values());
+  const bySize = [...floorWorst].map(([size, r]) => `${mb(size)} ${ratio(r)}`).join(", ");
+  targetRows.push(["row 3: within 2× of the JSON floor (micro and time_based, every size)", `worst by size: ${bySize}`, verdict(worst <= 2)]);
+}
 const synthetic = sliceNames.filter((s) => s !== "real transcripts");
 const worstSlice = Math.max(...synthetic.map((s) => errors.heuristic.get(s)));
 targetRows.push(["row 5: heuristic median abs error < 5 % on each generated slice", `worst ${pct(worstSlice)}`, verdict(worstSlice < 0.05)]);

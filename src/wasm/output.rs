@@ -277,7 +277,7 @@ fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsVa
             return None;
         }
         value = match step {
-            PathStep::Key(key) => Reflect::get(&value, &JsValue::from_str(key)).ok()?,
+            PathStep::Key(key) => Reflect::get(&value, &host::key(key)).ok()?,
             PathStep::Index(index) => Reflect::get_u32(&value, *index as u32).ok()?,
         };
     }
