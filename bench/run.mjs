@@ -322,6 +322,8 @@ const wasmFile = path.join(root, "pkg", "web", "tiered_compaction_bg.wasm");
 const wasm = fs.readFileSync(wasmFile);
 const glueBytes = fs.readFileSync(path.join(root, "pkg", "web", "tiered_compaction.js"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
+// What `npm install` downloads: one wasm module serves every entry point.
+const [tarball] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--loglevel=error"], { cwd: path.join(root, "pkg"), encoding: "utf8" }));
 const largest = workloads.at(-1);
 // WARM_CALLS compactions of a small prefix run first in the warm measurement: the first call of a
 // process also pays, once, for V8 compiling the wasm code, whatever the input's size.
@@ -354,6 +356,7 @@ say(table(["measure", "value", "target", ""], [
   ["core wasm (pkg/web/tiered_compaction_bg.wasm), raw", kib(wasm.length), "", ""],
   ["core wasm, gzip -9", kib(wasmGz), "< 150 KiB", verdict(wasmGz < 150 * 1024)],
   ["JS glue (wasm-bindgen, web), raw / gzip", `${kib(glueBytes.length)} / ${kib(gzipSync(glueBytes, { level: 9 }).length)}`, "", ""],
+  ["npm package (`npm pack` of pkg/): tarball / unpacked, files", `${kib(tarball.size)} / ${kib(tarball.unpackedSize)}, ${tarball.entryCount} files`, "", ""],
   [`peak RSS growth compacting the ${mb(largest.size)} transcript as objects (micro; child process, after ${WARM_CALLS} warm-up calls)`, `${(rssObjects.growth / 1e6).toFixed(1)} MB = ${(rssObjects.growth / inputMb).toFixed(2)}× input (process peak ${(rssObjects.peak / 1e6).toFixed(0)} MB, before ${(rssObjects.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssObjects.growth < 4 * inputMb)],
   [`peak RSS growth compacting the ${mb(largest.size)} body string (micro; child process, after ${WARM_CALLS} warm-up calls)`, `${(rssBody.growth / 1e6).toFixed(1)} MB = ${(rssBody.growth / inputMb).toFixed(2)}× input (process peak ${(rssBody.peak / 1e6).toFixed(0)} MB, before ${(rssBody.before / 1e6).toFixed(0)} MB)`, "< 4× input", verdict(rssBody.growth < 4 * inputMb)],
   [`the same as the first call of a fresh process (V8 also compiles the wasm code then), objects / body`, `${(rssObjectsCold.growth / 1e6).toFixed(1)} MB = ${(rssObjectsCold.growth / inputMb).toFixed(2)}× / ${(rssBodyCold.growth / 1e6).toFixed(1)} MB = ${(rssBodyCold.growth / inputMb).toFixed(2)}×`, "", ""],

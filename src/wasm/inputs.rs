@@ -5,7 +5,7 @@
 use super::counter::JsCounter;
 use super::fields::{Fields, json_array};
 use super::host::{AbortSignal, type_name};
-use super::skeleton::{self, Originals, Skeleton};
+use super::skeleton::{self, Originals};
 use super::summariser::JsSummariser;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
@@ -114,16 +114,15 @@ pub fn context(
     let text = fields.get("text")?;
     let mut originals = None;
     let input = match (messages.is_undefined(), text.is_undefined()) {
-        (false, true) => ContextInput::Messages {
-            messages: match elided(&messages, elide(&pressure)) {
-                Some(skeleton) => {
-                    originals = Some(skeleton.originals);
-                    skeleton.values
-                }
-                None => json_array(&messages).map_err(|error| error.under("messages"))?,
-            },
-            format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
-        },
+        (false, true) => {
+            let (values, elided) = read_messages(&messages, elide(&pressure))
+                .map_err(|error| error.under("messages"))?;
+            originals = elided;
+            ContextInput::Messages {
+                messages: values,
+                format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
+            }
+        }
         (true, false) => {
             let text = text.as_string().ok_or_else(|| {
                 CompactionError::type_error(
@@ -164,12 +163,25 @@ pub fn context(
     Ok((ctx, originals))
 }
 
-/// The skeleton of `messages` when it may be read elided, has long strings and is certainly
-/// within the size limit; `None` reads it whole.
-fn elided(messages: &JsValue, elide: Option<Elide>) -> Option<Skeleton> {
-    let elide = elide?;
-    skeleton::read(messages, elide.keep_head_chars)
-        .filter(|skeleton| skeleton.has_elisions() && skeleton.within(elide.max_input_bytes))
+/// `ctx.messages` as JSON values: elided, with the host's long strings as the second value, when
+/// `elide` allows it, they have long strings and are certainly within the size limit; whole
+/// otherwise. A skeleton without long strings is the whole array already and is used as such
+/// (reading it again cost a second `JSON.stringify` and parse on every short transcript).
+fn read_messages(
+    messages: &JsValue,
+    elide: Option<Elide>,
+) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
+    if let Some(elide) = elide {
+        if let Some(skeleton) = skeleton::read(messages, elide.keep_head_chars) {
+            if !skeleton.has_elisions() {
+                return Ok((skeleton.values, None));
+            }
+            if skeleton.within(elide.max_input_bytes) {
+                return Ok((skeleton.values, Some(skeleton.originals)));
+            }
+        }
+    }
+    Ok((json_array(messages)?, None))
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.

@@ -115,4 +115,22 @@ describe("messages read from JS objects", () => {
     assert.deepEqual(stringified.archive, plain.archive);
     assert.deepEqual(JSON.parse(JSON.stringify(stringified.messages)), JSON.parse(JSON.stringify(plain.messages)));
   });
+
+  it("messages are read once, with or without long strings", async () => {
+    // Read through a getter, which counts. An archived part is fetched from the caller's message
+    // again when the result is built (the archive holds the caller's own value), so the count is
+    // taken where nothing of the message is archived: short texts, which no tier here collapses,
+    // and tier none on a long one.
+    const cases = [
+      ...["none", "micro", "time_based", "auto"].map((tier) => [tier, "short result"]),
+      ["none", BODY],
+    ];
+    for (const [tier, body] of cases) {
+      let reads = 0;
+      const messages = conversation(undefined);
+      messages[3] = { role: "tool", tool_call_id: "c1", get content() { reads += 1; return body; } };
+      await compactWithTier(tier, ctx(messages), { summarise: async () => "summary" });
+      assert.equal(reads, 1, `${tier}, ${body.length} chars`);
+    }
+  });
 });
