@@ -1,8 +1,9 @@
 //! `compactRequestBody` in the binding. The body is copied into wasm once, to be checked and laid
 //! out (`formats::body::layout`). Read elided, the copy holds the long strings: it is kept until
 //! the result is built, and the archive's strings are decoded from it one at a time. Read
-//! whole, it is let go; each message is then read from its own slice of the caller's string,
-//! so the whole body and all its values are never in wasm memory at once.
+//! whole, a small body's messages are read from the copy; a large body's copy is let go and
+//! each message is read from its own slice of the caller's string, so that the whole body and
+//! all its values are never in wasm memory at once.
 //! The compacted body is the caller's string with the changed messages spliced in: unchanged
 //! messages (and everything around the array) are slices of it, never copied back from wasm.
 
@@ -16,6 +17,10 @@ use crate::result::{ContextData, TierResult};
 use js_sys::JsString;
 use std::ops::Range;
 use wasm_bindgen::JsValue;
+
+/// Up to this size, a body read whole is read from the copy made for its layout; above it, from
+/// slices of the caller's string after the copy is let go (see the module doc).
+const READ_FROM_COPY_MAX_BYTES: usize = 1 << 20;
 
 /// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`]. Read
 /// elided where the tier allows (the long strings stay in the copy made for the layout, edited
@@ -36,13 +41,23 @@ pub async fn compact(
         let originals = originals(body, text, ascii, elided);
         return Ok((output, result, Some(originals)));
     }
-    // Read whole, each message from its own slice: the body's copy can go first.
-    drop(text);
-    let mut messages = Vec::with_capacity(units.elements.len());
-    for element in &units.elements {
-        let piece = body.slice(element.start, element.end);
-        messages.push(core_body::parse_message(&text::to_string(&piece))?);
-    }
+    let messages = if text.len() <= READ_FROM_COPY_MAX_BYTES {
+        // Read whole from the copy already made: copying each message in again cost more than
+        // the copy's memory, at this size.
+        let pieces = call.layout.span.elements.iter();
+        pieces
+            .map(|element| core_body::parse_message(text.get(element.clone()).unwrap_or_default()))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        // Read whole, each message from its own slice: the body's copy can go first.
+        drop(text);
+        let mut messages = Vec::with_capacity(units.elements.len());
+        for element in &units.elements {
+            let piece = body.slice(element.start, element.end);
+            messages.push(core_body::parse_message(&text::to_string(&piece))?);
+        }
+        messages
+    };
     let input_len = messages.len();
     let result = call.run(messages, None).await?;
     let output = splice(body, &units, input_len, &result, None)?;

@@ -169,3 +169,25 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
     }
   }
 });
+
+describe("compactRequestBody, read whole", () => {
+  // The heuristic estimator reads every text, so the body is read whole: from the copy made for
+  // its layout up to 1 MiB, from slices of the caller's string above. Both must agree with the
+  // objects path.
+  it("agrees with compactWithTier below and above 1 MiB", async () => {
+    const { compactWithTier } = await import("tiered-compaction");
+    for (const pad of [10, 1_200_000]) {
+      const messages = openaiMessages();
+      messages.splice(1, 0, { role: "user", content: `caf\u00e9 ${"padding ".repeat(pad / 8)}` });
+      const body = JSON.stringify({ model: "m", messages });
+      const options = { tokenEstimator: "heuristic" };
+      const fromBody = await compactRequestBody(body, { sessionId: "whole", pressure: pressure(9, 0.9), ...options });
+      const fromObjects = await compactWithTier(fromBody.result.tier, { sessionId: "whole", pressure: pressure(9, 0.9), messages, format: "openai" }, options);
+      assert.ok(body.length > pad, "the padding is in the body");
+      assert.deepEqual(JSON.parse(fromBody.body).messages, fromObjects.messages, `pad ${pad}`);
+      assert.equal(fromBody.result.correlationId, fromObjects.correlationId);
+      assert.equal(fromBody.result.afterTokens, fromObjects.afterTokens);
+      assert.deepEqual(fromBody.result.archive.map((e) => e.content), fromObjects.archive.map((e) => e.content));
+    }
+  });
+});
