@@ -465,9 +465,12 @@ say(table(["path", "peer ms", "crossing only: skeleton in JS / body copied into 
 say();
 say("Objects: before any tier runs, a call builds the skeleton in JS (one `JSON.stringify` with a replacer, the cheapest way found to " +
   "hand the conversation's structure to wasm without copying long texts), parses it in wasm into JSON values, reads the transcript " +
-  "and builds the result; `none` is that and nothing else. trimMessages and pruneMessages never leave JS: their whole call costs about what " +
-  "our crossing costs, so with the core in wasm (the architecture this library is) the objects targets against them are out of reach; " +
-  "the profile above shows no single piece of our call above a fifth of it. Body: any wasm design first copies the body into wasm " +
+  "and builds the result; `none` is that and nothing else. trimMessages and pruneMessages never leave JS: trimMessages' whole call costs " +
+  "about what our `none` costs, and pruneMessages' a few microseconds, so with the core in wasm (the architecture this library is) the " +
+  "objects targets against them are out of reach; the time of our call is spread over parsing, reading, editing and building the result " +
+  "(profile above), with no one piece to remove. At 100 KB the JSON floor is a fraction of a millisecond, while a call's fixed part " +
+  "(options, skeleton or layout, result) and its part per edit (each collapsed block is copied, written again and archived) do not " +
+  "shrink with the input: row 3 is not met at that size. Body: any wasm design first copies the body into wasm " +
   "memory and reads all of it (the JSON must be checked before it is forwarded); the archive then needs every removed string as a JS " +
   "string, which costs about what the peer's `JSON.parse` costs for the whole body. The peers do less work than ours (they drop or " +
   "filter; ours collapses, keeps tool pairs and archives what it removes), which is why the rows compare what a user would run instead.");
