@@ -130,22 +130,30 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
             what,
         })
     };
-    let role = object.get("role").and_then(Value::as_str);
+    // The fields evidence is read from, in one pass over the message's (a hash lookup each was
+    // most of detection's time).
+    let (mut role, mut tool_calls, mut tool_call_id, mut content) = (None, None, None, None);
+    for (name, value) in object {
+        match name.as_str() {
+            "role" => role = value.as_str(),
+            "tool_calls" => tool_calls = Some(value),
+            "tool_call_id" => tool_call_id = Some(value),
+            "content" => content = Some(value),
+            _ => {}
+        }
+    }
     let named = Field::Named;
     if role == Some("developer") {
         found(Format::OpenAi, named("role"), Seen::Words("\"developer\""));
     }
-    if object
-        .get("tool_calls")
-        .is_some_and(|calls| !calls.is_null())
-    {
+    if tool_calls.is_some_and(|calls| !calls.is_null()) {
         found(
             Format::OpenAi,
             named("tool_calls"),
             Seen::Words("\"tool_calls\""),
         );
     }
-    if role == Some("tool") && object.contains_key("tool_call_id") {
+    if role == Some("tool") && tool_call_id.is_some() {
         found(
             Format::OpenAi,
             named("tool_call_id"),
@@ -155,10 +163,7 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
     // An AI SDK tool message names its calls in its parts (its content is always an array); an
     // OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence
     // was compacted away would read as OpenAI on the next call.
-    if role == Some("tool")
-        && !object.contains_key("tool_call_id")
-        && object.get("content").is_some_and(Value::is_array)
-    {
+    if role == Some("tool") && tool_call_id.is_none() && content.is_some_and(Value::is_array) {
         found(
             Format::AiSdk,
             named("role"),
@@ -166,10 +171,10 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
         );
     }
     // Only OpenAI lets an assistant message carry `content: null` (beside its tool calls).
-    if role == Some("assistant") && object.get("content").is_some_and(Value::is_null) {
+    if role == Some("assistant") && content.is_some_and(Value::is_null) {
         found(Format::OpenAi, named("content"), Seen::Words("null"));
     }
-    if let Some(parts) = object.get("content").and_then(Value::as_array) {
+    if let Some(parts) = content.and_then(Value::as_array) {
         for (part_index, part) in parts.iter().enumerate() {
             if let Some((format, what)) = part_evidence(part) {
                 found(format, Field::PartType(part_index), what);
