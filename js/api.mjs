@@ -83,9 +83,13 @@ function isPlainPressure(pressure) {
   );
 }
 
-/** 26 random bits in base 36 (four make a nonce: a 52-bit float's base-36 text took ~1 µs). */
+/**
+ * 26 random bits in base 36, always 6 digits (four make a nonce: a 52-bit float's base-36 text
+ * took ~1 µs). A fixed length keeps every call's placeholders, and so the wasm heap's layout,
+ * the same from run to run.
+ */
 function randomWord() {
-  return ((Math.random() * 0x4000000) | 0).toString(36);
+  return ((Math.random() * 0x4000000) | 0).toString(36).padStart(6, "0");
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;

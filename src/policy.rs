@@ -87,12 +87,12 @@ impl PolicyConfig {
     /// [`Scalar::Missing`], keep the seed's default). Errors are relative (`autoContextPct ...`,
     /// `costWeights.auto ...`); the result is validated.
     pub fn from_fields(
-        field: &dyn Fn(&str) -> Result<Scalar>,
-        cost_weight: &dyn Fn(&str) -> Result<Scalar>,
+        field: &dyn Fn(&'static str) -> Result<Scalar>,
+        cost_weight: &dyn Fn(&'static str) -> Result<Scalar>,
     ) -> Result<Self> {
         let mut policy = Self::default();
-        let number = |name: &str| optional_number(name, field(name)?);
-        let integer = |name: &str, max: f64| optional_integer(name, field(name)?, max);
+        let number = |name: &'static str| optional_number(name, field(name)?);
+        let integer = |name: &'static str, max: f64| optional_integer(name, field(name)?, max);
         let chars = f64::from(u32::MAX);
         set(&mut policy.auto_context_pct, number("autoContextPct")?);
         set(&mut policy.idle_seconds, number("idleSeconds")?);

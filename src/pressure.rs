@@ -38,7 +38,7 @@ impl BudgetPressure {
 
     /// Reads a pressure from its four fields, fetched by JS name (`turnCount`, `contextPctUsed`,
     /// `idleSeconds`, `sessionComplete`); all are required.
-    pub fn from_fields(field: &dyn Fn(&str) -> Scalar) -> Result<Self> {
+    pub fn from_fields(field: &dyn Fn(&'static str) -> Scalar) -> Result<Self> {
         Self::new(
             required_number("turnCount", field("turnCount"))?,
             required_number("contextPctUsed", field("contextPctUsed"))?,

@@ -39,7 +39,7 @@ impl Fields {
     }
 
     /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
-    pub fn get(&self, name: &str) -> Result<JsValue> {
+    pub fn get(&self, name: &'static str) -> Result<JsValue> {
         Reflect::get(&self.object, &super::host::key(name)).map_err(|thrown| {
             CompactionError::type_error(
                 name,
@@ -52,7 +52,7 @@ impl Fields {
     }
 
     /// The field `name` as a [`Scalar`] for the core's validators.
-    pub fn scalar(&self, name: &str) -> Result<Scalar> {
+    pub fn scalar(&self, name: &'static str) -> Result<Scalar> {
         self.get(name).map(|value| scalar(&value))
     }
 

@@ -78,7 +78,7 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
             .reject_unknown(&Tier::ALL.map(Tier::as_str))
             .map_err(|error| error.under("costWeights"))?;
     }
-    let weight = |tier: &str| match &weights {
+    let weight = |tier: &'static str| match &weights {
         Some(weights) => weights
             .scalar(tier)
             .map_err(|error| error.under("costWeights")),

@@ -242,7 +242,7 @@ pub async fn run_legacy_compaction(
     let context_text = string_argument("contextText", &context_text).map_err(throw)?;
     let (options, fields) =
         options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
-    let number = |name: &str| -> Result<Option<f64>> {
+    let number = |name: &'static str| -> Result<Option<f64>> {
         match &fields {
             None => Ok(None),
             Some(fields) => crate::input::optional_number(name, fields.scalar(name)?),

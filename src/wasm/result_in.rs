@@ -18,7 +18,7 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Reads a result object. Errors are relative to it (`tokensSaved ...`).
 pub fn tier_result(value: &JsValue) -> Result<TierResult> {
     let fields = Fields::read(value)?;
-    let count = |name: &str| required_integer(name, fields.scalar(name)?, MAX_SAFE_INTEGER);
+    let count = |name: &'static str| required_integer(name, fields.scalar(name)?, MAX_SAFE_INTEGER);
     let tier = Tier::parse(&required_string("tier", fields.scalar("tier")?)?, "tier")?;
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;

@@ -135,7 +135,7 @@ pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
         elision::TAIL_UNITS as u32,
     )
     .ok()?;
-    let field = |name: &str| Reflect::get(&read, &super::host::key(name)).ok();
+    let field = |name: &'static str| Reflect::get(&read, &super::host::key(name)).ok();
     let text = super::text::to_string(field("text")?.dyn_ref::<JsString>()?);
     // A Value, not a Vec: a typed target links serde's "invalid type" message (flt2dec).
     let Value::Array(values) = serde_json::from_str(&text).ok()? else {
