@@ -92,8 +92,8 @@ pub fn type_name(value: &JsValue) -> &'static str {
     }
 }
 
-/// Room for every field name the binding uses (about 60), so that the table is allocated once,
-/// on the first call, and never again.
+/// Room for every field name the binding uses (under a hundred), so that the table is allocated
+/// once, on the first call, and never again.
 const KEY_CAPACITY: usize = 128;
 
 thread_local! {
