@@ -401,13 +401,31 @@ say();
 say("## Where the time goes");
 say();
 const probe = workloads.at(smoke ? -1 : 1);
-const none = await compare([
-  { name: "none", fn: () => tc.compactWithTier("none", ctx(probe, "openai")) },
-  { name: "micro", fn: () => tc.compactWithTier("micro", ctx(probe, "openai")) },
-  { name: "copy", fn: () => JSON.parse(JSON.stringify(probe.openai)) },
-  { name: "body none", fn: () => tc.compactRequestBody(probe.openaiBody, { sessionId: "bench", pressure: { turnCount: 1, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } }) },
-  { name: "body micro", fn: () => tc.compactRequestBody(probe.openaiBody, { sessionId: "bench", pressure: pressure(probe) }) },
-], opts);
+// One measurement per format feeds both the differential table below and "What stands in the
+// way": our calls with nothing done, with micro, and the pieces a peer's call is compared with.
+const probeBudget = Math.round(lcTokens(probe.langchain) / 2);
+const encoded = new Uint8Array(3 * Math.max(probe.openaiBody.length, probe.aiSdkBody.length));
+const utf8 = new TextEncoder();
+const quiet = { sessionId: "bench", pressure: { turnCount: 1, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } };
+const measured = new Map();
+for (const format of ["openai", "ai-sdk"]) {
+  const messages = format === "openai" ? probe.openai : probe.aiSdk;
+  const body = format === "openai" ? probe.openaiBody : probe.aiSdkBody;
+  const c = ctx(probe, format);
+  measured.set(format, await compare([
+    { name: "skeleton", fn: () => readSkeleton(messages, 1024, 162, 128) },
+    { name: "none", fn: () => tc.compactWithTier("none", c) },
+    { name: "micro", fn: () => tc.compactWithTier("micro", c) },
+    { name: "copy", fn: () => JSON.parse(JSON.stringify(messages)) },
+    // trimMessages for both formats: the peer within reach (pruneMessages takes microseconds).
+    { name: "peer", fn: () => trim(probe.langchain, probeBudget) },
+    { name: "copy in", fn: () => utf8.encodeInto(body, encoded) },
+    { name: "body none", fn: () => tc.compactRequestBody(body, quiet) },
+    { name: "body micro", fn: () => tc.compactRequestBody(body, { sessionId: "bench", pressure: pressure(probe) }) },
+    { name: "body peer", fn: () => { const b = JSON.parse(body); b.messages = format === "openai" ? handMicroOpenAI(b.messages) : prune(b.messages); return JSON.stringify(b); } },
+  ], opts));
+}
+const none = measured.get("openai");
 say(`Differential timings on the ${mb(probe.size)} OpenAI transcript (medians, ms):`);
 say();
 say(table(["call", "ms", "what it contains"], [
@@ -434,32 +452,13 @@ say();
 // share of a peer's whole call that our call spends before doing any work.
 say("### What stands in the way");
 say();
-const scale = workloads.find((w) => w.size === 1_000_000) ?? probe;
-const scaleBudget = Math.round(lcTokens(scale.langchain) / 2);
-const encoded = new Uint8Array(3 * Math.max(scale.openaiBody.length, scale.aiSdkBody.length));
-const utf8 = new TextEncoder();
 const wayRows = [];
-for (const format of ["openai", "ai-sdk"]) {
-  const messages = format === "openai" ? scale.openai : scale.aiSdk;
-  const body = format === "openai" ? scale.openaiBody : scale.aiSdkBody;
-  const c = ctx(scale, format);
-  const quiet = { sessionId: "bench", pressure: { turnCount: 1, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } };
-  const t = await compare([
-    { name: "skeleton", fn: () => readSkeleton(messages, 1024, 162, 128) },
-    { name: "none", fn: () => tc.compactWithTier("none", c) },
-    { name: "micro", fn: () => tc.compactWithTier("micro", c) },
-    // trimMessages for both formats: the peer within reach (pruneMessages takes microseconds).
-    { name: "peer", fn: () => trim(scale.langchain, scaleBudget) },
-    { name: "copy in", fn: () => utf8.encodeInto(body, encoded) },
-    { name: "body none", fn: () => tc.compactRequestBody(body, quiet) },
-    { name: "body micro", fn: () => tc.compactRequestBody(body, { sessionId: "bench", pressure: pressure(scale) }) },
-    { name: "body peer", fn: () => { const b = JSON.parse(body); b.messages = format === "openai" ? handMicroOpenAI(b.messages) : prune(b.messages); return JSON.stringify(b); } },
-  ], opts);
+for (const [format, t] of measured) {
   const bodyPeer = format === "openai" ? "parse + hand filter + stringify" : "parse + pruneMessages + stringify";
   wayRows.push([`${format}: objects, vs trimMessages`, ms(t.peer), `${ms(t.skeleton)} (${ratio(t.skeleton / t.peer)})`, `${ms(t.none)} (${ratio(t.none / t.peer)})`, `${ms(t.micro)} (${ratio(t.micro / t.peer)})`]);
   wayRows.push([`${format}: body, vs ${bodyPeer}`, ms(t["body peer"]), `${ms(t["copy in"])} (${ratio(t["copy in"] / t["body peer"])})`, `${ms(t["body none"])} (${ratio(t["body none"] / t["body peer"])})`, `${ms(t["body micro"])} (${ratio(t["body micro"] / t["body peer"])})`]);
 }
-say(`On the ${mb(scale.size)} transcripts (medians, ms; in brackets, ÷ the peer's whole call):`);
+say(`On the ${mb(probe.size)} transcripts (medians, ms; in brackets, ÷ the peer's whole call):`);
 say();
 say(table(["path", "peer ms", "crossing only: skeleton in JS / body copied into wasm", "tier none (crossing, reading, result)", "micro"], wayRows));
 say();

@@ -1,5 +1,6 @@
-//! Byte searches over JSON text, eight bytes at a time. The body path skips every string of a
-//! request body and the limits measure every string's escaped length; a byte-by-byte loop over
+//! Byte searches over JSON text, eight bytes at a time, and serde_json's string escapes (counted
+//! here, and written by [`push_json_string`]). The body path skips every string of a request
+//! body and the limits measure every string's escaped length; a byte-by-byte loop over
 //! megabytes of tool output was most of a call's time in wasm (which has no `memchr`).
 //!
 //! The word tricks are the classic ones. To find: for a word `x`, `(x - 0x01..01) & !x &
@@ -161,11 +162,56 @@ pub(crate) fn json_escape_overhead(bytes: &[u8]) -> usize {
 
 #[inline(always)]
 fn escape_overhead(byte: u8) -> usize {
-    match byte {
-        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-        0x00..=0x1f => 5,
-        _ => 0,
+    match short_escape(byte) {
+        Some(_) => 1,
+        None if byte < 0x20 => 5,
+        None => 0,
     }
+}
+
+/// serde_json's two-byte escape of `byte` (`\n` for a line feed), if it has one; the other
+/// control characters are written `\u00XX`.
+#[inline(always)]
+fn short_escape(byte: u8) -> Option<&'static str> {
+    Some(match byte {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        b'\n' => "\\n",
+        b'\r' => "\\r",
+        b'\t' => "\\t",
+        0x08 => "\\b",
+        0x0c => "\\f",
+        _ => return None,
+    })
+}
+
+/// Appends `text` as a JSON string, escaped as serde_json's compact writer escapes it (the
+/// escapes [`json_escape_overhead`] counts, `\u00XX` in lower case); everything else as is.
+/// Written into `out` directly: through `serde_json::to_string` each string was an allocation
+/// of its own.
+pub(crate) fn push_json_string(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(text.len() + 2);
+    out.push('"');
+    let mut start = 0;
+    for (at, &byte) in text.as_bytes().iter().enumerate() {
+        if byte >= 0x20 && byte != b'"' && byte != b'\\' {
+            continue;
+        }
+        // `at` is an ASCII byte, so both slices end on character boundaries.
+        out.push_str(&text[start..at]);
+        match short_escape(byte) {
+            Some(escape) => out.push_str(escape),
+            None => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            }
+        }
+        start = at + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -216,6 +262,13 @@ mod tests {
             prop_assert_eq!(string_run(&bytes).0, stop.unwrap_or(bytes.len()));
             let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
             prop_assert_eq!(json_escape_overhead(&bytes), naive);
+        }
+
+        #[test]
+        fn strings_are_escaped_as_serde_json_escapes_them(text in "[\u{0}-\u{7f}é\u{2028}🦀]{0,40}") {
+            let mut out = String::from("x");
+            push_json_string(&mut out, &text);
+            prop_assert_eq!(&out[1..], serde_json::to_string(&text).unwrap());
         }
 
         #[test]

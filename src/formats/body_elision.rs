@@ -220,7 +220,7 @@ impl Tokens<'_> {
         match value {
             Value::String(text) => match self.token(text) {
                 Some(token) => out.push_str(token),
-                None => push_json_string(out, text),
+                None => crate::bytes::push_json_string(out, text),
             },
             Value::Array(items) => {
                 out.push('[');
@@ -238,7 +238,7 @@ impl Tokens<'_> {
                     if index > 0 {
                         out.push(',');
                     }
-                    push_json_string(out, name);
+                    crate::bytes::push_json_string(out, name);
                     out.push(':');
                     self.write(out, item)?;
                 }
@@ -248,42 +248,6 @@ impl Tokens<'_> {
         }
         Ok(())
     }
-}
-
-/// Appends `text` as a JSON string, escaped as serde_json's compact writer escapes it: `"`, `\\`
-/// and the control characters, the ones with a short escape (`\n`) as such, the others as
-/// `\u00XX` in lower case; everything else as is. (Written into `out` directly: through
-/// `serde_json::to_string` each string and key was an allocation of its own.)
-fn push_json_string(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(text.len() + 2);
-    out.push('"');
-    let mut start = 0;
-    for (at, &byte) in text.as_bytes().iter().enumerate() {
-        let short = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        // `at` is an ASCII byte, so both slices end on character boundaries.
-        out.push_str(&text[start..at]);
-        if short.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
-        } else {
-            out.push_str(short);
-        }
-        start = at + 1;
-    }
-    out.push_str(&text[start..]);
-    out.push('"');
 }
 
 #[cfg(test)]
@@ -360,13 +324,6 @@ mod tests {
             head in 0usize..100,
         ) {
             proptest::prop_assert_eq!(check_facts(&text, head), Ok(()));
-        }
-
-        #[test]
-        fn strings_are_escaped_as_serde_json_escapes_them(text in "[\u{0}-\u{7f}é\u{2028}🦀]{0,40}") {
-            let mut out = String::from("x");
-            push_json_string(&mut out, &text);
-            proptest::prop_assert_eq!(&out[1..], serde_json::to_string(&text).unwrap());
         }
     }
 

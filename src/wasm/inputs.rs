@@ -325,9 +325,9 @@ fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
         return Ok(None);
     }
     let shaped = value.is_object()
-        && js_sys::Reflect::get(value, &JsValue::from_str("aborted"))
+        && js_sys::Reflect::get(value, &super::host::key("aborted"))
             .is_ok_and(|aborted| aborted.as_bool().is_some())
-        && js_sys::Reflect::get(value, &JsValue::from_str("addEventListener"))
+        && js_sys::Reflect::get(value, &super::host::key("addEventListener"))
             .is_ok_and(|method| method.is_function());
     if !shaped {
         return Err(CompactionError::type_error(

@@ -178,7 +178,7 @@ fn answer_from_js(value: &JsValue) -> Result<SummaryAnswer, SummariserFailure> {
     if !value.is_object() || Array::is_array(value) || value.is_function() {
         return not_a_string(type_name(value).to_string());
     }
-    let field = |name: &str| Reflect::get(value, &JsValue::from_str(name)).ok();
+    let field = |name: &'static str| Reflect::get(value, &super::host::key(name)).ok();
     let Some(summary) = field("summary").and_then(|summary| summary.as_string()) else {
         return not_a_string("an object without a string summary".to_string());
     };
@@ -197,14 +197,14 @@ fn usage_from_js(usage: &JsValue) -> Result<SummariserUsage, String> {
     if !usage.is_object() {
         return Err(format!("is a {}, not an object", type_name(usage)));
     }
-    let count = |name: &str| -> Result<u64, String> {
-        let value = Reflect::get(usage, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    let count = |name: &'static str| -> Result<u64, String> {
+        let value = Reflect::get(usage, &super::host::key(name)).unwrap_or(JsValue::UNDEFINED);
         match value.as_f64() {
             Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as u64),
             _ => Err(format!("{name} is not an integer >= 0")),
         }
     };
-    let cost = Reflect::get(usage, &JsValue::from_str("costUsd")).unwrap_or(JsValue::UNDEFINED);
+    let cost = Reflect::get(usage, &super::host::key("costUsd")).unwrap_or(JsValue::UNDEFINED);
     let cost_usd = if cost.is_undefined() {
         None
     } else {
