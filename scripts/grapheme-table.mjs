@@ -1,7 +1,7 @@
-// Generates src/grapheme_table.rs, the category table src/grapheme.rs looks code points up in,
-// from unicode-segmentation's own tables (the crate whose boundaries src/grapheme.rs reproduces;
+// Generates src/base/grapheme/table.rs, the category table src/base/grapheme/mod.rs looks code points up in,
+// from unicode-segmentation's own tables (the crate whose boundaries src/base/grapheme/mod.rs reproduces;
 // a dev-dependency, so its source is in cargo's registry):
-//   node scripts/grapheme-table.mjs            writes src/grapheme_table.rs
+//   node scripts/grapheme-table.mjs            writes src/base/grapheme/table.rs
 //   node scripts/grapheme-table.mjs --check    exits 1 when the file is not what it would write
 // Regenerate after updating unicode-segmentation (its Unicode version is in the file, and a test
 // compares it with the crate's UNICODE_VERSION), then run the grapheme tests.
@@ -11,7 +11,7 @@
 // `derived_property::InCB_Extend_table` and `is_incb_linker` (GB9c's other two properties).
 //
 // Layout (why: 1.3 KiB gzipped where the crate's 12-byte ranges took ~10 KiB):
-// - one code per code point from U+0080 up (ASCII is src/grapheme.rs's fast path), `CODES` below;
+// - one code per code point from U+0080 up (ASCII is src/base/grapheme/mod.rs's fast path), `CODES` below;
 //   Extend splits by InCB (Extend, InCB=Extend is nearly all of it; the linkers; ZWNJ alone has
 //   neither), and the Hangul syllables are one code, LV or LVT by arithmetic, which removes the
 //   ~800 alternating one-code-point ranges they take in the crate's table;
@@ -26,10 +26,10 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const out = path.join(root, "src", "grapheme_table.rs");
+const out = path.join(root, "src", "base", "grapheme", "table.rs");
 const BLOCK = 32;
 
-// The table's codes, in order (a 4-bit field). Names are src/grapheme.rs's `Cat` variants; `Lv`
+// The table's codes, in order (a 4-bit field). Names are src/base/grapheme/mod.rs's `Cat` variants; `Lv`
 // stands for both Hangul syllable kinds.
 const CODES = ["Any", "Control", "Extend", "ExtendPlain", "Linker", "Zwj", "SpacingMark", "Prepend",
   "L", "V", "T", "Lv", "Ri", "Pict", "Consonant"];
@@ -91,7 +91,7 @@ function read(tablesPath) {
 }
 
 // The code of every code point from U+0080 (index = code point; ASCII entries unused), after
-// checking the assumptions the codes and src/grapheme.rs make.
+// checking the assumptions the codes and src/base/grapheme/mod.rs make.
 function codes({ categories, incbExtend, linkers }) {
   const crateCat = new Array(0x110000).fill("Any");
   for (const [first, last, cat] of categories) crateCat.fill(cat, first, last + 1);
@@ -180,10 +180,10 @@ function render({ version, unicode, runs, blockStart, blockAt, count }) {
 // src/tables.rs (Unicode ${unicode.join(".")}): the grapheme categories, InCB=Extend and the InCB
 // linkers. Do not edit; the script says how the table is laid out.
 
-//! The category of every code point from U+0080, for [\`crate::grapheme\`]: ${count} changes of
+//! The category of every code point from U+0080, for [\`crate::base::grapheme\`]: ${count} changes of
 //! category, run-length coded in ${runs.length} bytes.
 
-use crate::grapheme::Cat;
+use super::category::Cat;
 
 /// The Unicode version of the data.
 #[cfg(test)]

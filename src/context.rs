@@ -1,8 +1,9 @@
 //! [`TierContext`] (what to compact) and [`CompactOptions`] (how), with their validation.
 
+use crate::config::PolicyConfig;
 use crate::elision::ElisionKey;
 use crate::error::{CompactionError, Result, describe_number};
-use crate::policy::PolicyConfig;
+use crate::formats::registry;
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
 use crate::tokens::{TokenCounter, TokenEstimator};
@@ -22,23 +23,23 @@ pub enum FormatChoice {
 }
 
 impl FormatChoice {
-    /// Parses the `format` option: `"auto"`, `"openai"`, `"anthropic"`, `"ai-sdk"`, `"text"`.
+    /// Parses the `format` option: `"auto"` or a registered format's name
+    /// ([`crate::formats::registry`]).
     pub fn parse(name: &str) -> Result<Self> {
-        Ok(match name {
-            "auto" => FormatChoice::Auto,
-            "openai" => FormatChoice::Fixed(Format::OpenAi),
-            "anthropic" => FormatChoice::Fixed(Format::Anthropic),
-            "ai-sdk" => FormatChoice::Fixed(Format::AiSdk),
-            "text" => FormatChoice::Fixed(Format::Text),
-            other => {
-                return Err(CompactionError::type_error(
+        if name == "auto" {
+            return Ok(FormatChoice::Auto);
+        }
+        registry::by_name(name)
+            .map(FormatChoice::Fixed)
+            .ok_or_else(|| {
+                CompactionError::type_error(
                     "format",
                     format!(
-                        "must be one of \"auto\", \"openai\", \"anthropic\", \"ai-sdk\", \"text\", got {other:?}"
+                        "must be one of \"auto\", {}, got {name:?}",
+                        registry::quoted_names()
                     ),
-                ));
-            }
-        })
+                )
+            })
     }
 }
 

@@ -1,7 +1,7 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
 //! when the summariser's answer is refused. No model call; built from the transcript's skeleton.
 
-use crate::fast_hash::FastMap;
+use crate::base::hash::FastMap;
 use crate::markers;
 use crate::transcript::{BlockKind, Message, Transcript};
 use std::fmt::Write;
@@ -51,7 +51,7 @@ pub fn session_digest(
         .iter()
         .filter(|m| m.has_user_words())
         .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
-        .map(|b| crate::cut::trim(&b.text))
+        .map(|b| crate::base::cut::trim(&b.text))
         .collect();
     if !user_words.is_empty() {
         out.push_str("## User directives\n");
@@ -76,7 +76,7 @@ pub fn session_digest(
         }
         out.push_str("## Tool calls\n");
         for (name, count, errors) in
-            crate::sort::sorted_by_key(per_tool, &|tool: &(&str, usize, usize)| tool.0)
+            crate::base::sort::sorted_by_key(per_tool, &|tool: &(&str, usize, usize)| tool.0)
         {
             let _ = writeln!(out, "- {name}: {count} call(s), {errors} error(s)");
         }
@@ -208,8 +208,8 @@ pub fn one_line(text: &str, max: usize) -> String {
             }
         })
         .collect();
-    let flat = crate::cut::trim(&flat);
-    let head = crate::cut::head(flat, max);
+    let flat = crate::base::cut::trim(&flat);
+    let head = crate::base::cut::head(flat, max);
     if head.len() < flat.len() {
         format!("{head}…")
     } else {

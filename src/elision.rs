@@ -22,17 +22,13 @@
 
 use crate::error::{CompactionError, Result};
 use crate::markers;
+use crate::transcript::facts::FINGERPRINT_CHARS;
+pub use crate::transcript::facts::{Elided, MIN_CHARS};
 use crate::transcript::{BlockKind, Message};
 use std::borrow::Cow;
 
-/// Strings of more code points than this are elided; shorter ones are cheaper to copy.
-pub const MIN_CHARS: usize = 1024;
-
 /// The tail a placeholder carries, in UTF-16 code units (at least 64 code points).
 pub const TAIL_UNITS: usize = 128;
-
-/// Code points of each end that enter a long text's fingerprint (see [`fingerprint`]).
-const FINGERPRINT_CHARS: usize = 32;
 
 /// The head a placeholder carries, in UTF-16 code units, for a policy that keeps the first
 /// `keep_head_chars` characters of a collapsed body: at least one code point more than that
@@ -64,7 +60,8 @@ impl ElisionKey {
     pub fn mentions(&self, text: &str) -> bool {
         // A placeholder brings a NUL, raw or escaped (`\u0000`): one byte scan settles most texts
         // before a substring search is set up.
-        crate::bytes::has_nul_or_backslash(text.as_bytes()) && text.contains(&self.opening[1..])
+        crate::base::bytes::has_nul_or_backslash(text.as_bytes())
+            && text.contains(&self.opening[1..])
     }
 
     /// `text` as a placeholder of this key, when it is exactly one.
@@ -108,28 +105,6 @@ pub struct Placeholder<'a> {
     pub facts: Elided<'a>,
 }
 
-/// What is known of an elided text besides its head.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Elided<'a> {
-    /// Its length in code points.
-    pub chars: usize,
-    /// It has a CRLF line end somewhere.
-    pub crlf: bool,
-    /// Its last characters (a suffix, whole code points).
-    pub tail: Cow<'a, str>,
-}
-
-impl Elided<'_> {
-    /// The same facts, owned.
-    pub fn into_owned(self) -> Elided<'static> {
-        Elided {
-            chars: self.chars,
-            crlf: self.crlf,
-            tail: Cow::Owned(self.tail.into_owned()),
-        }
-    }
-}
-
 /// Where the strings behind a call's placeholders are, for the ones that must be read whole: a
 /// placeholder inside a serialised value (a tool call's `input` holding a file to write) cannot
 /// stand for its string there, since the text's length depends on how the string escapes.
@@ -165,14 +140,6 @@ pub fn put_back<'v>(
         }
     }
     complete
-}
-
-/// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
-/// seed's rule reads long texts only through their facts.
-pub fn allowed(tier: crate::tier::Tier, options: &crate::context::CompactOptions<'_>) -> bool {
-    !tier.summarises()
-        && options.counter.is_none()
-        && options.token_estimator == crate::tokens::TokenEstimator::Seed
 }
 
 /// Turns the placeholders of `message` (read by an adapter from placeholder strings) into elided
@@ -231,14 +198,14 @@ fn rebuild(text: &str, key: &ElisionKey, strings: &dyn ElidedStrings) -> Option<
     let (mut copied, mut at) = (0, 0);
     while let Some(offset) = bytes.get(at..)?.iter().position(|&b| b == b'"') {
         let start = at + offset;
-        let end = crate::bytes::json_string_end(bytes, start)?;
+        let end = crate::base::bytes::json_string_end(bytes, start)?;
         at = end;
         let token = text.get(start..end)?;
         if !key.mentions(token) {
             continue;
         }
         // Read as a Value, not a String: a typed read links serde's "invalid type" message and
-        // with it core's float printing (see `formats::body_elision::write_message`).
+        // with it core's float printing (see `formats::elision::write_message`).
         let serde_json::Value::String(decoded) = serde_json::from_str(token).ok()? else {
             return None;
         };
@@ -285,61 +252,6 @@ fn needs_content(index: usize) -> CompactionError {
     )
 }
 
-/// What of a text the correlation id covers: a short text whole; a text of more than
-/// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
-/// elided text still has. So an id is the same whether a binding elided the text or not.
-pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
-    if let Some(facts) = elided {
-        return Fingerprint::Ends {
-            chars: facts.chars,
-            head: first_chars(text, FINGERPRINT_CHARS),
-            tail: last_chars(&facts.tail, FINGERPRINT_CHARS),
-        };
-    }
-    // Counting stops early: most texts are short, and a long one only needs to be known long.
-    if text.len() <= MIN_CHARS || text.chars().nth(MIN_CHARS).is_none() {
-        return Fingerprint::Whole(text);
-    }
-    Fingerprint::Ends {
-        chars: text.chars().count(),
-        head: first_chars(text, FINGERPRINT_CHARS),
-        tail: last_chars(text, FINGERPRINT_CHARS),
-    }
-}
-
-/// See [`fingerprint`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fingerprint<'t> {
-    /// A short text, whole.
-    Whole(&'t str),
-    /// A long text: its length in code points and its ends.
-    Ends {
-        /// Code points.
-        chars: usize,
-        /// The first characters.
-        head: &'t str,
-        /// The last characters.
-        tail: &'t str,
-    },
-}
-
-fn first_chars(text: &str, count: usize) -> &str {
-    text.char_indices()
-        .nth(count)
-        .map_or(text, |(at, _)| &text[..at])
-}
-
-fn last_chars(text: &str, count: usize) -> &str {
-    match count.checked_sub(1) {
-        Some(skip) => text
-            .char_indices()
-            .rev()
-            .nth(skip)
-            .map_or(text, |(at, _)| &text[at..]),
-        None => "",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,26 +279,6 @@ mod tests {
         assert!(key.parse("plain text").is_none());
         assert!(key.parse("\u{0}k1:x:1:0:").is_none());
         assert!(key.parse("\u{0}k1:1:1:2:").is_none());
-    }
-
-    #[test]
-    fn fingerprint_is_the_same_elided_or_whole() {
-        let text: String = "é".repeat(700) + &"x".repeat(700) + "🦀";
-        let whole = fingerprint(&text, None);
-        let facts = Elided {
-            chars: text.chars().count(),
-            crlf: false,
-            tail: Cow::Owned(last_chars(&text, 64).to_string()),
-        };
-        let head = first_chars(&text, 70);
-        assert_eq!(fingerprint(head, Some(&facts)), whole);
-        let Fingerprint::Ends { chars, head, tail } = whole else {
-            panic!("a long text is known by its ends")
-        };
-        assert_eq!((chars, head.chars().count()), (1401, 32));
-        assert!(tail.ends_with('🦀') && tail.chars().count() == 32);
-        let short = "x".repeat(MIN_CHARS);
-        assert_eq!(fingerprint(&short, None), Fingerprint::Whole(&short));
     }
 
     #[test]

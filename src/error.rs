@@ -108,7 +108,7 @@ pub fn describe_number(value: f64) -> String {
     } else if value.is_infinite() {
         if value > 0.0 { "Infinity" } else { "-Infinity" }.into()
     } else {
-        crate::decimal::shortest(value)
+        crate::base::decimal::shortest(value)
     }
 }
 

@@ -16,18 +16,15 @@
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 #![warn(missing_docs)]
 
-mod bytes;
+pub mod base;
+pub mod config;
 pub mod context;
-pub mod cut;
-mod decimal;
 pub mod digest;
+pub mod edge;
 pub mod elision;
 pub mod engine;
 pub mod error;
-mod fast_hash;
 pub mod formats;
-mod grapheme;
-mod grapheme_table;
 pub mod input;
 pub mod legacy;
 pub mod limits;
@@ -37,22 +34,18 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod result;
-mod sort;
 pub mod summarise;
 pub mod tier;
 pub mod tiers;
 pub mod tokens;
 pub mod trace;
 pub mod transcript;
-// Used by the binding only; built natively for its tests.
-#[cfg(any(target_arch = "wasm32", test))]
-mod unescape;
 pub mod working;
 
 pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+pub use edge::body::compact_request_body;
 pub use engine::{compact, compact_owned, compact_with_tier, compact_with_tier_owned};
 pub use error::{CompactionError, ErrorKind};
-pub use formats::body::compact_request_body;
 pub use legacy::run_legacy_compaction;
 pub use limits::Limits;
 pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};

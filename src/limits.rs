@@ -1,5 +1,5 @@
-//! Input limits: the largest context and the deepest JSON nesting a call accepts. Checked by the
-//! engine before the input is read, so an oversized or pathologically nested input is refused
+//! Input limits: the largest context and the deepest JSON nesting a call accepts, checked on
+//! plain values (a text, a message list). The engine checks them before the input is read, so an oversized or pathologically nested input is refused
 //! with a `RangeError` naming the field and the limit, never a stack overflow or an exhausted
 //! memory.
 //!
@@ -13,7 +13,6 @@
 //! serde_json's recursive `Drop` (and `Clone`, `PartialEq`, `Display`) when it uses it; see
 //! [`drop_iteratively`].
 
-use crate::context::ContextInput;
 use crate::error::{CompactionError, Result};
 use serde_json::Value;
 use std::fmt::Write;
@@ -58,15 +57,6 @@ impl Limits {
             }
         }
         Ok(())
-    }
-
-    /// Checks a context against the limits: `text: 52428800 bytes exceeds maxInputBytes
-    /// 33554432`, `messages[4].content: nesting deeper than 64 levels (maxNestingDepth)`.
-    pub fn check(&self, input: &ContextInput) -> Result<()> {
-        match input {
-            ContextInput::Text(text) => self.check_text("text", text),
-            ContextInput::Messages { messages, .. } => self.check_messages(messages),
-        }
     }
 
     /// Checks the size of a string field at `path` (`text`, `body`).
@@ -249,7 +239,7 @@ fn string_len_bound(text: &str) -> usize {
 
 /// Bytes serde_json writes for `text` as a JSON string, quotes included.
 fn string_len(text: &str) -> usize {
-    text.len() + crate::bytes::json_escape_overhead(text.as_bytes()) + 2
+    text.len() + crate::base::bytes::json_escape_overhead(text.as_bytes()) + 2
 }
 
 /// Bytes serde_json writes for `number`.

@@ -1,7 +1,7 @@
 //! `mustKeep`: the items a summary has to carry verbatim — the user's explicit directives, error
 //! lines, file paths, URLs and code identifiers found in the part being summarised.
 
-use crate::fast_hash::FastSet;
+use crate::base::hash::FastSet;
 use crate::transcript::{BlockKind, Transcript};
 use std::ops::Range;
 
@@ -22,12 +22,12 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> Vec<String> 
     };
     for message in messages().filter(|m| m.has_user_words()) {
         for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            items.push(crate::cut::trim(&block.text));
+            items.push(crate::base::cut::trim(&block.text));
         }
     }
     for block in messages().flat_map(|m| &m.blocks) {
         for line in block.text.lines().filter(|line| is_error_line(line)) {
-            items.push(crate::cut::trim(line));
+            items.push(crate::base::cut::trim(line));
         }
     }
     let is_output = |kind: &BlockKind| matches!(kind, BlockKind::ToolResult { .. });
@@ -56,7 +56,7 @@ impl Items {
         if item.is_empty() || self.list.len() >= MAX_ITEMS {
             return;
         }
-        let item = crate::cut::head(item, MAX_ITEM_CHARS);
+        let item = crate::base::cut::head(item, MAX_ITEM_CHARS);
         if self.seen.insert(item.to_string()) {
             self.list.push(item.to_string());
         }

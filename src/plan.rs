@@ -107,7 +107,7 @@ impl Plan {
             };
             (edit.first_message(), block)
         };
-        self.edits = crate::sort::sorted_by_key(self.edits, &key);
+        self.edits = crate::base::sort::sorted_by_key(self.edits, &key);
         self
     }
 }

@@ -61,7 +61,7 @@ fn detail(result: &TierResult) -> String {
         result.before_tokens,
         result.after_tokens,
         result.tokens_saved,
-        crate::decimal::fixed6(result.cost_estimate)
+        crate::base::decimal::fixed6(result.cost_estimate)
     );
     if result.degraded {
         detail.push_str(" degraded=true");

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use serde_json::json;
-use tiered_compaction::cut;
+use tiered_compaction::base::cut;
 use tiered_compaction::formats::read_messages;
 use tiered_compaction::tiers::micro::collapsed;
 use tiered_compaction::transcript::Format;

@@ -70,10 +70,8 @@ fn dispose(ctx: TierContext) {
 fn limited(max_input_bytes: usize, max_nesting_depth: usize) -> CompactOptions<'static> {
     CompactOptions {
         policy: PolicyConfig {
-            limits: Limits {
-                max_input_bytes,
-                max_nesting_depth,
-            },
+            max_input_bytes,
+            max_nesting_depth,
             ..PolicyConfig::default()
         },
         ..CompactOptions::default()
@@ -121,13 +119,13 @@ fn depth_is_counted_from_the_message() {
     assert!(
         limited(1 << 20, 5)
             .policy
-            .limits
+            .limits()
             .check_messages(&messages)
             .is_ok()
     );
     let error = limited(1 << 20, 4)
         .policy
-        .limits
+        .limits()
         .check_messages(&messages)
         .unwrap_err();
     assert_eq!(
@@ -138,13 +136,13 @@ fn depth_is_counted_from_the_message() {
     let odd = json!({"a b": [[[1]]], "z": [[[[2]]]]});
     let error = limited(1 << 20, 3)
         .policy
-        .limits
+        .limits()
         .check_messages(&[odd])
         .unwrap_err();
     assert_eq!(error.path, "messages[0][\"a b\"]");
     let error = limited(1 << 20, 1)
         .policy
-        .limits
+        .limits()
         .check_messages(&[json!([1, [2]])])
         .unwrap_err();
     assert_eq!(error.path, "messages[0][1]");
@@ -152,7 +150,7 @@ fn depth_is_counted_from_the_message() {
     assert!(
         limited(1 << 20, 2)
             .policy
-            .limits
+            .limits()
             .check_messages(&[json!({"a": {"b": {}}})])
             .is_err()
     );
@@ -243,14 +241,14 @@ fn limits_are_policy_options() {
     let policy =
         PolicyConfig::from_json(&json!({"maxInputBytes": 1000, "maxNestingDepth": 3})).unwrap();
     assert_eq!(
-        policy.limits,
+        policy.limits(),
         Limits {
             max_input_bytes: 1000,
             max_nesting_depth: 3
         }
     );
     assert_eq!(
-        PolicyConfig::from_json(&json!({})).unwrap().limits,
+        PolicyConfig::from_json(&json!({})).unwrap().limits(),
         Limits::default()
     );
     for (options, message) in [

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tiered_compaction::cut;
+use tiered_compaction::base::cut;
 use tiered_compaction::tiers::micro::collapsed;
 use unicode_segmentation::UnicodeSegmentation;
 

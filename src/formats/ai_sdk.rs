@@ -13,6 +13,8 @@ use super::common::{
     read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
     text_or_json, text_part, tool_call_not_replaceable,
 };
+use super::detect::{Field, Seen};
+use super::registry::{Adapter, MessageFields, Structured};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
@@ -28,13 +30,56 @@ const ROLES: [(&str, Role); 4] = [
     ("tool", Role::Tool),
 ];
 
+/// The Vercel AI SDK `ModelMessage` format's registration.
+pub(crate) static ADAPTER: Adapter = Adapter {
+    format: Format::AiSdk,
+    name: "ai-sdk",
+    label: "AI SDK",
+    list_key: "messages",
+    structured: Some(Structured {
+        read_message,
+        writer: &Writer,
+        message_evidence,
+        part_evidence,
+    }),
+};
+
+/// An AI SDK tool message names its calls in its parts (its content is always an array); an
+/// OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence was
+/// compacted away would read as OpenAI on the next call.
+fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)) {
+    if fields.role == Some("tool")
+        && fields.tool_call_id.is_none()
+        && fields.content.is_some_and(Value::is_array)
+    {
+        found(
+            Field::Named("role"),
+            Seen::Words("a \"tool\" message without \"tool_call_id\""),
+        );
+    }
+}
+
+/// Part types only the AI SDK has.
+fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
+    match part_type {
+        "file" if part.get("data").is_some() => Some(Seen::Words("\"file\" with a data field")),
+        "image" if part.get("image").is_some() => {
+            Some(Seen::Words("\"image\" with an image field"))
+        }
+        "tool-call" | "tool-result" | "reasoning" | "redacted-reasoning" => {
+            Some(Seen::PartType(part_type))
+        }
+        _ => None,
+    }
+}
+
 /// Reads AI SDK model messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::AiSdk, read_message)
 }
 
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(index);
+    let path = message_path(ADAPTER.list_key, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match content_of(object, &path, false)? {
@@ -92,12 +137,7 @@ fn part_block<'v>(
         "tool-call" => tool_call(object, path)?,
         _ => return Ok(other_block(part, vec![index])),
     };
-    Ok(Block {
-        elided: None,
-        kind,
-        text,
-        path: vec![index],
-    })
+    Ok(Block::new(kind, text, vec![index]))
 }
 
 /// An `image` (`image` field) or `file` (`data` field) part. The data is a base64 string, a data
@@ -116,15 +156,14 @@ fn data_block<'v>(
             format!("{path}.{field}"),
             "is required",
         )),
-        Some(other) => Ok(Block {
-            elided: None,
-            kind: BlockKind::Media {
+        Some(other) => Ok(Block::new(
+            BlockKind::Media {
                 media_type: media_type.unwrap_or(fallback).to_string(),
                 inline: true,
             },
-            text: Cow::Owned(compact_json(other)),
-            path: vec![index],
-        }),
+            Cow::Owned(compact_json(other)),
+            vec![index],
+        )),
     }
 }
 
@@ -172,16 +211,15 @@ fn tool_result_blocks<'v>(
             "is required",
         ));
     };
-    let result = Block {
-        elided: None,
-        kind: BlockKind::ToolResult {
+    let result = Block::new(
+        BlockKind::ToolResult {
             id: Some(id.to_string()),
             name,
             is_error: body.is_error,
         },
-        text: body.text,
-        path: vec![index],
-    };
+        body.text,
+        vec![index],
+    );
     Ok(std::iter::once(result).chain(body.nested).collect())
 }
 
@@ -269,15 +307,14 @@ fn content_output<'v>(
 
 /// Base64 data is inline whatever it looks like.
 fn inline_media<'v>(data: &'v str, media_type: &str, path: Vec<usize>) -> Block<'v> {
-    Block {
-        elided: None,
-        kind: BlockKind::Media {
+    Block::new(
+        BlockKind::Media {
             media_type: media_type.to_string(),
             inline: true,
         },
-        text: Cow::Borrowed(data),
+        Cow::Borrowed(data),
         path,
-    }
+    )
 }
 
 /// Writes edited AI SDK model messages.
@@ -352,7 +389,12 @@ impl super::json::Writer for Writer {
     }
 
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        let location = content_location(message_index, &block.path, ".output.value");
+        let location = content_location(
+            ADAPTER.list_key,
+            message_index,
+            &block.path,
+            ".output.value",
+        );
         match (&block.kind, block.path.as_slice()) {
             // The body (v5 `output`, v4 `result`), not the whole part: the ids stay in the output.
             (BlockKind::ToolResult { .. }, [index]) => {
@@ -428,12 +470,7 @@ mod tests {
     }
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
-        Block {
-            elided: None,
-            kind,
-            text: Cow::Owned(text.to_string()),
-            path: path.to_vec(),
-        }
+        Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
     fn media(media_type: &str, inline: bool) -> BlockKind {

@@ -17,6 +17,8 @@ use super::common::{
     plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
     string_content, text_part, tool_call_not_replaceable,
 };
+use super::detect::{Field, Seen};
+use super::registry::{Adapter, MessageFields, Structured};
 use crate::error::Result;
 use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
@@ -26,13 +28,46 @@ use std::borrow::Cow;
 /// Wire role names, in the order error messages list them.
 const ROLES: [(&str, Role); 2] = [("user", Role::User), ("assistant", Role::Assistant)];
 
+/// The Anthropic Messages format's registration.
+pub(crate) static ADAPTER: Adapter = Adapter {
+    format: Format::Anthropic,
+    name: "anthropic",
+    label: "Anthropic",
+    list_key: "messages",
+    structured: Some(Structured {
+        read_message,
+        writer: &Writer,
+        message_evidence,
+        part_evidence,
+    }),
+};
+
+/// No message field is Anthropic's alone: its evidence is in its content blocks.
+fn message_evidence(_: &MessageFields<'_>, _: &mut dyn FnMut(Field, Seen<'static>)) {}
+
+/// Block types only the Messages API has.
+fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
+    match part_type {
+        "image" if part.get("source").is_some() => Some(Seen::Words("\"image\" with a source")),
+        "tool_use"
+        | "tool_result"
+        | "thinking"
+        | "redacted_thinking"
+        | "document"
+        | "server_tool_use"
+        | "web_search_tool_result"
+        | "search_result" => Some(Seen::PartType(part_type)),
+        _ => None,
+    }
+}
+
 /// Reads Messages API messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::Anthropic, read_message)
 }
 
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(index);
+    let path = message_path(ADAPTER.list_key, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match content_of(object, &path, false)? {
@@ -94,12 +129,7 @@ fn part_block<'v>(
         ),
         _ => return Ok(other_block(part, block_path)),
     };
-    Ok(Block {
-        elided: None,
-        kind,
-        text,
-        path: block_path,
-    })
+    Ok(Block::new(kind, text, block_path))
 }
 
 /// An `image` or `document` by its `source`: base64 and plain-text data are inline, a URL or an
@@ -176,16 +206,15 @@ fn tool_result_blocks<'v>(
             Cow::Owned(texts.join("\n"))
         }
     };
-    let result = Block {
-        elided: None,
-        kind: BlockKind::ToolResult {
+    let result = Block::new(
+        BlockKind::ToolResult {
             id: Some(id.to_string()),
             name: None,
             is_error: object.get("is_error") == Some(&Value::Bool(true)),
         },
         text,
-        path: vec![index],
-    };
+        vec![index],
+    );
     Ok(std::iter::once(result).chain(nested).collect())
 }
 
@@ -246,7 +275,7 @@ impl super::json::Writer for Writer {
     }
 
     fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
-        let location = content_location(message_index, &block.path, ".content");
+        let location = content_location(ADAPTER.list_key, message_index, &block.path, ".content");
         match (&block.kind, block.path.as_slice()) {
             // The body, not the whole block: the id and flags stay in the output.
             (BlockKind::ToolResult { .. }, [_]) => format!("{location}.content"),
@@ -302,12 +331,7 @@ mod tests {
     }
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
-        Block {
-            elided: None,
-            kind,
-            text: Cow::Owned(text.to_string()),
-            path: path.to_vec(),
-        }
+        Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
     fn media(media_type: &str, inline: bool) -> BlockKind {

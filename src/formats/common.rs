@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The field path of message `index`: `messages[3]`.
-pub(crate) fn message_path(index: usize) -> Path<'static> {
-    Path::Message(index)
+/// The field path of message `index` of the list at `list` (a format's list key): `messages[3]`.
+pub(crate) fn message_path(list: &'static str, index: usize) -> Path<'static> {
+    Path::Message(list, index)
 }
 
 /// Where a value sits in the caller's messages (`messages[3].content[1].output`), written out
@@ -19,8 +19,8 @@ pub(crate) fn message_path(index: usize) -> Path<'static> {
 /// about 6 % of a structural call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Path<'a> {
-    /// `messages[3]`.
-    Message(usize),
+    /// `messages[3]`: the list's key and the message's index.
+    Message(&'static str, usize),
     /// `<parent>.<field>`.
     Field(&'a Path<'a>, &'a str),
     /// `<parent>[<index>]`.
@@ -49,7 +49,7 @@ impl<'a> Path<'a> {
 impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Path::Message(index) => write!(f, "messages[{index}]"),
+            Path::Message(list, index) => write!(f, "{list}[{index}]"),
             Path::Field(parent, field) => write!(f, "{parent}.{field}"),
             Path::Index(parent, index) => write!(f, "{parent}[{index}]"),
             Path::Item(parent, field, index) => write!(f, "{parent}.{field}[{index}]"),
@@ -214,35 +214,24 @@ pub(crate) fn media_block<'v>(
         .or_else(|| data_uri_media_type(data))
         .unwrap_or(fallback)
         .to_string();
-    Block {
-        elided: None,
-        kind: BlockKind::Media {
+    Block::new(
+        BlockKind::Media {
             media_type,
             inline: !is_url,
         },
-        text: Cow::Borrowed(data),
+        Cow::Borrowed(data),
         path,
-    }
+    )
 }
 
 /// A part kept as it is and counted by its JSON text.
 pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block<'static> {
-    Block {
-        elided: None,
-        kind: BlockKind::Other,
-        text: Cow::Owned(compact_json(part)),
-        path,
-    }
+    Block::new(BlockKind::Other, Cow::Owned(compact_json(part)), path)
 }
 
 /// The blocks of a plain-string content: one text block at path `[]`.
 pub(crate) fn string_content(text: &str) -> Vec<Block<'_>> {
-    vec![Block {
-        elided: None,
-        kind: BlockKind::Text,
-        text: Cow::Borrowed(text),
-        path: Vec::new(),
-    }]
+    vec![Block::new(BlockKind::Text, Cow::Borrowed(text), Vec::new())]
 }
 
 /// The finished message: its explicit age and library-summary flag come from its first text block.
@@ -356,9 +345,15 @@ pub(crate) fn removed_plain_path(message: &Value, block: &Block<'_>) -> Option<V
 }
 
 /// `messages[i].content`, `messages[i].content[a]`, or `messages[i].content[a]{nested}[b]` for
-/// a block nested in a tool result (`nested` is `.content` or `.output.value`).
-pub(crate) fn content_location(message_index: usize, path: &[usize], nested: &str) -> String {
-    let mut location = format!("{}.content", message_path(message_index));
+/// a block nested in a tool result (`nested` is `.content` or `.output.value`); `list` is the
+/// format's list key.
+pub(crate) fn content_location(
+    list: &'static str,
+    message_index: usize,
+    path: &[usize],
+    nested: &str,
+) -> String {
+    let mut location = format!("{}.content", message_path(list, message_index));
     for (depth, index) in path.iter().enumerate() {
         if depth > 0 {
             location.push_str(nested);
@@ -372,7 +367,7 @@ pub(crate) fn content_location(message_index: usize, path: &[usize], nested: &st
 pub(crate) fn read_each(
     messages: &[Value],
     format: Format,
-    read_message: fn(&Value, usize) -> Result<Message<'_>>,
+    read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
 ) -> Result<Transcript<'_>> {
     let mut read = Vec::with_capacity(messages.len());
     for (index, message) in messages.iter().enumerate() {

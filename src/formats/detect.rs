@@ -8,6 +8,7 @@
 //! widest set of roles).
 
 use super::common::message_path;
+use super::registry::{self, MessageFields};
 use crate::error::{CompactionError, Result};
 use crate::transcript::Format;
 use serde_json::Value;
@@ -37,7 +38,7 @@ pub(crate) struct Evidence<'v> {
 
 /// Where in a message evidence was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(crate) enum Field {
     /// A field of the message (`role`, `tool_calls`).
     Named(&'static str),
     /// The `type` of the content part at this index.
@@ -46,7 +47,7 @@ enum Field {
 
 /// What was seen, as an error message quotes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Seen<'v> {
+pub(crate) enum Seen<'v> {
     /// Words written as they are (`"tool_calls"`, `null`).
     Words(&'static str),
     /// A part type, quoted as JSON would (`"tool_use"`).
@@ -56,7 +57,7 @@ enum Seen<'v> {
 impl Evidence<'_> {
     /// Field path of the evidence (`messages[5].content[0].type`).
     fn path(&self) -> String {
-        let message = message_path(self.message);
+        let message = message_path(registry::adapter(self.format).list_key, self.message);
         match self.field {
             Field::Named(field) => message.field(field).to_string(),
             Field::PartType(part) => message.item("content", part).field("type").to_string(),
@@ -108,12 +109,7 @@ pub(crate) fn first_evidence(messages: &[Value]) -> Result<Option<Evidence<'_>>>
 
 /// The name a person would use for a format in an error message.
 pub(crate) fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::OpenAi => "OpenAI",
-        Format::Anthropic => "Anthropic",
-        Format::AiSdk => "AI SDK",
-        Format::Text => "text",
-    }
+    registry::label(format)
 }
 
 /// Evidence found in one message, in field order, pushed onto `out`. Malformed messages give
@@ -122,96 +118,45 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
     let Some(object) = message.as_object() else {
         return;
     };
-    let mut found = |format, field, what| {
-        out.push(Evidence {
-            format,
-            message: index,
-            field,
-            what,
-        })
-    };
-    // The fields evidence is read from, in one pass over the message's (a hash lookup each was
-    // most of detection's time).
-    let (mut role, mut tool_calls, mut tool_call_id, mut content) = (None, None, None, None);
+    let mut fields = MessageFields::default();
     for (name, value) in object {
         match name.as_str() {
-            "role" => role = value.as_str(),
-            "tool_calls" => tool_calls = Some(value),
-            "tool_call_id" => tool_call_id = Some(value),
-            "content" => content = Some(value),
+            "role" => fields.role = value.as_str(),
+            "tool_calls" => fields.tool_calls = Some(value),
+            "tool_call_id" => fields.tool_call_id = Some(value),
+            "content" => fields.content = Some(value),
             _ => {}
         }
     }
-    let named = Field::Named;
-    if role == Some("developer") {
-        found(Format::OpenAi, named("role"), Seen::Words("\"developer\""));
+    for (adapter, structured) in registry::structured_adapters() {
+        (structured.message_evidence)(&fields, &mut |field, what| {
+            out.push(Evidence {
+                format: adapter.format,
+                message: index,
+                field,
+                what,
+            })
+        });
     }
-    if tool_calls.is_some_and(|calls| !calls.is_null()) {
-        found(
-            Format::OpenAi,
-            named("tool_calls"),
-            Seen::Words("\"tool_calls\""),
-        );
-    }
-    if role == Some("tool") && tool_call_id.is_some() {
-        found(
-            Format::OpenAi,
-            named("tool_call_id"),
-            Seen::Words("\"tool_call_id\""),
-        );
-    }
-    // An AI SDK tool message names its calls in its parts (its content is always an array); an
-    // OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence
-    // was compacted away would read as OpenAI on the next call.
-    if role == Some("tool") && tool_call_id.is_none() && content.is_some_and(Value::is_array) {
-        found(
-            Format::AiSdk,
-            named("role"),
-            Seen::Words("a \"tool\" message without \"tool_call_id\""),
-        );
-    }
-    // Only OpenAI lets an assistant message carry `content: null` (beside its tool calls).
-    if role == Some("assistant") && content.is_some_and(Value::is_null) {
-        found(Format::OpenAi, named("content"), Seen::Words("null"));
-    }
-    if let Some(parts) = content.and_then(Value::as_array) {
-        for (part_index, part) in parts.iter().enumerate() {
-            if let Some((format, what)) = part_evidence(part) {
-                found(format, Field::PartType(part_index), what);
+    let Some(parts) = fields.content.and_then(Value::as_array) else {
+        return;
+    };
+    for (part_index, part) in parts.iter().enumerate() {
+        let Some(part_type) = part.get("type").and_then(Value::as_str) else {
+            continue;
+        };
+        for (adapter, structured) in registry::structured_adapters() {
+            if let Some(what) = (structured.part_evidence)(part_type, part) {
+                out.push(Evidence {
+                    format: adapter.format,
+                    message: index,
+                    field: Field::PartType(part_index),
+                    what,
+                });
+                break;
             }
         }
     }
-}
-
-/// The format a content part's type belongs to, if only one format has it.
-fn part_evidence(part: &Value) -> Option<(Format, Seen<'_>)> {
-    let part_type = part.get("type")?.as_str()?;
-    let has = |field: &str| part.get(field).is_some();
-    let format = match part_type {
-        "image_url" | "input_audio" | "refusal" => Format::OpenAi,
-        "file" if has("file") => Format::OpenAi,
-        "file" if has("data") => Format::AiSdk,
-        "image" if has("source") => Format::Anthropic,
-        "image" if has("image") => Format::AiSdk,
-        "tool_use"
-        | "tool_result"
-        | "thinking"
-        | "redacted_thinking"
-        | "document"
-        | "server_tool_use"
-        | "web_search_tool_result"
-        | "search_result" => Format::Anthropic,
-        "tool-call" | "tool-result" | "reasoning" | "redacted-reasoning" => Format::AiSdk,
-        _ => return None,
-    };
-    let what = match (part_type, format) {
-        ("image", Format::Anthropic) => Seen::Words("\"image\" with a source"),
-        ("image", _) => Seen::Words("\"image\" with an image field"),
-        ("file", Format::OpenAi) => Seen::Words("\"file\" with a file field"),
-        ("file", _) => Seen::Words("\"file\" with a data field"),
-        _ => Seen::PartType(part_type),
-    };
-    Some((format, what))
 }
 
 #[cfg(test)]
@@ -354,23 +299,31 @@ mod tests {
         let object = json!({"role": "bot"});
         let object = object.as_object().unwrap();
         assert_eq!(
-            role_of(object, &message_path(3), &roles)
+            role_of(object, &message_path("messages", 3), &roles)
                 .unwrap_err()
                 .to_string(),
             "messages[3].role: expected one of \"user\", \"assistant\", got \"bot\""
         );
         let object = json!({"content": "x"});
         assert_eq!(
-            role_of(object.as_object().unwrap(), &message_path(0), &roles)
-                .unwrap_err()
-                .to_string(),
+            role_of(
+                object.as_object().unwrap(),
+                &message_path("messages", 0),
+                &roles
+            )
+            .unwrap_err()
+            .to_string(),
             "messages[0].role: expected one of \"user\", \"assistant\", got undefined"
         );
         let object = json!({"role": 7});
         assert_eq!(
-            role_of(object.as_object().unwrap(), &message_path(0), &roles)
-                .unwrap_err()
-                .to_string(),
+            role_of(
+                object.as_object().unwrap(),
+                &message_path("messages", 0),
+                &roles
+            )
+            .unwrap_err()
+            .to_string(),
             "messages[0].role: expected one of \"user\", \"assistant\", got number"
         );
     }
@@ -402,17 +355,20 @@ mod tests {
 
     #[test]
     fn locations() {
-        assert_eq!(content_location(3, &[], ".content"), "messages[3].content");
         assert_eq!(
-            content_location(3, &[1], ".content"),
+            content_location("messages", 3, &[], ".content"),
+            "messages[3].content"
+        );
+        assert_eq!(
+            content_location("messages", 3, &[1], ".content"),
             "messages[3].content[1]"
         );
         assert_eq!(
-            content_location(3, &[1, 0], ".content"),
+            content_location("messages", 3, &[1, 0], ".content"),
             "messages[3].content[1].content[0]"
         );
         assert_eq!(
-            content_location(3, &[0, 1], ".output.value"),
+            content_location("messages", 3, &[0, 1], ".output.value"),
             "messages[3].content[0].output.value[1]"
         );
     }

@@ -5,13 +5,11 @@
 
 pub mod ai_sdk;
 pub mod anthropic;
-pub mod body;
-mod body_elision;
-pub(crate) mod body_scan;
-mod common;
+pub(crate) mod common;
 pub mod detect;
 mod json;
 pub mod openai;
+pub mod registry;
 pub mod text;
 
 use crate::error::Result;
@@ -39,15 +37,8 @@ pub struct Applied<T> {
 
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
 pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript<'_>> {
-    match format {
-        Format::OpenAi => openai::read(messages),
-        Format::Anthropic => anthropic::read(messages),
-        Format::AiSdk => ai_sdk::read(messages),
-        Format::Text => Err(crate::error::CompactionError::type_error(
-            "format",
-            "\"text\" needs a text context, not messages",
-        )),
-    }
+    let structured = registry::structured(format)?;
+    common::read_each(messages, format, structured.read_message)
 }
 
 /// Reads message `index` of structured messages of `format`.
@@ -56,15 +47,7 @@ pub(crate) fn read_message(
     index: usize,
     format: Format,
 ) -> Result<crate::transcript::Message<'_>> {
-    match format {
-        Format::OpenAi => openai::read_message(message, index),
-        Format::Anthropic => anthropic::read_message(message, index),
-        Format::AiSdk => ai_sdk::read_message(message, index),
-        Format::Text => Err(crate::error::CompactionError::type_error(
-            "format",
-            "\"text\" needs a text context, not messages",
-        )),
-    }
+    (registry::structured(format)?.read_message)(message, index)
 }
 
 /// Applies `edits` (sorted, non-overlapping) to `messages` that `transcript` was read from.
@@ -124,15 +107,8 @@ pub(crate) fn apply_current<'a>(
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Cow<'a, Value>>>> {
-    match transcript.format {
-        Format::OpenAi => json::apply(&openai::Writer, messages, transcript, edits),
-        Format::Anthropic => json::apply(&anthropic::Writer, messages, transcript, edits),
-        Format::AiSdk => json::apply(&ai_sdk::Writer, messages, transcript, edits),
-        Format::Text => Err(crate::error::CompactionError::type_error(
-            "format",
-            "\"text\" needs a text context, not messages",
-        )),
-    }
+    let writer = registry::structured(transcript.format)?.writer;
+    json::apply(writer, messages, transcript, edits)
 }
 
 /// Test shorthands the three JSON adapters' unit tests share.

@@ -13,6 +13,8 @@ use super::common::{
     read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
     text_or_json, tool_call_not_replaceable,
 };
+use super::detect::{Field, Seen};
+use super::registry::{Adapter, MessageFields, Structured};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
@@ -29,13 +31,57 @@ const ROLES: [(&str, Role); 5] = [
     ("tool", Role::Tool),
 ];
 
+/// The OpenAI Chat Completions format's registration.
+pub(crate) static ADAPTER: Adapter = Adapter {
+    format: Format::OpenAi,
+    name: "openai",
+    label: "OpenAI",
+    list_key: "messages",
+    structured: Some(Structured {
+        read_message,
+        writer: &Writer,
+        message_evidence,
+        part_evidence,
+    }),
+};
+
+/// Fields only Chat Completions has: a `developer` role, `tool_calls`, a `tool` message's
+/// `tool_call_id`, and an assistant's `content: null` (beside its tool calls).
+fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)) {
+    let role = fields.role;
+    if role == Some("developer") {
+        found(Field::Named("role"), Seen::Words("\"developer\""));
+    }
+    if fields.tool_calls.is_some_and(|calls| !calls.is_null()) {
+        found(Field::Named("tool_calls"), Seen::Words("\"tool_calls\""));
+    }
+    if role == Some("tool") && fields.tool_call_id.is_some() {
+        found(
+            Field::Named("tool_call_id"),
+            Seen::Words("\"tool_call_id\""),
+        );
+    }
+    if role == Some("assistant") && fields.content.is_some_and(Value::is_null) {
+        found(Field::Named("content"), Seen::Words("null"));
+    }
+}
+
+/// Part types only Chat Completions has.
+fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
+    match part_type {
+        "image_url" | "input_audio" | "refusal" => Some(Seen::PartType(part_type)),
+        "file" if part.get("file").is_some() => Some(Seen::Words("\"file\" with a file field")),
+        _ => None,
+    }
+}
+
 /// Reads Chat Completions messages into a transcript, validating what the model needs.
 pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
     read_each(messages, Format::OpenAi, read_message)
 }
 
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(index);
+    let path = message_path(ADAPTER.list_key, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match role {
@@ -80,12 +126,7 @@ fn part_block<'v>(part: &'v Value, path: &Path<'_>, index: usize) -> Result<Bloc
 }
 
 fn text_block(text: &str, index: usize) -> Block<'_> {
-    Block {
-        elided: None,
-        kind: BlockKind::Text,
-        text: Cow::Borrowed(text),
-        path: vec![index],
-    }
+    Block::new(BlockKind::Text, Cow::Borrowed(text), vec![index])
 }
 
 /// `{type: "image_url", image_url: {url, detail?}}`; some clients send `image_url` as the bare
@@ -119,15 +160,14 @@ fn audio_block<'v>(
         .get("format")
         .and_then(Value::as_str)
         .map_or_else(|| "audio".to_string(), |format| format!("audio/{format}"));
-    Ok(Block {
-        elided: None,
-        kind: BlockKind::Media {
+    Ok(Block::new(
+        BlockKind::Media {
             media_type,
             inline: true,
         },
-        text: Cow::Borrowed(data),
-        path: vec![index],
-    })
+        Cow::Borrowed(data),
+        vec![index],
+    ))
 }
 
 /// `{type: "file", file: {file_data? | file_id?, filename?}}`: inline data is media, an uploaded
@@ -137,26 +177,24 @@ fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) ->
     let field = |name: &str| file.and_then(|file| file.get(name)).and_then(Value::as_str);
     if let Some(data) = field("file_data") {
         let media_type = data_uri_media_type(data).unwrap_or("file").to_string();
-        return Block {
-            elided: None,
-            kind: BlockKind::Media {
+        return Block::new(
+            BlockKind::Media {
                 media_type,
                 inline: true,
             },
-            text: Cow::Borrowed(data),
-            path: vec![index],
-        };
+            Cow::Borrowed(data),
+            vec![index],
+        );
     }
     if let Some(id) = field("file_id") {
-        return Block {
-            elided: None,
-            kind: BlockKind::Media {
+        return Block::new(
+            BlockKind::Media {
                 media_type: "file".into(),
                 inline: false,
             },
-            text: Cow::Borrowed(id),
-            path: vec![index],
-        };
+            Cow::Borrowed(id),
+            vec![index],
+        );
     }
     other_block(part, vec![index])
 }
@@ -215,15 +253,14 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
         .get(arguments_field)
         .map(text_or_json)
         .unwrap_or_default();
-    Ok(Block {
-        elided: None,
-        kind: BlockKind::ToolCall {
+    Ok(Block::new(
+        BlockKind::ToolCall {
             id: id.to_string(),
             name: name.to_string(),
         },
-        text: arguments,
-        path: vec![index],
-    })
+        arguments,
+        vec![index],
+    ))
 }
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
@@ -235,16 +272,15 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Res
         Content::Parts(parts) => Cow::Owned(joined_parts(parts, path)?),
         Content::Absent => Cow::Borrowed(""),
     };
-    Ok(Block {
-        elided: None,
-        kind: BlockKind::ToolResult {
+    Ok(Block::new(
+        BlockKind::ToolResult {
             id: Some(id.to_string()),
             name: None,
             is_error: false,
         },
         text,
-        path: Vec::new(),
-    })
+        Vec::new(),
+    ))
 }
 
 fn joined_parts(parts: &[Value], path: &Path<'_>) -> Result<String> {
@@ -312,10 +348,15 @@ impl super::json::Writer for Writer {
     fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
         match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolCall { .. }, [index]) => {
-                format!("{}.tool_calls[{index}]", message_path(message_index))
+                format!(
+                    "{}.tool_calls[{index}]",
+                    message_path(ADAPTER.list_key, message_index)
+                )
             }
-            (BlockKind::ToolResult { .. }, _) => content_location(message_index, &[], ""),
-            _ => content_location(message_index, &block.path, ".content"),
+            (BlockKind::ToolResult { .. }, _) => {
+                content_location(ADAPTER.list_key, message_index, &[], "")
+            }
+            _ => content_location(ADAPTER.list_key, message_index, &block.path, ".content"),
         }
     }
 }
@@ -357,12 +398,7 @@ mod tests {
     }
 
     fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
-        Block {
-            elided: None,
-            kind,
-            text: Cow::Owned(text.to_string()),
-            path: path.to_vec(),
-        }
+        Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
     fn media(media_type: &str, inline: bool) -> BlockKind {

@@ -72,7 +72,7 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
             "format",
             format!(
                 "a {} transcript cannot be applied to text",
-                transcript.format.as_str()
+                crate::formats::registry::name(transcript.format)
             ),
         ));
     }
@@ -598,12 +598,7 @@ impl Segment {
         };
         Message {
             role: Role::Assistant,
-            blocks: vec![Block {
-                elided: None,
-                kind,
-                text: block_text,
-                path: Vec::new(),
-            }],
+            blocks: vec![Block::new(kind, block_text, Vec::new())],
             source: Source::Span {
                 start: self.span.start,
                 end: self.span.end,

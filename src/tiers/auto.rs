@@ -10,12 +10,12 @@
 
 use super::Rule;
 use super::{TierEnv, range_tokens, shrinking};
-use crate::decimal::shortest;
+use crate::base::decimal::shortest;
+use crate::config::PolicyConfig;
 use crate::digest;
 use crate::markers;
 use crate::must_keep;
 use crate::plan::{ArchiveKind, Edit, Plan};
-use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::summarise;
 use crate::tier::Tier;
@@ -212,7 +212,7 @@ fn with_earlier_summaries(transcript: &Transcript, runs: Vec<Range<usize>>) -> V
         .map(|i| i..i + 1)
         .collect();
     let all: Vec<Range<usize>> = earlier.into_iter().chain(runs).collect();
-    crate::sort::sorted_by_key(all, &|r: &Range<usize>| r.start)
+    crate::base::sort::sorted_by_key(all, &|r: &Range<usize>| r.start)
 }
 
 fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {

@@ -4,12 +4,12 @@
 
 use super::Rule;
 use super::TierEnv;
-use crate::cut;
-use crate::decimal::shortest;
+use crate::base::cut;
+use crate::base::decimal::shortest;
+use crate::config::PolicyConfig;
 use crate::error::CompactionError;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
-use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::protect::Protection;

@@ -9,8 +9,8 @@ pub mod none;
 pub mod session_memory;
 pub mod time_based;
 
+use crate::config::PolicyConfig;
 use crate::plan::Edit;
-use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::summarise::{Summariser, SummaryRequest};
 use crate::tier::Tier;

@@ -6,11 +6,11 @@
 
 use super::Rule;
 use super::{TierEnv, range_tokens};
+use crate::config::PolicyConfig;
 use crate::digest;
 use crate::markers;
 use crate::must_keep;
 use crate::plan::{ArchiveKind, Edit, Plan};
-use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::summarise;
 use crate::tier::Tier;

@@ -4,10 +4,10 @@
 
 use super::Rule;
 use super::{TierEnv, shrinking};
-use crate::decimal::shortest;
+use crate::base::decimal::shortest;
+use crate::config::PolicyConfig;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan};
-use crate::policy::PolicyConfig;
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;

@@ -3,11 +3,12 @@
 //! tiers never see a wire format. A transcript is a skeleton: roles, tool ids, the text of each
 //! block (what tokens are counted on and what summaries are made of) and where each came from.
 
+pub mod facts;
 pub mod pairing;
 pub mod protect;
 pub mod render;
 
-use crate::elision::{Elided, Fingerprint};
+use facts::{Elided, Fingerprint};
 use std::borrow::Cow;
 
 /// Who wrote a message, normalised across formats.
@@ -77,7 +78,17 @@ pub struct Block<'a> {
     pub elided: Option<Elided<'a>>,
 }
 
-impl Block<'_> {
+impl<'a> Block<'a> {
+    /// A block read whole (nothing elided).
+    pub fn new(kind: BlockKind, text: Cow<'a, str>, path: Vec<usize>) -> Self {
+        Self {
+            kind,
+            text,
+            path,
+            elided: None,
+        }
+    }
+
     /// The block with its text owned.
     pub fn into_owned(self) -> Block<'static> {
         Block {
@@ -114,7 +125,7 @@ impl Block<'_> {
 
     /// What of the text a correlation id covers.
     pub fn fingerprint(&self) -> Fingerprint<'_> {
-        crate::elision::fingerprint(&self.text, self.elided.as_ref())
+        facts::fingerprint(&self.text, self.elided.as_ref())
     }
 
     /// The tool-call id this block carries, as a call or as a result.
@@ -199,7 +210,8 @@ impl Message<'_> {
     }
 }
 
-/// Which wire format a transcript was read from.
+/// Which wire format a transcript was read from. Names, readers and writers are registered in
+/// `crate::formats::registry`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// OpenAI Chat Completions messages.
@@ -210,18 +222,6 @@ pub enum Format {
     AiSdk,
     /// The seed's flat text.
     Text,
-}
-
-impl Format {
-    /// The option name (`"openai"`, `"anthropic"`, `"ai-sdk"`, `"text"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::OpenAi => "openai",
-            Format::Anthropic => "anthropic",
-            Format::AiSdk => "ai-sdk",
-            Format::Text => "text",
-        }
-    }
 }
 
 /// A conversation in the internal model.

@@ -2,7 +2,7 @@
 //! orphaning a call or a result, and the provider rule that results follow their call.
 
 use super::{BlockKind, Message, Transcript};
-use crate::fast_hash::{FastMap, FastSet};
+use crate::base::hash::{FastMap, FastSet};
 use std::ops::Range;
 
 /// Message indices where each tool id occurs (as a call or as a result).
@@ -83,7 +83,7 @@ pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
         .into_iter()
         .map(str::to_string)
         .collect();
-    crate::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
+    crate::base::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
 }
 
 /// Tool ids with both a call and a result in the transcript, in the order of their calls.

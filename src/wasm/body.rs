@@ -1,5 +1,5 @@
 //! `compactRequestBody` in the binding. The body is copied into wasm once, to be checked and laid
-//! out (`formats::body::layout`). Read elided, the copy holds the long strings: it is kept until
+//! out (`edge::body::layout`). Read elided, the copy holds the long strings: it is kept until
 //! the result is built, and the archive's strings are decoded from it one at a time. Read
 //! whole, a small body's messages are read from the copy; a large body's copy is let go and
 //! each message is read from its own slice of the caller's string, so that the whole body and
@@ -10,8 +10,8 @@
 use super::skeleton::{BodyTokens, Originals};
 use super::text;
 use crate::context::CompactOptions;
+use crate::edge::body::{self as core_body, BodyLayout, Call, ElidedBody, utf16_positions};
 use crate::error::{CompactionError, Result};
-use crate::formats::body::{self as core_body, BodyLayout, Call, ElidedBody, utf16_positions};
 use crate::pressure::BudgetPressure;
 use crate::result::{ContextData, TierResult};
 use js_sys::JsString;
@@ -22,7 +22,7 @@ use wasm_bindgen::JsValue;
 /// slices of the caller's string after the copy is let go (see the module doc).
 const READ_FROM_COPY_MAX_BYTES: usize = 1 << 20;
 
-/// Compacts the request body `body`; see [`crate::formats::body::compact_request_body`]. Read
+/// Compacts the request body `body`; see [`crate::edge::body::compact_request_body`]. Read
 /// elided where the tier allows (the long strings stay in the copy made for the layout, edited
 /// messages get their bytes back, and the archive its strings); otherwise each message from
 /// its own slice.

@@ -4,6 +4,7 @@
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
 use super::host::type_name;
+use crate::config::FieldSource;
 use crate::error::{CompactionError, Result};
 use crate::input::Scalar;
 use js_sys::{Array, Object, Reflect};
@@ -180,4 +181,34 @@ pub fn string_array(value: &JsValue) -> Result<Vec<String>> {
             })
         })
         .collect()
+}
+
+/// A host's options object as the core's [`FieldSource`], so the core reads and checks the
+/// policy's fields itself.
+impl FieldSource for Fields {
+    fn keys(&self) -> Result<Vec<String>> {
+        Ok(Object::keys(&self.object)
+            .iter()
+            .map(|key| key.as_string().unwrap_or_default())
+            .collect())
+    }
+
+    fn scalar(&self, name: &'static str) -> Result<Scalar> {
+        Fields::scalar(self, name)
+    }
+
+    fn object(&self, name: &'static str) -> Result<Option<Box<dyn FieldSource + '_>>> {
+        let fields = Fields::read_optional(&self.get(name)?).map_err(|error| error.under(name))?;
+        Ok(fields.map(|fields| Box::new(fields) as Box<dyn FieldSource>))
+    }
+
+    fn strings(&self, name: &'static str) -> Result<Option<Vec<String>>> {
+        let value = self.get(name)?;
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        string_array(&value)
+            .map(Some)
+            .map_err(|error| error.under(name))
+    }
 }

@@ -1,5 +1,5 @@
 //! JS arguments → core types: pressure, policy, context and the per-call options. Validation of
-//! values is the core's (`BudgetPressure::from_fields`, `PolicyConfig::validate`,
+//! values is the core's (`BudgetPressure::from_fields`, `PolicyConfig::from_source`,
 //! `TierContext::validate`); this file only reads fields and rejects unknown ones.
 
 use super::counter::JsCounter;
@@ -7,11 +7,10 @@ use super::fields::{Fields, json_array};
 use super::host::{AbortSignal, type_name};
 use super::skeleton::{self, Originals};
 use super::summariser::JsSummariser;
+use crate::config::PolicyConfig;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
-use crate::input::Scalar;
-use crate::input::{optional_number, optional_string, required_string};
-use crate::policy::PolicyConfig;
+use crate::input::{Scalar, optional_number, optional_string, required_string};
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
 use crate::tier::Tier;
@@ -61,7 +60,7 @@ pub fn pressure(value: &JsValue) -> Result<BudgetPressure> {
     BudgetPressure::from_fields(&|name| {
         fields
             .scalar(name)
-            .unwrap_or(crate::input::Scalar::Other("throwing getter"))
+            .unwrap_or(Scalar::Other("throwing getter"))
     })
 }
 
@@ -70,21 +69,7 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     let Some(fields) = Fields::read_optional(value)? else {
         return Ok(PolicyConfig::default());
     };
-    fields.reject_unknown(&PolicyConfig::FIELDS)?;
-    let weights = Fields::read_optional(&fields.get("costWeights")?)
-        .map_err(|error| error.under("costWeights"))?;
-    if let Some(weights) = &weights {
-        weights
-            .reject_unknown(&Tier::ALL.map(Tier::as_str))
-            .map_err(|error| error.under("costWeights"))?;
-    }
-    let weight = |tier: &'static str| match &weights {
-        Some(weights) => weights
-            .scalar(tier)
-            .map_err(|error| error.under("costWeights")),
-        None => Ok(Scalar::Missing),
-    };
-    PolicyConfig::from_fields(&|name| fields.scalar(name), &weight)
+    PolicyConfig::from_source(&fields)
 }
 
 /// How a call may read `ctx.messages` elided (see [`crate::elision`]).
@@ -258,9 +243,9 @@ impl HostOptions {
     /// Whether `tier` may run on elided messages under these options: a structural tier
     /// counting by the seed's rule reads long texts only through their facts.
     pub fn elide(&self, tier: Tier) -> Option<Elide> {
-        crate::elision::allowed(tier, &self.core()).then_some(Elide {
+        crate::engine::may_read_elided(tier, &self.core()).then_some(Elide {
             keep_head_chars: self.policy.micro_keep_head_chars,
-            max_input_bytes: self.policy.limits.max_input_bytes,
+            max_input_bytes: self.policy.max_input_bytes,
         })
     }
 

@@ -164,7 +164,7 @@ pub fn select_tier_of(
     ) else {
         return JsValue::UNDEFINED;
     };
-    let tier = crate::policy::select_tier(&pressure, &crate::policy::PolicyConfig::default());
+    let tier = crate::policy::select_tier(&pressure, &crate::config::PolicyConfig::default());
     output::tier_name(tier)
 }
 

@@ -6,12 +6,12 @@
 use super::fields::{Fields, json, json_array, string_array};
 use super::host::type_name;
 use crate::error::{CompactionError, Result, describe_number};
+use crate::formats::registry;
 use crate::input::{MAX_SAFE_INTEGER, required_integer};
 use crate::input::{optional_string, required_number, required_string};
 use crate::plan::ArchiveKind;
 use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
 use crate::tier::Tier;
-use crate::transcript::Format;
 use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -83,15 +83,14 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         value => Some(usage(&value).map_err(|error| error.under("summariserUsage"))?),
     };
     let format_name = required_string("format", fields.scalar("format")?)?;
-    let format = [Format::OpenAi, Format::Anthropic, Format::AiSdk, Format::Text]
-        .into_iter()
-        .map(Format::as_str)
-        .find(|name| *name == format_name)
+    let format = registry::by_name(&format_name)
+        .map(registry::name)
         .ok_or_else(|| {
             CompactionError::type_error(
                 "format",
                 format!(
-                    "must be one of \"openai\", \"anthropic\", \"ai-sdk\", \"text\", got {format_name:?}"
+                    "must be one of {}, got {format_name:?}",
+                    registry::quoted_names()
                 ),
             )
         })?;

@@ -86,14 +86,14 @@ impl BodyTokens {
         let (bytes, units) = (self.bytes.get(index)?, self.units.get(index)?);
         let token = self.text.get(bytes.clone())?;
         let inner = token.get(1..token.len().checked_sub(1)?)?;
-        if crate::unescape::find_backslash(inner.as_bytes()).is_none() {
+        if crate::base::unescape::find_backslash(inner.as_bytes()).is_none() {
             // Nothing escaped: the text between the quotes, as a slice of the host's own string.
             return Some(self.body.slice(units.start + 1, units.end - 1).into());
         }
         // U+FFFD in the text may stand for a lone surrogate of the body (`text::to_utf8`), which
         // `JSON.parse` keeps: only the host can decode such a token exactly.
         if self.ascii || !inner.contains('\u{FFFD}') {
-            if let Some(decoded) = crate::unescape::unescape(inner.as_bytes()) {
+            if let Some(decoded) = crate::base::unescape::unescape(inner.as_bytes()) {
                 return Some(super::text::from_utf8(&decoded).into());
             }
         }
@@ -156,7 +156,7 @@ pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
 impl crate::elision::ElidedStrings for Originals {
     fn original(&self, index: usize) -> Option<String> {
         let Source::Strings(strings) = &self.source else {
-            return None; // a body's strings are the core's to read (`formats::body_elision`)
+            return None; // a body's strings are the core's to read (`formats::elision`)
         };
         let index = u32::try_from(index).ok()?;
         let text = (index < strings.length()).then(|| strings.get(index))?;

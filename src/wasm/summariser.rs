@@ -151,7 +151,7 @@ impl Summariser for JsSummariser {
 fn timeout_reason(timeout_ms: f64) -> JsValue {
     let reason = js_sys::Error::new(&format!(
         "summariser timed out after {} ms",
-        crate::decimal::shortest(timeout_ms)
+        crate::base::decimal::shortest(timeout_ms)
     ));
     reason.set_name("TimeoutError");
     reason.into()

@@ -11,7 +11,7 @@
 //! holds at most the asked number of code points and may be a little shorter, to end on a
 //! boundary. A single cluster longer than the budget is left out entirely.
 
-use crate::grapheme::{clusters, restart_before};
+use crate::base::grapheme::{clusters, restart_before};
 
 /// The longest prefix of `text` that holds at most `max_chars` code points and ends on a
 /// grapheme cluster boundary. Borrowed from `text`; empty when the first cluster alone is longer

@@ -1,23 +1,23 @@
 //! The edge-proxy path: a provider request body (JSON string) in, the same body with its
 //! `messages` compacted out, every other byte unchanged.
 //!
-//! One pass of `body_scan` checks the body as JSON (serde_json names the fault when it does
+//! One pass of `scan` checks the body as JSON (serde_json names the fault when it does
 //! not pass) and finds the byte span of the top-level `messages` array and of each of its
 //! elements, so the output can be spliced into the original string; each message is then parsed
-//! on its own (elided where the tier allows, `body_elision`). Messages the tier left untouched
+//! on its own (elided where the tier allows, `elision`). Messages the tier left untouched
 //! are copied as their original bytes (whitespace, key order, escapes and number spellings
 //! included); only new or edited messages are serialised, compactly. serde_json's `RawValue`
 //! could give the same spans but needs the `raw_value` feature, and the scanner is small.
 
-use super::body_elision;
+use super::elision;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use super::body_elision::ElidedBody;
-use super::body_scan;
+pub(crate) use super::elision::ElidedBody;
+use super::scan;
 #[cfg(test)]
-use super::body_scan::ANTHROPIC_FIELDS;
-use super::detect::{first_evidence, format_name};
+use super::scan::ANTHROPIC_FIELDS;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
+use crate::formats::detect::{first_evidence, format_name};
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
 use crate::pressure::json_type;
@@ -57,7 +57,7 @@ pub async fn compact_request_body(
                 &result.origins,
                 Some(&elided),
             )?;
-            body_elision::put_back(&mut result, &elided, body, true);
+            elision::put_back(&mut result, &elided, body, true);
             return Ok((new_body, result));
         }
     }
@@ -99,7 +99,7 @@ impl<'a> Call<'a> {
         options: &'a CompactOptions<'a>,
     ) -> Result<Self> {
         Ok(Self {
-            layout: layout(body, &options.policy.limits)?,
+            layout: layout(body, &options.policy.limits())?,
             session_id,
             pressure,
             cost_per_1k_tokens,
@@ -113,7 +113,7 @@ impl<'a> Call<'a> {
     pub(crate) async fn run(
         &self,
         messages: Vec<Value>,
-        elided: Option<(&str, &body_elision::ElidedBody)>,
+        elided: Option<(&str, &elision::ElidedBody)>,
     ) -> Result<TierResult> {
         let format = format_for(self.layout.anthropic_field, &messages)?;
         let mut ctx = TierContext::new(
@@ -131,7 +131,7 @@ impl<'a> Call<'a> {
             return crate::engine::compact_owned(ctx, self.options).await;
         };
         ctx.elision = Some(elided.key.clone());
-        let strings = body_elision::BodyStrings { body, elided };
+        let strings = elision::BodyStrings { body, elided };
         let options = CompactOptions {
             elided_strings: Some(&strings),
             ..self.options.clone()
@@ -142,10 +142,10 @@ impl<'a> Call<'a> {
 
 /// The body's messages read elided, when the tier the pressure selects may run on them and
 /// some string is long enough.
-pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<body_elision::ElidedBody> {
+pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<elision::ElidedBody> {
     let tier = crate::policy::select_tier(call.pressure, &call.options.policy);
-    crate::elision::allowed(tier, call.options).then_some(())?;
-    body_elision::read(
+    crate::engine::may_read_elided(tier, call.options).then_some(())?;
+    elision::read(
         body,
         &call.layout.span.elements,
         &call.layout.long_strings,
@@ -173,17 +173,17 @@ pub(crate) struct BodyLayout {
     pub span: MessagesSpan,
     /// `system` or `anthropic_version`, when the body has one.
     pub anthropic_field: Option<&'static str>,
-    /// The long string values inside the messages ([`body_scan::Scan::long_strings`]).
-    pub long_strings: Vec<body_scan::LongString>,
+    /// The long string values inside the messages ([`scan::Scan::long_strings`]).
+    pub long_strings: Vec<scan::LongString>,
 }
 
 /// Checks `body` against the limits and as JSON and finds its messages (one pass,
-/// [`body_scan`]): the errors of reading it whole, in the same order, with serde_json's words.
+/// [`scan`]): the errors of reading it whole, in the same order, with serde_json's words.
 pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyLayout> {
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
     limits.validate().map_err(|e| e.under("policy"))?;
     limits.check_text("body", body)?;
-    let top = body_scan::scan(body).ok_or_else(|| refusal(body))?;
+    let top = scan::scan(body).ok_or_else(|| refusal(body))?;
     // The scanner follows 127 levels; the parser stops at 128. Near it, the parser decides.
     if top.deepest >= 120 {
         serde_json::from_str::<Value>(body).map_err(body_error)?;
@@ -324,7 +324,7 @@ pub(crate) struct MessagesSpan {
 /// occurrence, as serde_json does. `None` when there is no such array or the body is not JSON.
 #[cfg(test)]
 pub(crate) fn locate_messages(body: &str) -> Option<MessagesSpan> {
-    let (array, elements) = body_scan::scan(body)?.messages?;
+    let (array, elements) = scan::scan(body)?.messages?;
     (body.as_bytes().get(array.start) == Some(&b'[')).then_some(MessagesSpan { array, elements })
 }
 
@@ -368,7 +368,7 @@ pub(crate) fn splice_messages(
     input_len: usize,
     output: &[Value],
     origins: &[Option<usize>],
-    elided: Option<&body_elision::ElidedBody>,
+    elided: Option<&elision::ElidedBody>,
 ) -> Result<String> {
     let unchanged = output.len() == input_len
         && (0..input_len).all(|index| origins.get(index) == Some(&Some(index)));
@@ -423,10 +423,10 @@ pub(crate) fn splice_messages(
 pub(crate) fn write_message(
     message: &Value,
     body: &str,
-    elided: Option<&body_elision::ElidedBody>,
+    elided: Option<&elision::ElidedBody>,
 ) -> Result<String> {
     match elided {
-        Some(elided) => body_elision::write_message(message, &elided.key, body, &elided.tokens),
+        Some(elided) => elision::write_message(message, &elided.key, body, &elided.tokens),
         None => serde_json::to_string(message).map_err(|error| {
             CompactionError::type_error(
                 "body.messages",

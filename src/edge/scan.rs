@@ -6,9 +6,10 @@
 //! nesting (the parser's grammar, read from its `ignore_value`: its whitespace, escapes, number
 //! syntax, no raw control characters in strings, nothing after the value). Anything else makes
 //! it give up, and serde_json then reads the body to name the fault with its own message
-//! (`formats::body::layout`). So a valid body is read once, not once by serde_json to check it
+//! (`edge::body::layout`). So a valid body is read once, not once by serde_json to check it
 //! and again to find its spans: the pass was a third of the edge path's time.
 
+use crate::base::unescape::escape;
 use crate::elision::MIN_CHARS;
 use std::ops::Range;
 
@@ -34,7 +35,7 @@ pub(crate) struct Scan {
 }
 
 /// A long string value inside the messages, and what the pass learnt of its text on the way:
-/// what an elided read needs (see `body_elision`) without reading the text again.
+/// what an elided read needs (see `elision`) without reading the text again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LongString {
     /// The token, quotes included.
@@ -55,7 +56,7 @@ pub(crate) struct TextFacts {
     pub tail_start: usize,
 }
 
-/// Code points of a long string's end that its placeholder carries (see `elision::fingerprint`).
+/// Code points of a long string's end that its placeholder carries (see `transcript::facts::fingerprint`).
 pub(crate) const TAIL_CHARS: usize = 64;
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
@@ -274,7 +275,7 @@ impl Cursor<'_> {
         let mut at = start + 1;
         loop {
             // The count is not wanted here (keys and values outside the messages: few bytes).
-            at += crate::bytes::string_run(self.bytes.get(at..)?).0;
+            at += crate::base::bytes::string_run(self.bytes.get(at..)?).0;
             match *self.bytes.get(at)? {
                 b'"' => {
                     self.at = at + 1;
@@ -298,7 +299,7 @@ impl Cursor<'_> {
         let mut recent = [(0usize, 0usize); TAIL_CHARS];
         let mut escapes = 0usize;
         loop {
-            let (run, count) = crate::bytes::string_run(self.bytes.get(at..)?);
+            let (run, count) = crate::base::bytes::string_run(self.bytes.get(at..)?);
             chars += count;
             after_cr &= run == 0;
             at += run;
@@ -374,62 +375,6 @@ impl Cursor<'_> {
         self.digits();
         (self.at > start).then_some(())
     }
-}
-
-/// One escape of a string's text.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Escape {
-    /// Bytes: 2, 6 for `\uXXXX`, 12 for an escaped surrogate pair (read as one).
-    pub len: usize,
-    /// The code point it stands for (a pair's whole code point; a lone surrogate's own value).
-    pub unit: u32,
-    /// A surrogate without its other half.
-    pub lone: bool,
-}
-
-/// The escape starting at `at` (a `\`); `None` where serde_json refuses it.
-// Inlined into its four walks: called once per escape (one every ~30 bytes of tool output), a
-// call was 5-10 % of the edge path.
-#[inline(always)]
-pub(crate) fn escape(bytes: &[u8], at: usize) -> Option<Escape> {
-    let unit = match bytes.get(at + 1)? {
-        b'"' => 0x22,
-        b'\\' => 0x5C,
-        b'/' => 0x2F,
-        b'b' => 0x08,
-        b'f' => 0x0C,
-        b'n' => 0x0A,
-        b'r' => 0x0D,
-        b't' => 0x09,
-        b'u' => return unicode_escape(bytes, at),
-        _ => return None,
-    };
-    Some(Escape {
-        len: 2,
-        unit,
-        lone: false,
-    })
-}
-
-/// A `\uXXXX` escape at `at`, read with the low half that follows a high surrogate.
-fn unicode_escape(bytes: &[u8], at: usize) -> Option<Escape> {
-    let unit = crate::bytes::hex4(bytes.get(at + 2..at + 6)?)?;
-    let surrogate = (0xD800..0xE000).contains(&unit);
-    if surrogate && unit < 0xDC00 && bytes.get(at + 6..at + 8) == Some(b"\\u") {
-        let low = bytes.get(at + 8..at + 12).and_then(crate::bytes::hex4);
-        if let Some(low) = low.filter(|low| (0xDC00..0xE000).contains(low)) {
-            return Some(Escape {
-                len: 12,
-                unit: 0x1_0000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
-                lone: false,
-            });
-        }
-    }
-    Some(Escape {
-        len: 6,
-        unit,
-        lone: surrogate,
-    })
 }
 
 /// Where the last [`TAIL_CHARS`] code points of the string text at `text` begin, walking back

@@ -2,14 +2,14 @@
 //! than [`MIN_CHARS`] code points is replaced, in the message's JSON text, by a placeholder made
 //! from its escaped text (head, tail, length, CRLF flag), and only that much smaller text is
 //! parsed. The core never unescapes or copies the long strings and reads each once (their facts
-//! come from the checking pass, `body_scan`); a compacted body writes them back as the very
+//! come from the checking pass, `scan`); a compacted body writes them back as the very
 //! bytes they were ([`write_message`]), and only what goes to the archive is decoded (by the
 //! binding, once the result is built).
 //!
 //! The placeholders' nonce is a hash of the body's length and ends; a body whose own text holds
 //! it where the core would see it is read whole.
 
-use super::body_scan::{self, LongString, TAIL_CHARS};
+use super::scan::{LongString, TAIL_CHARS};
 use crate::elision::{ElisionKey, MIN_CHARS};
 use crate::error::{CompactionError, Result};
 use crate::result::{ContextData, TierResult};
@@ -29,7 +29,7 @@ pub(crate) struct ElidedBody {
 
 /// The messages at `elements` of `body`, elided, with heads long enough to cut
 /// `keep_head_chars` characters; `long` are the candidates, the string values inside the
-/// elements whose token is longer than [`MIN_CHARS`] bytes, in order (`body_scan`). `None`
+/// elements whose token is longer than [`MIN_CHARS`] bytes, in order (`scan`). `None`
 /// when no string is long enough, or one is not plain (a lone surrogate escape, which the
 /// parser refuses: the body is then read whole).
 pub(crate) fn read(
@@ -159,7 +159,7 @@ fn head_end(raw: &[u8], head_chars: usize) -> Option<usize> {
     for _ in 0..head_chars {
         match raw.get(at) {
             None => break,
-            Some(b'\\') => at += body_scan::escape(raw, at)?.len,
+            Some(b'\\') => at += crate::base::unescape::escape(raw, at)?.len,
             Some(&lead) => at += usize::from(lead.leading_ones().max(1) as u8),
         }
     }
@@ -220,7 +220,7 @@ impl Tokens<'_> {
         match value {
             Value::String(text) => match self.token(text) {
                 Some(token) => out.push_str(token),
-                None => crate::bytes::push_json_string(out, text),
+                None => crate::base::bytes::push_json_string(out, text),
             },
             Value::Array(items) => {
                 out.push('[');
@@ -238,7 +238,7 @@ impl Tokens<'_> {
                     if index > 0 {
                         out.push(',');
                     }
-                    crate::bytes::push_json_string(out, name);
+                    crate::base::bytes::push_json_string(out, name);
                     out.push(':');
                     self.write(out, item)?;
                 }
@@ -256,9 +256,9 @@ mod tests {
 
     /// The scanner's facts of the escaped string text `raw` as a message's value, and where
     /// its first `head` code points end; `None` facts for a lone surrogate.
-    fn raw_read(raw: &str, head: usize) -> Option<(Option<body_scan::TextFacts>, usize)> {
+    fn raw_read(raw: &str, head: usize) -> Option<(Option<super::super::scan::TextFacts>, usize)> {
         let body = format!("{{\"messages\":[\"{raw}\"]}}");
-        let scan = body_scan::scan(&body)?;
+        let scan = super::super::scan::scan(&body)?;
         let long = scan.long_strings.first().expect("a long string").clone();
         Some((long.facts, head_end(raw.as_bytes(), head)?))
     }

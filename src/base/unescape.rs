@@ -4,15 +4,16 @@
 //! it, in V8, the host's `JSON.parse` of each token took 1.1 ms, serde_json (built for size) and
 //! wasm-bindgen's string about twice that, and this loop 0.33 ms (plus 0.3 ms for the host's
 //! `TextDecoder` to make the string). It copies the plain runs between escapes a word at a time
-//! (`crate::bytes`' word helpers; not its `find_quote_or_backslash`: calling it from a second
+//! (`crate::base::bytes`' word helpers; not its `find_quote_or_backslash`: calling it from a second
 //! place kept it from being inlined into the body scanner, which then slowed down).
 
-use crate::bytes::{equal, word};
+use crate::base::bytes::{equal, word};
 
 /// The UTF-8 text of the string that `inner`, the text between a JSON string token's quotes,
 /// stands for; `None` when an escape is not one JSON has or is a `\u` escape of a lone
 /// surrogate (the caller then asks the host, whose `JSON.parse` keeps lone surrogates).
 /// `inner` is from a body the parser accepted: a raw `"` or control character is not looked for.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // the binding's
 pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
     // Escapes only ever shrink (`\n` is one byte, `\u20ac` three, a pair of `\u` escapes four),
     // so the text fits in `inner.len()` bytes, and `len <= at` all along.
@@ -46,9 +47,9 @@ pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
                 len += 1;
             }
         };
-        // The escape grammar is the scanner's (`body_scan::escape`); a lone surrogate has no
+        // The escape grammar is [`escape`], which the body scanner shares; a lone surrogate has no
         // UTF-8, and only the host's `JSON.parse` keeps it.
-        let escape = crate::formats::body_scan::escape(inner, slash)?;
+        let escape = escape(inner, slash)?;
         at = slash + escape.len;
         if let Ok(byte) = u8::try_from(escape.unit) {
             if byte.is_ascii() {
@@ -66,6 +67,7 @@ pub(crate) fn unescape(inner: &[u8]) -> Option<Vec<u8>> {
 /// Writes `word` into the eight bytes of `bytes` from `at` (there are). Byte by byte after one
 /// bounds check, which the compiler makes one store (a `&mut bytes[at..at + 8]` stayed a call).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // the binding's
 fn store(bytes: &mut [u8], at: usize, word: u64) {
     if bytes.len() >= 8 && at <= bytes.len() - 8 {
         let word = word.to_le_bytes();
@@ -81,6 +83,7 @@ fn store(bytes: &mut [u8], at: usize, word: u64) {
 }
 
 /// Position of the first `\` in `bytes`.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // the binding's
 pub(crate) fn find_backslash(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     while at + 8 <= bytes.len() {
@@ -97,6 +100,64 @@ pub(crate) fn find_backslash(bytes: &[u8]) -> Option<usize> {
         at += 1;
     }
     None
+}
+
+/// One escape of a string's text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Escape {
+    /// Bytes: 2, 6 for `\uXXXX`, 12 for an escaped surrogate pair (read as one).
+    pub len: usize,
+    /// The code point it stands for (a pair's whole code point; a lone surrogate's own value).
+    pub unit: u32,
+    /// A surrogate without its other half.
+    pub lone: bool,
+}
+
+/// The escape starting at `at` (a `\`); `None` where serde_json refuses it.
+// Inlined into its four walks: called once per escape (one every ~30 bytes of tool output), a
+// call was 5-10 % of the edge path.
+#[inline(always)]
+pub(crate) fn escape(bytes: &[u8], at: usize) -> Option<Escape> {
+    let unit = match bytes.get(at + 1)? {
+        b'"' => 0x22,
+        b'\\' => 0x5C,
+        b'/' => 0x2F,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => 0x0A,
+        b'r' => 0x0D,
+        b't' => 0x09,
+        b'u' => return unicode_escape(bytes, at),
+        _ => return None,
+    };
+    Some(Escape {
+        len: 2,
+        unit,
+        lone: false,
+    })
+}
+
+/// A `\uXXXX` escape at `at`, read with the low half that follows a high surrogate.
+fn unicode_escape(bytes: &[u8], at: usize) -> Option<Escape> {
+    let unit = crate::base::bytes::hex4(bytes.get(at + 2..at + 6)?)?;
+    let surrogate = (0xD800..0xE000).contains(&unit);
+    if surrogate && unit < 0xDC00 && bytes.get(at + 6..at + 8) == Some(b"\\u") {
+        let low = bytes
+            .get(at + 8..at + 12)
+            .and_then(crate::base::bytes::hex4);
+        if let Some(low) = low.filter(|low| (0xDC00..0xE000).contains(low)) {
+            return Some(Escape {
+                len: 12,
+                unit: 0x1_0000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
+                lone: false,
+            });
+        }
+    }
+    Some(Escape {
+        len: 6,
+        unit,
+        lone: surrogate,
+    })
 }
 
 #[cfg(test)]

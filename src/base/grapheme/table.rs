@@ -2,10 +2,10 @@
 // src/tables.rs (Unicode 17.0.0): the grapheme categories, InCB=Extend and the InCB
 // linkers. Do not edit; the script says how the table is laid out.
 
-//! The category of every code point from U+0080, for [`crate::grapheme`]: 1365 changes of
+//! The category of every code point from U+0080, for [`crate::base::grapheme`]: 1365 changes of
 //! category, run-length coded in 1707 bytes.
 
-use crate::grapheme::Cat;
+use super::category::Cat;
 
 /// The Unicode version of the data.
 #[cfg(test)]

@@ -1,48 +1,20 @@
 //! Extended grapheme cluster boundaries (Unicode UAX #29), exactly as unicode-segmentation
-//! 1.13.3's `grapheme_indices(true)` finds them (Unicode 17.0.0), for [`crate::cut`].
+//! 1.13.3's `grapheme_indices(true)` finds them (Unicode 17.0.0), for [`crate::base::cut`].
 //!
 //! Why not that crate: it took 13.5 KiB of the 190 KiB gzipped wasm, mostly its category table
 //! (1,618 ranges of 12 bytes, and an index) and a cursor built for text in chunks, searched
 //! both ways. `cut` only walks a whole `&str` forward, and the categories fit in 1.7 KB
-//! run-length coded (`grapheme_table.rs`, generated from that crate's own tables by
+//! run-length coded (`table.rs`, generated from that crate's own tables by
 //! `scripts/grapheme-table.mjs`): with this module, about 2.5 KiB gzipped, and the wasm went
 //! from 190.0 to 179.1 KiB. unicode-segmentation stays a dev-dependency: the tests compare every
 //! code point's category, and the boundaries in pairs, triples and random strings, with it.
 
-use crate::grapheme_table::{BLOCK_AT, BLOCK_START, CODES, RUNS};
-use core::str::CharIndices;
+mod category;
+mod table;
 
-/// A code point's category, as far as the boundary rules tell them apart: the
-/// Grapheme_Cluster_Break property, with Extended_Pictographic and the Indic_Conjunct_Break
-/// values (GB9c, GB11) folded in, as unicode-segmentation does.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Cat {
-    Any,
-    Cr,
-    Lf,
-    Control,
-    /// Extend and InCB=Extend: nearly all of Extend.
-    Extend,
-    /// Extend without an InCB value: ZWNJ alone.
-    ExtendPlain,
-    /// Extend and InCB=Linker: the viramas that join conjuncts.
-    Linker,
-    /// ZWJ, also InCB=Extend.
-    Zwj,
-    SpacingMark,
-    Prepend,
-    L,
-    V,
-    T,
-    Lv,
-    Lvt,
-    /// Regional_Indicator.
-    Ri,
-    /// Extended_Pictographic.
-    Pict,
-    /// InCB=Consonant.
-    Consonant,
-}
+pub(crate) use category::Cat;
+use core::str::CharIndices;
+use table::{BLOCK_AT, BLOCK_START, CODES, RUNS};
 
 /// The clusters of `text` in order, each with its byte offset.
 pub(crate) fn clusters(text: &str) -> Clusters<'_> {
@@ -288,7 +260,7 @@ fn next_change(runs: &mut &[u8]) -> Option<(u32, u8)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grapheme_table::{BLOCK, UNICODE_VERSION};
+    use crate::base::grapheme::table::{BLOCK, UNICODE_VERSION};
     use proptest::prelude::*;
     use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 

@@ -2,16 +2,20 @@
 //! [`compact_with_tier`] (run a named tier). Reads the input through its adapter, lets the tier
 //! plan and apply, checks the invariants on the outcome and fills in the result.
 
+mod admit;
+
+pub use admit::{check_limits, may_read_elided};
+
+use crate::base::hash::FastSet;
 use crate::context::{CompactOptions, ContextInput, TierContext};
-use crate::elision::Fingerprint;
 use crate::error::{CompactionError, Result};
-use crate::fast_hash::FastSet;
 use crate::policy::explain_selection;
 use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
+use crate::transcript::facts::Fingerprint;
 use crate::transcript::pairing::{misplaced_results, paired_in_order, paired_set};
 use crate::working::{Current, Working};
 use serde_json::Value;
@@ -77,7 +81,7 @@ async fn run(
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     ctx.validate()?;
-    options.policy.limits.check(&ctx.input)?;
+    check_limits(&options.policy.limits(), &ctx.input)?;
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
@@ -86,7 +90,7 @@ async fn run(
         (None, TokenEstimator::Seed) => &seed_rule,
         (None, TokenEstimator::Heuristic) => &Estimator,
     };
-    if ctx.elision.is_some() && !crate::elision::allowed(tier, options) {
+    if ctx.elision.is_some() && !may_read_elided(tier, options) {
         // Summaries, digests and any counter but the seed's read the whole text.
         return Err(CompactionError::type_error(
             "messages",
@@ -230,7 +234,7 @@ fn check(
     after: &Transcript,
     before_tokens: u64,
     after_tokens: u64,
-    policy: &crate::policy::PolicyConfig,
+    policy: &crate::config::PolicyConfig,
 ) -> std::result::Result<(), String> {
     if after_tokens > before_tokens {
         return Err(format!(
@@ -263,7 +267,7 @@ fn check(
     if tier.summarises() && saved > 0 && saved < needed {
         return Err(format!(
             "saves {saved} of {before_tokens} tokens, under the minimum reduction of {}%",
-            crate::decimal::shortest(policy.min_reduction * 100.0)
+            crate::base::decimal::shortest(policy.min_reduction * 100.0)
         ));
     }
     Ok(())
@@ -316,7 +320,7 @@ fn finish(
         degraded: working.degraded,
         warnings: working.warnings,
         summariser_usage: working.summariser_usage,
-        format: working.transcript.format.as_str(),
+        format: crate::formats::registry::name(working.transcript.format),
         origins: working.origins,
         archive_origins: working.archive_origins,
     }
@@ -337,8 +341,8 @@ fn number_archive(mut archive: Vec<ArchiveEntry>, correlation_id: &str) -> Vec<A
 
 /// A reproducible correlation id: derived from session, turn, tier and content, so the same
 /// event gets the same id and different events (almost surely) different ones. Texts of more
-/// than [`crate::elision::MIN_CHARS`] code points enter by their length and ends (see
-/// [`crate::elision::fingerprint`]), so the id is the same whether a binding elided them or not.
+/// than [`crate::transcript::facts::MIN_CHARS`] code points enter by their length and ends (see
+/// [`crate::transcript::facts::fingerprint`]), so the id is the same whether a binding elided them or not.
 pub fn derive_correlation_id(
     session_id: &str,
     turn: u64,
@@ -352,7 +356,7 @@ pub fn derive_correlation_id(
     hasher.update(&[0]);
     hasher.update(&turn.to_le_bytes());
     hasher.update(tier.as_str().as_bytes());
-    hasher.update(transcript.format.as_str().as_bytes());
+    hasher.update(crate::formats::registry::name(transcript.format).as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         match block.fingerprint() {
             Fingerprint::Whole(text) => {

@@ -1,0 +1,11 @@
+//! Byte- and character-level machinery the rest of the crate builds on: nothing here knows what
+//! a message, a tier or a format is. Each module depends only on the standard library, its
+//! crates and other `base` modules.
+
+pub(crate) mod bytes;
+pub mod cut;
+pub(crate) mod decimal;
+pub(crate) mod grapheme;
+pub(crate) mod hash;
+pub(crate) mod sort;
+pub(crate) mod unescape;

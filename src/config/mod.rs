@@ -1,0 +1,10 @@
+//! Settings: the policy's thresholds ([`PolicyConfig`]), each declared once in one table, and the
+//! machinery that reads them from a host's options object and checks them.
+
+mod policy;
+mod setting;
+mod source;
+
+pub use policy::{PolicyConfig, RENAMED};
+pub use setting::{FieldSpec, Kind, Setting};
+pub use source::{FieldSource, JsonFields, reject_unknown};

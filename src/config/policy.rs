@@ -1,0 +1,214 @@
+//! [`PolicyConfig`]: every threshold of the policy and the tiers, declared once. Each row of the
+//! table below gives the Rust field, its type, its default, its JS name, its [`Kind`] and its doc;
+//! the struct, its `Default`, [`PolicyConfig::FIELDS`], [`PolicyConfig::SPECS`], the reader
+//! ([`PolicyConfig::from_source`]) and the checks ([`PolicyConfig::validate`]) all come from it.
+//! A field that was renamed goes into [`RENAMED`], so a host still using the old name is told the
+//! new one.
+
+use super::setting::{FieldSpec, Kind, Setting};
+use super::source::{FieldSource, JsonFields, reject_unknown};
+use crate::error::{CompactionError, Result};
+use crate::limits::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_NESTING_DEPTH, Limits};
+use crate::tier::Tier;
+
+/// Declares [`PolicyConfig`] from its table (see the module doc).
+macro_rules! policy_table {
+    ($(
+        $(#[doc = $doc:literal])+
+        $field:ident: $ty:ty = $default:expr, $js:literal, $kind:expr;
+    )+) => {
+        /// Thresholds of the policy and the tiers, and the input limits. `Default` gives the
+        /// seed's values (and generous limits); each is per call. JS: `PolicyConfig`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct PolicyConfig {
+            $( $(#[doc = $doc])+ pub $field: $ty, )+
+        }
+
+        impl Default for PolicyConfig {
+            fn default() -> Self {
+                Self { $( $field: $default, )+ }
+            }
+        }
+
+        impl PolicyConfig {
+            /// Every field: JS name, kind and doc, in table order.
+            pub const SPECS: &'static [FieldSpec] = &[
+                $( FieldSpec { js: $js, kind: $kind, doc: concat!($($doc, "\n"),+) }, )+
+            ];
+
+            /// The option names a host may set, as they are spelled in JS.
+            pub const FIELDS: &'static [&'static str] = &[ $( $js, )+ ];
+
+            /// Reads every field `source` sets over the defaults (no checks of values yet).
+            fn read_fields(&mut self, source: &dyn FieldSource) -> Result<()> {
+                $(
+                    if let Some(value) = <$ty as Setting>::read(source, $js, $kind)? {
+                        self.$field = value;
+                    }
+                )+
+                Ok(())
+            }
+
+            /// Checks every field against its kind.
+            fn check_fields(&self) -> Result<()> {
+                $( <$ty as Setting>::check(&self.$field, $js, $kind)?; )+
+                Ok(())
+            }
+
+            /// Each field's value as the docs write it, in table order (`("autoContextPct",
+            /// "0.7")`).
+            pub fn describe(&self) -> Vec<(&'static str, String)> {
+                vec![ $( ($js, <$ty as Setting>::describe(&self.$field)), )+ ]
+            }
+        }
+    };
+}
+
+policy_table! {
+    /// `auto` fires at or above this fraction of the context window (seed: 0.70).
+    auto_context_pct: f64 = 0.70, "autoContextPct", Kind::Fraction;
+    /// `time_based` fires at or above this idle time in seconds (seed: 300).
+    idle_seconds: f64 = 300.0, "idleSeconds", Kind::NonNegative;
+    /// `micro` fires from this turn on (seed: 2).
+    micro_min_turn: u64 = 2, "microMinTurn", Kind::Integer { min: 0 };
+    /// `micro` fires above this fraction of the window (seed: 0, "mild" use).
+    micro_min_context_pct: f64 = 0.0, "microMinContextPct", Kind::Fraction;
+    /// Tool-result bodies longer than this many code points are collapsed by `micro` (seed: 240).
+    micro_body_threshold_chars: usize = 240, "microBodyThresholdChars", Kind::Integer32 { min: 0 };
+    /// Code points of a collapsed body that `micro` keeps (seed: 80).
+    micro_keep_head_chars: usize = 80, "microKeepHeadChars", Kind::Integer32 { min: 0 };
+    /// Blocks older than this many turns are pruned by `time_based` (seed: 5).
+    max_block_age_turns: u64 = 5, "maxBlockAgeTurns", Kind::Integer { min: 0 };
+    /// Code points per token of the seed's estimator (seed: 4).
+    chars_per_token: u32 = 4, "charsPerToken", Kind::Integer32 { min: 1 };
+    /// Cost weights per tier, in [`Tier::ALL`] order (seed: 0, 0.05, 0.10, 0.50, 1.00).
+    cost_weights: [f64; 5] = Tier::ALL.map(Tier::default_cost_weight), "costWeights", Kind::TierWeights;
+    /// A summarising tier that cannot save at least this fraction returns the input (0.10).
+    min_reduction: f64 = 0.10, "minReduction", Kind::Fraction;
+    /// A context holding our summary is summarised again only after growing by this factor (1.5).
+    resummarise_growth: f64 = 1.5, "resummariseGrowth", Kind::AtLeastOne;
+    /// Largest input accepted, in bytes, checked before it is read (32 MiB): UTF-8 bytes of a
+    /// text or a body, bytes of the compact JSON of messages.
+    max_input_bytes: usize = DEFAULT_MAX_INPUT_BYTES, "maxInputBytes", Kind::Integer32 { min: 1 };
+    /// Deepest nesting of objects and arrays accepted inside one message (64 levels); the
+    /// message itself is level 1.
+    max_nesting_depth: usize = DEFAULT_MAX_NESTING_DEPTH, "maxNestingDepth", Kind::Integer32 { min: 1 };
+}
+
+/// Fields that were renamed: `(old JS name, new JS name)`. A host using an old name gets a
+/// `TypeError` naming the new one.
+pub const RENAMED: &[(&str, &str)] = &[];
+
+impl PolicyConfig {
+    /// The configured cost weight of `tier`.
+    pub fn cost_weight(&self, tier: Tier) -> f64 {
+        let index = Tier::ALL.iter().position(|t| *t == tier).unwrap_or(0);
+        self.cost_weights[index]
+    }
+
+    /// The input limits.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_input_bytes: self.max_input_bytes,
+            max_nesting_depth: self.max_nesting_depth,
+        }
+    }
+
+    /// Reads overrides from a host's options object: unknown (and renamed) fields are refused,
+    /// absent ones keep the seed's default. Errors are relative (`autoContextPct ...`,
+    /// `costWeights.auto ...`); the result is validated.
+    pub fn from_source(source: &dyn FieldSource) -> Result<Self> {
+        reject_unknown(&source.keys()?, Self::FIELDS, RENAMED)?;
+        let mut policy = Self::default();
+        policy.read_fields(source)?;
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// Reads overrides from a JSON object (the same rules as [`Self::from_source`]).
+    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+        Self::from_source(&JsonFields::of(value)?)
+    }
+
+    /// Checks every field; errors name the JS option (`autoContextPct ...`).
+    pub fn validate(&self) -> Result<()> {
+        self.check_fields()?;
+        if self.micro_keep_head_chars > self.micro_body_threshold_chars {
+            return Err(CompactionError::range_error(
+                "microKeepHeadChars",
+                format!(
+                    "must not exceed microBodyThresholdChars ({}), got {}",
+                    self.micro_body_threshold_chars, self.micro_keep_head_chars
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_overrides_and_names_bad_fields() {
+        let policy = PolicyConfig::from_json(&serde_json::json!({
+            "autoContextPct": 0.5, "microKeepHeadChars": 40, "costWeights": {"auto": 0.7}
+        }))
+        .unwrap();
+        assert_eq!(policy.auto_context_pct, 0.5);
+        assert_eq!(policy.micro_keep_head_chars, 40);
+        assert_eq!(policy.cost_weight(Tier::Auto), 0.7);
+        assert_eq!(policy.cost_weight(Tier::Micro), 0.05);
+        let error = PolicyConfig::from_json(&serde_json::json!({"microMinTurn": 1.5})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "microMinTurn must be an integer in [0, 9007199254740991], got 1.5"
+        );
+        let error = PolicyConfig::from_json(&serde_json::json!({"costWeights": {"auto": "high"}}))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "costWeights.auto must be a number, got string"
+        );
+        let error = PolicyConfig::from_json(&serde_json::json!({"autoContextPCT": 1})).unwrap_err();
+        assert_eq!(error.path, "autoContextPCT");
+    }
+
+    #[test]
+    fn invalid_policy_is_named() {
+        let policy = PolicyConfig {
+            auto_context_pct: f64::NAN,
+            ..PolicyConfig::default()
+        };
+        assert_eq!(policy.validate().unwrap_err().path, "autoContextPct");
+    }
+
+    #[test]
+    fn the_table_lists_every_field_once() {
+        let mut names = PolicyConfig::FIELDS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PolicyConfig::SPECS.len());
+        assert_eq!(PolicyConfig::default().describe().len(), names.len());
+    }
+
+    #[test]
+    fn string_lists_are_read_and_named() {
+        let json = serde_json::json!({"tools": ["memory", 3]});
+        let source = JsonFields::of(&json).unwrap();
+        let error = <Vec<String> as Setting>::read(&source, "tools", Kind::Strings).unwrap_err();
+        assert_eq!(error.to_string(), "tools[1] must be a string, got number");
+        let json = serde_json::json!({"tools": ["memory", "todo"]});
+        let source = JsonFields::of(&json).unwrap();
+        let read = <Vec<String> as Setting>::read(&source, "tools", Kind::Strings).unwrap();
+        assert_eq!(read, Some(vec!["memory".to_string(), "todo".to_string()]));
+    }
+
+    #[test]
+    fn a_renamed_field_names_its_new_name() {
+        let error = reject_unknown(&["oldName".into()], &["newName"], &[("oldName", "newName")])
+            .unwrap_err();
+        assert_eq!(error.to_string(), "oldName was renamed to newName");
+    }
+}

@@ -1,0 +1,26 @@
+//! What the engine settles before it reads a context: that it is within the input limits, and
+//! whether the tier may run on it elided (long strings known by their facts, see
+//! [`crate::elision`]).
+
+use crate::context::{CompactOptions, ContextInput};
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::tier::Tier;
+use crate::tokens::TokenEstimator;
+
+/// Checks a context against the limits: `text: 52428800 bytes exceeds maxInputBytes 33554432`,
+/// `messages[4].content: nesting deeper than 64 levels (maxNestingDepth)`.
+pub fn check_limits(limits: &Limits, input: &ContextInput) -> Result<()> {
+    match input {
+        ContextInput::Text(text) => limits.check_text("text", text),
+        ContextInput::Messages { messages, .. } => limits.check_messages(messages),
+    }
+}
+
+/// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
+/// seed's rule reads long texts only through their facts.
+pub fn may_read_elided(tier: Tier, options: &CompactOptions<'_>) -> bool {
+    !tier.summarises()
+        && options.counter.is_none()
+        && options.token_estimator == TokenEstimator::Seed
+}

@@ -1,0 +1,114 @@
+//! What is known of a long text when the binding hands over its facts instead of its content
+//! (see [`crate::elision`] and the glossary in the crate docs): its length, its ends and whether
+//! it has CRLF line ends; and the fingerprint by which correlation ids cover a long text the same
+//! way whether it was elided or not.
+
+use std::borrow::Cow;
+
+/// Strings of more code points than this are elided (known by their facts); shorter ones are cheaper to copy.
+pub const MIN_CHARS: usize = 1024;
+
+/// Code points of each end that enter a long text's fingerprint (see [`fingerprint`]).
+pub(crate) const FINGERPRINT_CHARS: usize = 32;
+
+/// What is known of an elided text besides its head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elided<'a> {
+    /// Its length in code points.
+    pub chars: usize,
+    /// It has a CRLF line end somewhere.
+    pub crlf: bool,
+    /// Its last characters (a suffix, whole code points).
+    pub tail: Cow<'a, str>,
+}
+
+impl Elided<'_> {
+    /// The same facts, owned.
+    pub fn into_owned(self) -> Elided<'static> {
+        Elided {
+            chars: self.chars,
+            crlf: self.crlf,
+            tail: Cow::Owned(self.tail.into_owned()),
+        }
+    }
+}
+
+/// What of a text the correlation id covers: a short text whole; a text of more than
+/// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
+/// elided text still has. So an id is the same whether a binding elided the text or not.
+pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
+    if let Some(facts) = elided {
+        return Fingerprint::Ends {
+            chars: facts.chars,
+            head: first_chars(text, FINGERPRINT_CHARS),
+            tail: last_chars(&facts.tail, FINGERPRINT_CHARS),
+        };
+    }
+    // Counting stops early: most texts are short, and a long one only needs to be known long.
+    if text.len() <= MIN_CHARS || text.chars().nth(MIN_CHARS).is_none() {
+        return Fingerprint::Whole(text);
+    }
+    Fingerprint::Ends {
+        chars: text.chars().count(),
+        head: first_chars(text, FINGERPRINT_CHARS),
+        tail: last_chars(text, FINGERPRINT_CHARS),
+    }
+}
+
+/// See [`fingerprint`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fingerprint<'t> {
+    /// A short text, whole.
+    Whole(&'t str),
+    /// A long text: its length in code points and its ends.
+    Ends {
+        /// Code points.
+        chars: usize,
+        /// The first characters.
+        head: &'t str,
+        /// The last characters.
+        tail: &'t str,
+    },
+}
+
+fn first_chars(text: &str, count: usize) -> &str {
+    text.char_indices()
+        .nth(count)
+        .map_or(text, |(at, _)| &text[..at])
+}
+
+fn last_chars(text: &str, count: usize) -> &str {
+    match count.checked_sub(1) {
+        Some(skip) => text
+            .char_indices()
+            .rev()
+            .nth(skip)
+            .map_or(text, |(at, _)| &text[at..]),
+        None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_is_the_same_elided_or_whole() {
+        let text: String = "é".repeat(700) + &"x".repeat(700) + "🦀";
+        let whole = fingerprint(&text, None);
+        let facts = Elided {
+            chars: text.chars().count(),
+            crlf: false,
+            tail: Cow::Owned(last_chars(&text, 64).to_string()),
+        };
+        let head = first_chars(&text, 70);
+        assert_eq!(fingerprint(head, Some(&facts)), whole);
+        let Fingerprint::Ends { chars, head, tail } = whole else {
+            panic!("a long text is known by its ends")
+        };
+        assert_eq!((chars, head.chars().count()), (1401, 32));
+        assert!(tail.ends_with('🦀') && tail.chars().count() == 32);
+        let short = "x".repeat(MIN_CHARS);
+        assert_eq!(fingerprint(&short, None), Fingerprint::Whole(&short));
+    }
+}
