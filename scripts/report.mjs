@@ -5,6 +5,10 @@
 // Each tier is reached the way a host reaches it: by a pressure that makes `selectTier` pick it,
 // then `compact`. The summarising tiers get a local stub summariser (no model call): it answers
 // with the first line of the transcript plus the items the library asked to keep verbatim.
+//
+// Last, when ../shared/realdata is beside the repository: the agent-runs measurement of issue 14
+// (bench/agent-runs.mjs, short form) — every tier on real agent sessions beside Anthropic's
+// clear_tool_uses and the AI SDK's pruneMessages. Without the data it says so and skips.
 import * as fs from "node:fs";
 import { gzipSync } from "node:zlib";
 import {
@@ -15,6 +19,7 @@ import {
   recordTierEvent,
   selectTier,
 } from "tiered-compaction";
+import { agentRunsReport } from "../bench/agent-runs.mjs";
 import { anthropicRequestBody, samples } from "./samples.mjs";
 
 /** One pressure per tier, each a boundary case of the seed's table. */
@@ -82,4 +87,10 @@ traces.push(recordTierEvent(result, { sample: "anthropic request body" }));
 print();
 print(`Trace (${traces.length} JSONL lines, one per compaction):`);
 for (const line of traces) print(line);
+
+print();
+print("Agent runs: every tier on real agent sessions, beside clear_tool_uses and pruneMessages (issue 14)");
+const agentRuns = await agentRunsReport({ write: false });
+if (agentRuns.skipped) print(`  skipped: ${agentRuns.skipped}`);
+else for (const line of agentRuns.brief.split("\n")) print(`  ${line}`);
 console.log(out.join("\n"));
