@@ -1,0 +1,245 @@
+//! Segmenting: the text cut into contiguous segments that cover it exactly (tool results, media,
+//! prose cut at `[age:N]` tags and at the library's own text), each with the age of the newest
+//! tag before it, and each segment made into one message.
+
+use super::fences::tool_fence_at;
+use super::lines::{line_at, skip_line_ending};
+use super::media::{Media, data_fence_at, data_images, image_payload};
+use crate::markers;
+use crate::transcript::{Block, BlockKind, Message, Role, Source, parse_age_tag};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// What a segment holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SegmentKind {
+    Prose,
+    ToolResult {
+        name: Option<String>,
+        body: Range<usize>,
+    },
+    Media {
+        media_type: String,
+        payload: String,
+    },
+}
+
+/// One contiguous piece of the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Segment {
+    span: Range<usize>,
+    kind: SegmentKind,
+    age: Option<u64>,
+}
+
+impl Segment {
+    pub(super) fn into_message(self, text: &str) -> Message<'_> {
+        let own = &text[self.span.clone()];
+        let (kind, block_text, is_library_summary) = match self.kind {
+            SegmentKind::Prose => (
+                BlockKind::Text,
+                Cow::Borrowed(own),
+                markers::is_library_text(own),
+            ),
+            SegmentKind::ToolResult { name, body } => (
+                BlockKind::ToolResult {
+                    id: None,
+                    name,
+                    is_error: false,
+                },
+                Cow::Borrowed(&text[body]),
+                false,
+            ),
+            SegmentKind::Media {
+                media_type,
+                payload,
+            } => (
+                BlockKind::Media {
+                    media_type,
+                    inline: true,
+                },
+                Cow::Owned(payload),
+                false,
+            ),
+        };
+        Message {
+            role: Role::Assistant,
+            blocks: vec![Block::new(kind, block_text, Vec::new())],
+            source: Source::Span {
+                start: self.span.start,
+                end: self.span.end,
+            },
+            explicit_age: self.age,
+            is_library_summary,
+        }
+    }
+}
+
+/// Collects segments in order; prose accumulates until something else starts.
+struct Segmenter {
+    segments: Vec<Segment>,
+    /// Start of the prose not yet emitted.
+    prose_start: usize,
+    /// Age of the newest tag seen so far.
+    age: Option<u64>,
+}
+
+impl Segmenter {
+    /// Emits the pending prose up to `end`, if any.
+    fn flush_prose(&mut self, end: usize) {
+        if end > self.prose_start {
+            self.segments.push(Segment {
+                span: self.prose_start..end,
+                kind: SegmentKind::Prose,
+                age: self.age,
+            });
+        }
+        self.prose_start = end;
+    }
+
+    /// Emits a non-prose segment, after the prose before it.
+    fn push(&mut self, span: Range<usize>, kind: SegmentKind) {
+        self.flush_prose(span.start);
+        self.prose_start = span.end;
+        self.segments.push(Segment {
+            span,
+            kind,
+            age: self.age,
+        });
+    }
+
+    /// A tag line at `line_start` ends the block before it and starts one of age `age`.
+    fn tag(&mut self, line_start: usize, age: u64) {
+        self.flush_prose(line_start);
+        self.age = Some(age);
+    }
+}
+
+/// Cuts `text` into segments covering it exactly, in order.
+pub(super) fn segments(text: &str) -> Vec<Segment> {
+    let mut out = Segmenter {
+        segments: Vec::new(),
+        prose_start: 0,
+        age: None,
+    };
+    let mut at = 0;
+    while at < text.len() {
+        let line = line_at(text, at);
+        if let Some(fence) = tool_fence_at(text, line) {
+            let end = fence.end(text);
+            out.push(
+                line.start..end,
+                SegmentKind::ToolResult {
+                    name: fence.name,
+                    body: fence.body,
+                },
+            );
+            // The closer's line ending is left to the prose that follows.
+            at = skip_line_ending(text, end);
+            continue;
+        }
+        if let Some(media) = data_fence_at(text, line) {
+            at = skip_line_ending(text, media.span.end);
+            push_media(&mut out, media);
+            continue;
+        }
+        if let Some(age) = parse_age_tag(line.content(text)) {
+            out.tag(line.start, age);
+        } else if crate::markers::is_library_text(line.content(text)) {
+            // Text this library wrote (a stale marker, a summary) is a block of its own, so the
+            // next call recognises it instead of reading it as part of the block before.
+            out.flush_prose(line.start);
+        }
+        for (range, media_type) in data_images(line.content(text)) {
+            let span = line.start + range.start..line.start + range.end;
+            let payload = image_payload(&text[span.clone()]);
+            push_media(
+                &mut out,
+                Media {
+                    span,
+                    media_type,
+                    payload,
+                },
+            );
+        }
+        at = line.end;
+    }
+    out.flush_prose(text.len());
+    out.segments
+}
+
+fn push_media(out: &mut Segmenter, media: Media) {
+    out.push(
+        media.span,
+        SegmentKind::Media {
+            media_type: media.media_type,
+            payload: media.payload,
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read;
+    use super::super::test_support::{apply_ok, pieces, replace_messages, tool_body};
+    use crate::markers;
+
+    #[test]
+    fn indented_tag_starts_its_own_block() {
+        let text = "[age:9] stale\nold stuff\n  [age:1] fresh\nnew stuff";
+        let transcript = read(text);
+        assert_eq!(
+            pieces(text, &transcript),
+            ["[age:9] stale\nold stuff\n", "  [age:1] fresh\nnew stuff"]
+        );
+        let ages: Vec<_> = transcript.messages.iter().map(|m| m.explicit_age).collect();
+        assert_eq!(ages, [Some(9), Some(1)]);
+        let applied = apply_ok(text, &[replace_messages(0..1, Some(markers::STALE_BLOCK))]);
+        assert_eq!(
+            applied.output,
+            "[stale block pruned]\n  [age:1] fresh\nnew stuff"
+        );
+    }
+
+    #[test]
+    fn tags_mid_line_or_malformed_do_not_split() {
+        let text = "[age:4] a\nsee [age:1] inline\n[age:x] bad\n[age:] bad";
+        let transcript = read(text);
+        assert_eq!(transcript.messages.len(), 1);
+        assert_eq!(transcript.messages[0].explicit_age, Some(4));
+    }
+
+    #[test]
+    fn ages_flow_through_fences_and_start_unknown() {
+        let text = "intro\n[age:7] old\n```tool_result name=a\n[age:1] inside\n```\nmore\n[age:2] new\n```tool_result\nb\n```";
+        let transcript = read(text);
+        let shape: Vec<_> = transcript
+            .messages
+            .iter()
+            .map(|m| (tool_body(m).is_some(), m.explicit_age))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (false, None),
+                (false, Some(7)),
+                (true, Some(7)),
+                (false, Some(7)),
+                (false, Some(2)),
+                (true, Some(2)),
+            ]
+        );
+    }
+
+    #[test]
+    fn library_text_is_flagged() {
+        let text = "[stale block pruned]\n[age:1] x\n  [session summary]\nsummary";
+        let flags: Vec<_> = read(text)
+            .messages
+            .iter()
+            .map(|m| m.is_library_summary)
+            .collect();
+        assert_eq!(flags, [true, false, true]);
+        assert!(read("  [digest of earlier tool runs]\n- a").messages[0].is_library_summary);
+    }
+}

@@ -1,0 +1,606 @@
+//! Splicing: a plan's edits applied to the text. Each edit becomes one splice (a byte range and
+//! its replacement) that keeps the structure around it: a tool result's header, closing fence and
+//! line endings, the separator after replaced prose; a body that would end its tool result early
+//! gets longer fences. Every splice is archived with the exact removed substring and its
+//! code-point location.
+
+use super::fences::{ToolFence, classify_fence, is_pad, tool_fence_at};
+use super::lines::{leading_ending, line_at};
+use super::media::{data_fence_at, data_images};
+use crate::error::{CompactionError, Result};
+use crate::formats::Applied;
+use crate::plan::{ArchiveKind, Edit};
+use crate::result::ArchiveEntry;
+use crate::transcript::{BlockKind, Format, Source, Transcript};
+use std::ops::Range;
+
+/// The line ending written where none can be copied from the text.
+const DEFAULT_LINE_END: &str = "\n";
+
+/// Applies sorted, non-overlapping `edits` to `text`, which `transcript` was read from.
+///
+/// - `ReplaceBlock` on a tool result replaces its body only (header, closing fence and the line
+///   endings around the body stay), verbatim; should the new body hold fence lines that would
+///   change where the tool result ends, its fences are lengthened. On media: the whole segment.
+///   On prose: as `ReplaceMessages` of that one message.
+/// - `ReplaceMessages` replaces the messages' spans, keeping the line ending the range starts
+///   with (it ends the line before, e.g. a closing fence) and the range's trailing whitespace from
+///   its first line break on (the separator from what follows). A range of whitespace only is
+///   left as is, with an empty archive entry: there is nothing to remove and no safe place to put
+///   the replacement.
+///
+/// Each edit yields one archive entry holding the exact removed substring and its code-point
+/// range in `text`.
+pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Applied<String>> {
+    if transcript.format != Format::Text {
+        return Err(CompactionError::type_error(
+            "format",
+            format!(
+                "a {} transcript cannot be applied to text",
+                crate::formats::registry::name(transcript.format)
+            ),
+        ));
+    }
+    let mut output = String::with_capacity(text.len());
+    let mut archive = Vec::with_capacity(edits.len());
+    let mut copied_to = 0;
+    let mut next_message = 0;
+    let mut chars = CharOffsets::new(text);
+    for (index, edit) in edits.iter().enumerate() {
+        let messages = edited_messages(edit);
+        if messages.start < next_message {
+            return Err(plan_error(format!(
+                "edit {index} touches a message an earlier edit touched, or is out of order"
+            )));
+        }
+        next_message = messages.end;
+        let splice = splice_for(text, transcript, edit)?;
+        // Spans of a transcript read from this text are in order; this guards against others.
+        if splice.range.start < copied_to {
+            return Err(plan_error(format!(
+                "edit {index} overlaps the edit before it or is out of order"
+            )));
+        }
+        output.push_str(&text[copied_to..splice.range.start]);
+        output.push_str(&splice.replacement);
+        let start = chars.at(splice.range.start);
+        let end = chars.at(splice.range.end);
+        archive.push(ArchiveEntry {
+            id: String::new(),
+            kind: edit_kind(edit).as_str(),
+            content: serde_json::Value::String(text[splice.range.clone()].to_string()),
+            location: format!("text[{start}..{end}]"),
+            replacement: splice.replacement,
+        });
+        copied_to = splice.range.end;
+    }
+    output.push_str(&text[copied_to..]);
+    Ok(Applied {
+        archive_origins: Vec::new(),
+        output,
+        archive,
+        origins: Vec::new(),
+    })
+}
+
+/// One rewrite of the input: the byte range removed and what replaces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Splice {
+    range: Range<usize>,
+    replacement: String,
+}
+
+fn plan_error(problem: String) -> CompactionError {
+    CompactionError::range_error("plan", problem)
+}
+
+/// The message indices an edit touches.
+fn edited_messages(edit: &Edit) -> Range<usize> {
+    match edit {
+        Edit::ReplaceBlock { message, .. } => *message..message.saturating_add(1),
+        Edit::ReplaceMessages { range, .. } => range.clone(),
+    }
+}
+
+fn edit_kind(edit: &Edit) -> ArchiveKind {
+    match edit {
+        Edit::ReplaceBlock { kind, .. } | Edit::ReplaceMessages { kind, .. } => *kind,
+    }
+}
+
+/// What `edit` does to `text`.
+fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<Splice> {
+    match edit {
+        Edit::ReplaceMessages {
+            range, text: new, ..
+        } => {
+            if range.is_empty() {
+                return Err(plan_error(format!(
+                    "message range {}..{} is empty",
+                    range.start, range.end
+                )));
+            }
+            let first = span_of(text, transcript, range.start)?;
+            let last = span_of(text, transcript, range.end - 1)?;
+            if last.end < first.start {
+                return Err(plan_error(format!(
+                    "messages {}..{} are out of order in the text",
+                    range.start, range.end
+                )));
+            }
+            Ok(replace_prose(
+                text,
+                first.start..last.end,
+                new.as_deref().unwrap_or_default(),
+            ))
+        }
+        Edit::ReplaceBlock {
+            message,
+            block,
+            text: new,
+            ..
+        } => replace_block(text, transcript, *message, *block, new),
+    }
+}
+
+/// The byte span of message `index`, checked against `text`.
+fn span_of(text: &str, transcript: &Transcript, index: usize) -> Result<Range<usize>> {
+    let message = transcript
+        .messages
+        .get(index)
+        .ok_or_else(|| plan_error(format!("message {index} does not exist")))?;
+    let Source::Span { start, end } = message.source else {
+        return Err(plan_error(format!("message {index} has no text span")));
+    };
+    let valid = start <= end
+        && end <= text.len()
+        && text.is_char_boundary(start)
+        && text.is_char_boundary(end);
+    if !valid {
+        return Err(plan_error(format!(
+            "message {index} spans bytes {start}..{end}, outside this text"
+        )));
+    }
+    Ok(start..end)
+}
+
+/// Replaces `span` by `new`, keeping the line ending it starts with (it ends the line before,
+/// e.g. a closing fence, which must stay a line of its own) and its trailing whitespace from the
+/// first line break on (the separator from what follows; see [`content_end`]). A span of
+/// whitespace only is left as is: there is nothing to remove and no safe place to put `new`.
+fn replace_prose(text: &str, span: Range<usize>, new: &str) -> Splice {
+    let own = &text[span.clone()];
+    let lead = if span.start > 0 {
+        leading_ending(own)
+    } else {
+        0
+    };
+    let start = span.start + lead;
+    let end = span.start + content_end(own);
+    if end <= start {
+        return Splice {
+            range: start..start,
+            replacement: String::new(),
+        };
+    }
+    Splice {
+        range: start..end,
+        replacement: new.to_string(),
+    }
+}
+
+/// Where the content of a replaced span ends: before its trailing whitespace, except that
+/// spaces ending its last line go with the content (the separator is the line break on, as the
+/// seed's "[stale block pruned]\n\n" shows).
+fn content_end(span: &str) -> usize {
+    let trimmed = span.trim_end().len();
+    let Some(newline) = span[trimmed..].find('\n') else {
+        return trimmed;
+    };
+    let newline = trimmed + newline;
+    if span[..newline].ends_with('\r') {
+        newline - 1
+    } else {
+        newline
+    }
+}
+
+/// Replaces block `block` of message `message`.
+fn replace_block(
+    text: &str,
+    transcript: &Transcript,
+    message: usize,
+    block: usize,
+    new: &str,
+) -> Result<Splice> {
+    let span = span_of(text, transcript, message)?;
+    let kind = transcript
+        .messages
+        .get(message)
+        .and_then(|m| m.blocks.get(block))
+        .map(|b| &b.kind)
+        .ok_or_else(|| plan_error(format!("block {block} of message {message} does not exist")))?;
+    let mismatch = || {
+        plan_error(format!(
+            "message {message} does not match the text it was read from"
+        ))
+    };
+    match kind {
+        BlockKind::ToolResult { .. } => {
+            let segment = &text[span.clone()];
+            let fence = tool_fence_at(segment, line_at(segment, 0))
+                .filter(|fence| fence.end(segment) == segment.len())
+                .ok_or_else(mismatch)?;
+            let splice = replace_body(segment, &fence, new);
+            Ok(Splice {
+                range: span.start + splice.range.start..span.start + splice.range.end,
+                replacement: splice.replacement,
+            })
+        }
+        BlockKind::Media { .. } => {
+            if !is_media_segment(&text[span.clone()]) {
+                return Err(mismatch());
+            }
+            Ok(Splice {
+                range: span,
+                replacement: new.to_string(),
+            })
+        }
+        BlockKind::Text => Ok(replace_prose(text, span, new)),
+        _ => Err(plan_error(format!(
+            "block {block} of message {message} cannot be replaced in text"
+        ))),
+    }
+}
+
+/// Whether `segment` is exactly one media segment (an image or a fenced data block).
+fn is_media_segment(segment: &str) -> bool {
+    let first = line_at(segment, 0);
+    let image = data_images(first.content(segment))
+        .first()
+        .is_some_and(|(range, _)| *range == (0..segment.len()));
+    image || data_fence_at(segment, first).is_some_and(|media| media.span.end == segment.len())
+}
+
+/// Replaces the body of the tool result `fence`, which spans all of `segment`. The body is
+/// written verbatim; when it would not read back as this tool result's body (a fence line in it
+/// closes the tool result early, or a nested fence opened in it swallows the closer), the
+/// header's and closer's fences are lengthened past every fence in the body instead, which
+/// rewrites the whole segment.
+fn replace_body(segment: &str, fence: &ToolFence, new: &str) -> Splice {
+    let splice = body_splice(segment, fence, new);
+    let candidate = spliced(segment, &splice);
+    let reads_back = tool_fence_at(&candidate, line_at(&candidate, 0)).is_some_and(|again| {
+        again.end(&candidate) == candidate.len() && again.closer.is_some() == fence.closer.is_some()
+    });
+    if reads_back {
+        return splice;
+    }
+    let longer = fence.fence_len.max(longest_fence_in(new)) + 1;
+    Splice {
+        range: 0..segment.len(),
+        replacement: lengthened(segment, fence, &splice, longer),
+    }
+}
+
+/// The splice that puts `new` in place of the body, keeping the line endings around it.
+fn body_splice(segment: &str, fence: &ToolFence, new: &str) -> Splice {
+    let header_ending = fence.opener.ending(segment);
+    let (range, replacement) = match fence.closer {
+        // The closer follows the header directly: the body needs a line ending of its own.
+        Some(closer) if closer.start == fence.opener.end && !new.is_empty() => {
+            (fence.body.clone(), format!("{new}{header_ending}"))
+        }
+        // An unclosed header at the end of the text: the body needs a line to start on.
+        None if header_ending.is_empty() && !new.is_empty() => {
+            (fence.body.clone(), format!("{DEFAULT_LINE_END}{new}"))
+        }
+        _ => (fence.body.clone(), new.to_string()),
+    };
+    Splice { range, replacement }
+}
+
+/// `text` with `splice` made.
+fn spliced(text: &str, splice: &Splice) -> String {
+    let mut out = String::with_capacity(text.len() + splice.replacement.len());
+    out.push_str(&text[..splice.range.start]);
+    out.push_str(&splice.replacement);
+    out.push_str(&text[splice.range.end..]);
+    out
+}
+
+/// The longest backtick run of any fence line in `body`.
+fn longest_fence_in(body: &str) -> usize {
+    body.lines()
+        .filter_map(classify_fence)
+        .map(|fence| fence.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// `segment` with `splice` made and the opener's and closer's backtick runs replaced by `len`
+/// backticks (indentation, info string and padding kept).
+fn lengthened(segment: &str, fence: &ToolFence, splice: &Splice, len: usize) -> String {
+    let ticks = "`".repeat(len);
+    let opener_ticks = fence.opener.start + pad_len(fence.opener.content(segment));
+    let mut out = String::with_capacity(segment.len() + splice.replacement.len() + 2 * len);
+    out.push_str(&segment[..opener_ticks]);
+    out.push_str(&ticks);
+    out.push_str(&segment[opener_ticks + fence.fence_len..splice.range.start]);
+    out.push_str(&splice.replacement);
+    match fence.closer {
+        Some(closer) => {
+            let closer_content = closer.content(segment);
+            let closer_ticks = closer.start + pad_len(closer_content);
+            let old_len = classify_fence(closer_content).map_or(0, |fence| fence.len());
+            out.push_str(&segment[splice.range.end..closer_ticks]);
+            out.push_str(&ticks);
+            out.push_str(&segment[closer_ticks + old_len..]);
+        }
+        None => out.push_str(&segment[splice.range.end..]),
+    }
+    out
+}
+
+/// Bytes of padding a line starts with.
+fn pad_len(content: &str) -> usize {
+    content.len() - content.trim_start_matches(is_pad).len()
+}
+
+/// Converts increasing byte offsets of one text to code-point offsets in a single pass.
+struct CharOffsets<'a> {
+    text: &'a str,
+    byte: usize,
+    chars: usize,
+}
+
+impl<'a> CharOffsets<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            byte: 0,
+            chars: 0,
+        }
+    }
+
+    /// Code points before byte `byte` (a char boundary not before the previous call's).
+    fn at(&mut self, byte: usize) -> usize {
+        if byte >= self.byte {
+            self.chars += self.text[self.byte..byte].chars().count();
+        } else {
+            self.chars -= self.text[byte..self.byte].chars().count();
+        }
+        self.byte = byte;
+        self.chars
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read;
+    use super::super::test_support::{
+        apply_ok, collapsed, pieces, replace_block, replace_messages, tool_body,
+    };
+    use super::apply;
+    use crate::markers;
+    use crate::plan::{ArchiveKind, Edit};
+    use crate::transcript::Format;
+
+    #[test]
+    fn separator_is_kept_from_the_first_line_break() {
+        // Spaces before an inline image stay (no line break); CRLF separators stay whole.
+        let text = "[age:9] a  ![i](data:,x)\r\n[age:9] b \t\r\n\r\n[age:1] c";
+        let transcript = read(text);
+        assert_eq!(
+            pieces(text, &transcript),
+            [
+                "[age:9] a  ",
+                "![i](data:,x)",
+                "\r\n",
+                "[age:9] b \t\r\n\r\n",
+                "[age:1] c"
+            ]
+        );
+        let applied = apply_ok(
+            text,
+            &[
+                replace_messages(0..1, Some("A")),
+                replace_messages(3..4, Some("B")),
+            ],
+        );
+        assert_eq!(applied.output, "A  ![i](data:,x)\r\nB\r\n\r\n[age:1] c");
+    }
+
+    #[test]
+    fn lengthening_keeps_indentation_and_padding() {
+        let text = "  ```tool_result name=a\r\nx\r\n  ```  \r\nafter";
+        let applied = apply_ok(text, &[replace_block(0, "````", ArchiveKind::ToolResult)]);
+        assert_eq!(
+            applied.output,
+            "  `````tool_result name=a\r\n````\r\n  `````  \r\nafter"
+        );
+        assert_eq!(
+            applied.archive[0].content,
+            serde_json::Value::String("  ```tool_result name=a\r\nx\r\n  ```  ".into())
+        );
+        assert_eq!(tool_body(&read(&applied.output).messages[0]), Some("````"));
+    }
+
+    #[test]
+    fn empty_body_gets_its_own_line() {
+        let text = "```tool_result\n```";
+        let transcript = read(text);
+        assert_eq!(tool_body(&transcript.messages[0]), Some(""));
+        let applied = apply_ok(text, &[replace_block(0, "x", ArchiveKind::ToolResult)]);
+        assert_eq!(applied.output, "```tool_result\nx\n```");
+        let emptied = apply_ok(
+            "```tool_result\nabc\n```",
+            &[replace_block(0, "", ArchiveKind::ToolResult)],
+        );
+        assert_eq!(emptied.output, "```tool_result\n\n```");
+        assert_eq!(tool_body(&read(&emptied.output).messages[0]), Some(""));
+    }
+
+    #[test]
+    fn a_body_that_would_break_the_fence_gets_longer_fences() {
+        let body = format!("```python\n{}\n```\nrest", "x = 1\n".repeat(60));
+        let text = format!("```tool_result name=py\n{body}\n```\nafter");
+        // The collapsed head cuts the nested fence open; so would a bare fence line.
+        for new in [
+            collapsed(&body, 80),
+            "```\nhead".to_string(),
+            "`````\n".to_string(),
+        ] {
+            let applied = apply_ok(&text, &[replace_block(0, &new, ArchiveKind::ToolResult)]);
+            let again = read(&applied.output);
+            assert_eq!(tool_body(&again.messages[0]), Some(new.as_str()), "{new}");
+            assert_eq!(again.messages.len(), 2);
+            assert!(applied.output.ends_with("\nafter"));
+        }
+        let unclosed = "```tool_result\nabc";
+        let applied = apply_ok(
+            unclosed,
+            &[replace_block(0, "x\n```\ny", ArchiveKind::ToolResult)],
+        );
+        assert_eq!(applied.output, "````tool_result\nx\n```\ny");
+        assert_eq!(
+            tool_body(&read(&applied.output).messages[0]),
+            Some("x\n```\ny")
+        );
+    }
+
+    #[test]
+    fn micro_twice_keeps_the_structure() {
+        let body = "line of output\n".repeat(40);
+        let text = format!("[age:1] run\n```tool_result name=bash\n{body}```\ndone\n");
+        let first = apply_ok(
+            &text,
+            &[replace_block(
+                1,
+                &collapsed(&body, 80),
+                ArchiveKind::ToolResult,
+            )],
+        );
+        let again = read(&first.output);
+        let new_body = tool_body(&again.messages[1]).expect("still a tool result");
+        assert!(markers::is_collapsed_body(new_body));
+        let second = apply_ok(
+            &first.output,
+            &[replace_block(1, new_body, ArchiveKind::ToolResult)],
+        );
+        assert_eq!(second.output, first.output);
+    }
+
+    #[test]
+    fn replacing_after_a_fence_keeps_the_closing_line() {
+        let text = "```tool_result\nx\n```\nprose after\n\n```tool_result\ny\n```";
+        let transcript = read(text);
+        assert_eq!(pieces(text, &transcript)[1], "\nprose after\n\n");
+        let applied = apply_ok(text, &[replace_messages(1..2, Some(markers::STALE_BLOCK))]);
+        assert_eq!(
+            applied.output,
+            "```tool_result\nx\n```\n[stale block pruned]\n\n```tool_result\ny\n```"
+        );
+        assert_eq!(read(&applied.output).messages.len(), 4);
+        let removed = apply_ok(text, &[replace_messages(0..2, None)]);
+        assert_eq!(removed.output, "\n\n```tool_result\ny\n```");
+        assert_eq!(removed.archive[0].replacement, "");
+    }
+
+    #[test]
+    fn whole_text_replacement() {
+        let text = "[age:9] a\n```tool_result\nb\n```\n[age:1] c\n\n";
+        let n = read(text).messages.len();
+        let applied = apply_ok(
+            text,
+            &[replace_messages(0..n, Some("[session summary]\nall"))],
+        );
+        assert_eq!(applied.output, "[session summary]\nall\n\n");
+    }
+
+    #[test]
+    fn whitespace_only_range_is_left_alone() {
+        let text = "```tool_result\nx\n```\n```tool_result\ny\n```";
+        let transcript = read(text);
+        assert_eq!(pieces(text, &transcript)[1], "\n");
+        let applied = apply_ok(text, &[replace_messages(1..2, Some("gone"))]);
+        assert_eq!(applied.output, text);
+        assert_eq!(
+            applied.archive[0].content,
+            serde_json::Value::String(String::new())
+        );
+    }
+
+    #[test]
+    fn several_edits_and_code_point_locations() {
+        let text = "日本語 [age:8] no\n[age:8] 古い 🦀\n```tool_result name=a\nΩ body ω\n```\n![é](data:image/gif;base64,R0lG)\n[age:0] 新しい";
+        let transcript = read(text);
+        let kinds: Vec<_> = transcript
+            .messages
+            .iter()
+            .map(|m| m.blocks[0].kind.clone())
+            .collect();
+        assert_eq!(kinds.len(), 7);
+        let applied = apply_ok(
+            text,
+            &[
+                replace_messages(1..2, Some(markers::STALE_BLOCK)),
+                replace_block(2, "Ω", ArchiveKind::ToolResult),
+                replace_block(4, "[img]", ArchiveKind::Media),
+            ],
+        );
+        assert_eq!(
+            applied.output,
+            "日本語 [age:8] no\n[stale block pruned]\n```tool_result name=a\nΩ\n```\n[img]\n[age:0] 新しい"
+        );
+        assert_eq!(applied.archive[0].location, "text[15..27]");
+        assert_eq!(applied.archive[1].location, "text[50..58]");
+        assert_eq!(applied.archive[2].location, "text[63..95]");
+    }
+
+    #[test]
+    fn bad_plans_are_errors_not_panics() {
+        let text = "[age:9] a\n```tool_result\nb\n```";
+        let transcript = read(text);
+        let cases = [
+            vec![replace_block(5, "x", ArchiveKind::ToolResult)],
+            vec![Edit::ReplaceBlock {
+                message: 1,
+                block: 1,
+                text: "x".into(),
+                kind: ArchiveKind::ToolResult,
+            }],
+            vec![replace_messages(1..1, None)],
+            vec![replace_messages(0..3, None)],
+            vec![
+                replace_block(1, "x", ArchiveKind::ToolResult),
+                replace_messages(0..1, None),
+            ],
+            vec![
+                replace_messages(0..2, None),
+                replace_block(1, "x", ArchiveKind::ToolResult),
+            ],
+            vec![
+                replace_block(1, "x", ArchiveKind::ToolResult),
+                replace_block(1, "y", ArchiveKind::ToolResult),
+            ],
+        ];
+        for edits in cases {
+            assert!(apply(text, &transcript, &edits).is_err(), "{edits:?}");
+        }
+        // A transcript of some other text.
+        let other = read("```tool_result\nb\n```");
+        assert!(
+            apply(
+                "prose only",
+                &other,
+                &[replace_block(0, "x", ArchiveKind::ToolResult)]
+            )
+            .is_err()
+        );
+        assert!(apply("日本", &other, &[replace_messages(0..1, None)]).is_err());
+        let mut json = read(text);
+        json.format = Format::OpenAi;
+        assert!(apply(text, &json, &[]).is_err());
+    }
+}
