@@ -1,9 +1,7 @@
 //! The summariser contract seen from Rust with a deterministic fake: what a request holds, where
 //! the summary lands, every misbehaviour's exact outcome, and the loop guard over a long session.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::{CompactOptions, ContextData, Tier, TierResult, compact_with_tier};
 
@@ -206,7 +204,7 @@ fn each_misbehaviour_falls_back_to_the_digest_and_says_why() {
 }
 
 fn restore(result: &TierResult) -> ContextData {
-    common::restore::restore(&result.context, &result.archive)
+    crate::common::restore::restore(&result.context, &result.archive)
 }
 
 #[test]

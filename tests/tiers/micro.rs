@@ -1,0 +1,98 @@
+//! micro: collapsing long tool-result bodies to a head and a marker. Also exercised by
+//! `tests/cut.rs` (clean cuts), `tests/body.rs` (the request-body path), `tests/fuzz_regressions.rs`
+//! and the unit tests in `src/tiers/micro.rs`.
+
+use crate::common::*;
+use crate::micro_example;
+use tiered_compaction::{CompactOptions, ContextData, PolicyConfig, Tier, compact};
+
+#[test]
+fn micro_collapses_the_900_char_body_232_to_36_tokens() {
+    let ctx = text_ctx(&micro_example(), pressure(2, 0.1, 0.0, false));
+    let result = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    assert_eq!(result.tier, Tier::Micro);
+    assert_eq!(result.before_tokens, 232);
+    assert_eq!(result.after_tokens, 36);
+    assert_eq!(result.tokens_saved, 196);
+    assert!(
+        (result.cost_estimate - 0.0000294).abs() < 1e-12,
+        "{}",
+        result.cost_estimate
+    );
+    assert_eq!(
+        result.context,
+        ContextData::Text(format!(
+            "```tool_result name=bash\n{}\n[tool result body pruned: 900 chars]\n```",
+            "C".repeat(80)
+        ))
+    );
+    assert_eq!(result.archive.len(), 1);
+    assert_eq!(result.archive[0].kind, "tool_result");
+    assert_eq!(
+        result.archive[0].content,
+        serde_json::json!("C".repeat(900))
+    );
+}
+
+#[test]
+fn micro_leaves_bodies_of_240_chars_and_collapses_241() {
+    for (len, changed) in [(240, false), (241, true)] {
+        let text = format!("```tool_result name=bash\n{}\n```", "D".repeat(len));
+        let result = run_tier(
+            Tier::Micro,
+            &text_ctx(&text, pressure(2, 0.1, 0.0, false)),
+            None,
+        );
+        assert_eq!(
+            result.context != ContextData::Text(text.clone()),
+            changed,
+            "body of {len}"
+        );
+        assert_eq!(result.tokens_saved > 0, changed);
+    }
+}
+
+#[test]
+fn a_nested_fence_does_not_end_the_tool_result_early_regression() {
+    let body = format!(
+        "```python\nprint('x')\n```\n{}",
+        "tail of the log that must not escape\n".repeat(10)
+    );
+    let text = format!("```tool_result name=bash\n{body}\n```");
+    let result = run_tier(
+        Tier::Micro,
+        &text_ctx(&text, pressure(2, 0.1, 0.0, false)),
+        None,
+    );
+    let out = result.text().unwrap();
+    // The seed ended the result at the nested fence, so the 10 log lines escaped pruning.
+    assert!(
+        out.matches("tail of the log that must not escape").count() <= 1,
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "[tool result body pruned: {} chars]",
+            body.chars().count()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn thresholds_are_read_per_call_not_frozen_regression() {
+    let text = format!("```tool_result name=bash\n{}\n```", "E".repeat(100));
+    let ctx = text_ctx(&text, pressure(2, 0.1, 0.0, false));
+    let default = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    assert_eq!(default.tokens_saved, 0);
+    let options = CompactOptions {
+        policy: PolicyConfig {
+            micro_body_threshold_chars: 50,
+            micro_keep_head_chars: 10,
+            ..PolicyConfig::default()
+        },
+        ..CompactOptions::default()
+    };
+    let tuned = block_on(compact(&ctx, &options)).unwrap();
+    assert!(tuned.tokens_saved > 0);
+}
