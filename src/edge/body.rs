@@ -789,4 +789,213 @@ mod tests {
         assert_eq!(result.tier, crate::tier::Tier::None);
         assert_eq!(body, BODY);
     }
+
+    /// A source that records what the core asks of it and, like the binding's, reads each
+    /// message from the host's string (here the same text) once its text is let go.
+    struct Recorder<'a> {
+        host: &'a str,
+        text: Option<&'a str>,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    }
+
+    struct RecorderSplice<'s> {
+        inner: super::super::source::StrSplice<'s>,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    }
+
+    impl Recorder<'_> {
+        fn note(&self, what: String) {
+            self.log.borrow_mut().push(what);
+        }
+    }
+
+    impl BodySource for Recorder<'_> {
+        type Body = String;
+        type Originals = ();
+        type Splice<'s>
+            = RecorderSplice<'s>
+        where
+            Self: 's;
+
+        fn text(&self) -> &str {
+            self.text.unwrap_or_default()
+        }
+
+        fn laid_out(&mut self, span: &MessagesSpan) {
+            self.note(format!("laid out {}", span.elements.len()));
+        }
+
+        fn release_text(&mut self) {
+            self.note("release".into());
+            self.text = None;
+        }
+
+        fn message(&self, span: &MessagesSpan, index: usize) -> std::borrow::Cow<'_, str> {
+            let from = if self.text.is_some() { "text" } else { "host" };
+            self.note(format!("message {index} from {from}"));
+            let element = span.elements.get(index).cloned();
+            let read = self.text.unwrap_or(self.host);
+            std::borrow::Cow::Borrowed(element.and_then(|at| read.get(at)).unwrap_or_default())
+        }
+
+        fn unchanged(&self) -> String {
+            self.note("unchanged".into());
+            self.host.to_string()
+        }
+
+        fn splice<'s>(
+            &'s self,
+            span: &'s MessagesSpan,
+            reserve: usize,
+        ) -> Result<RecorderSplice<'s>> {
+            self.note("splice".into());
+            Ok(RecorderSplice {
+                inner: BodySource::splice(&self.host, span, reserve)?,
+                log: self.log.clone(),
+            })
+        }
+
+        fn put_back(self, result: &mut TierResult, elided: ElidedBody) {
+            self.note("put back".into());
+            self.host.put_back(result, elided);
+        }
+    }
+
+    impl Splice for RecorderSplice<'_> {
+        type Body = String;
+
+        fn push_original(&mut self, index: usize) -> Result<()> {
+            self.log.borrow_mut().push(format!("original {index}"));
+            self.inner.push_original(index)
+        }
+
+        fn push_text(&mut self, text: &str) {
+            self.inner.push_text(text);
+        }
+
+        fn finish(self) -> String {
+            self.log.borrow_mut().push("finish".into());
+            self.inner.finish()
+        }
+    }
+
+    /// The seed's rule as a host counter: a tier then reads the body whole.
+    struct SeedAsHost;
+
+    impl crate::tokens::TokenCounter for SeedAsHost {
+        fn count(&self, text: &str) -> u64 {
+            crate::tokens::estimate_tokens(text)
+        }
+    }
+
+    /// An OpenAI body of `calls` tool calls, each with a result of `chars` characters, and a
+    /// last user turn (micro then prunes every result).
+    fn tool_body(calls: usize, chars: usize) -> String {
+        let output = "x".repeat(chars);
+        let mut messages = vec![r#"{"role":"user","content":"Fix it."}"#.to_string()];
+        for call in 0..calls {
+            messages.push(format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{call}","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}}"#));
+            messages.push(format!(
+                r#"{{"role":"tool","tool_call_id":"c{call}","content":"{output}"}}"#
+            ));
+        }
+        messages.push(r#"{"role":"user","content":"next"}"#.to_string());
+        format!(
+            "{{\"model\":\"m\",\"messages\":[{}],\"n\":1}}",
+            messages.join(",\n ")
+        )
+    }
+
+    /// The log of the core's calls on a [`Recorder`] of `body`, and the outcome, which must be
+    /// the native source's.
+    fn recorded(body: &str, options: &CompactOptions<'_>) -> (Vec<String>, String) {
+        let pressure = BudgetPressure::new(3.0, 0.2, 0.0, false).expect("valid pressure");
+        let log = std::rc::Rc::default();
+        let source = Recorder {
+            host: body,
+            text: Some(body),
+            log: std::rc::Rc::clone(&log),
+        };
+        let (out, result, _) =
+            pollster::block_on(compact(source, "s", pressure, None, options)).expect("compacts");
+        let (native, native_result) =
+            pollster::block_on(compact_request_body(body, "s", pressure, None, options))
+                .expect("compacts");
+        assert_eq!((&out, &result), (&native, &native_result));
+        let log = log.borrow().clone();
+        (log, out)
+    }
+
+    #[test]
+    fn the_core_decides_how_a_body_is_read() {
+        let whole = CompactOptions {
+            counter: Some(&SeedAsHost),
+            ..CompactOptions::default()
+        };
+        let small = tool_body(3, 2000);
+        // Elided: the text is kept; the edited results are written, the rest copied; the
+        // strings are put back.
+        let (log, out) = recorded(&small, &CompactOptions::default());
+        assert_eq!(
+            log,
+            [
+                "laid out 8",
+                "splice",
+                "original 0",
+                "original 1",
+                "original 3",
+                "original 5",
+                "original 7",
+                "finish",
+                "put back"
+            ]
+        );
+        assert!(
+            out.contains("[tool result body pruned: 2000 chars]"),
+            "{out}"
+        );
+        // Whole and small: each message from the text.
+        let (log, _) = recorded(&small, &whole);
+        let expected: Vec<String> = ["laid out 8".to_string()]
+            .into_iter()
+            .chain((0..8).map(|index| format!("message {index} from text")))
+            .chain(
+                [
+                    "splice",
+                    "original 0",
+                    "original 1",
+                    "original 3",
+                    "original 5",
+                    "original 7",
+                    "finish",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        assert_eq!(log, expected);
+        // Whole and large: the text goes first, then each message from the host's string.
+        let large = tool_body(500, 2000);
+        assert!(large.len() > READ_FROM_COPY_MAX_BYTES);
+        let (log, _) = recorded(&large, &whole);
+        assert_eq!(
+            log[..3],
+            ["laid out 1002", "release", "message 0 from host"]
+        );
+        assert!(log.contains(&"message 1001 from host".to_string()));
+        assert!(!log.iter().any(|entry| entry.ends_with("from text")));
+        // Nothing changed: the body as it came.
+        let (log, out) = recorded(BODY, &CompactOptions::default());
+        assert_eq!(
+            log,
+            [
+                "laid out 4",
+                "message 0 from text",
+                "message 1 from text",
+                "message 2 from text",
+                "message 3 from text",
+                "unchanged"
+            ]
+        );
+        assert_eq!(out, BODY);
+    }
 }
