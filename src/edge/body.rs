@@ -8,13 +8,15 @@
 //! are copied as their original bytes (whitespace, key order, escapes and number spellings
 //! included); only new or edited messages are serialised, compactly. serde_json's `RawValue`
 //! could give the same spans but needs the `raw_value` feature, and the scanner is small.
+//!
+//! `compact` is the one implementation of the path, for any `source::BodySource`: the native
+//! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.
 
-use super::elision;
-#[cfg(target_arch = "wasm32")]
-pub(crate) use super::elision::ElidedBody;
+use super::elision::{self, ElidedBody};
 use super::scan;
 #[cfg(test)]
 use super::scan::ANTHROPIC_FIELDS;
+use super::source::{BodySource, Splice};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::formats::detect::{first_evidence, format_name};
@@ -27,6 +29,13 @@ use crate::transcript::Format;
 use serde_json::Map;
 use serde_json::Value;
 use std::ops::Range;
+
+/// Up to this size, a body read whole is read from the UTF-8 text made for its layout; above
+/// it, the source lets that text go first and gives each message on its own
+/// ([`BodySource::release_text`]). For the JS binding: copying each message in again cost more
+/// than the copy's memory up to this size; above it, the body and all its values are never in
+/// wasm memory at once.
+pub(crate) const READ_FROM_COPY_MAX_BYTES: usize = 1 << 20;
 
 /// Compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages request body.
 /// Returns the new body and the result; bytes outside `messages` are copied through, and so are
@@ -41,37 +50,75 @@ pub async fn compact_request_body(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
-    let call = Call::new(body, session_id, &pressure, cost_per_1k_tokens, options)?;
-    let layout = &call.layout;
-    if let Some(mut elided) = read_elided(body, &call) {
-        let input_len = elided.messages.len();
-        let messages = std::mem::take(&mut elided.messages);
-        // Any refusal or error on elided input: the whole read decides (and reports errors).
-        if let Ok(mut result) = call.run(messages, Some((body, &elided))).await {
-            let output = context_messages(&result)?;
-            let new_body = splice_messages(
-                body,
-                &layout.span,
-                input_len,
-                output,
-                &result.origins,
-                Some(&elided),
-            )?;
-            elision::put_back(&mut result, &elided, body, true);
-            return Ok((new_body, result));
-        }
+    let (body, result, _) =
+        compact(body, session_id, pressure, cost_per_1k_tokens, options).await?;
+    Ok((body, result))
+}
+
+/// [`compact_request_body`] on any source: the new body, the result and, after an elided run,
+/// what stands for the strings behind the placeholders left in the result.
+///
+/// Read elided where the tier allows (the long strings stay in the source's text, edited
+/// messages get their bytes back, and the result its strings: [`BodySource::put_back`]); any
+/// refusal or error on elided input reads the body whole, which decides (and reports errors).
+/// Read whole, a body of more than [`READ_FROM_COPY_MAX_BYTES`] lets its text go first.
+pub(crate) async fn compact<S: BodySource>(
+    mut source: S,
+    session_id: &str,
+    pressure: BudgetPressure,
+    cost_per_1k_tokens: Option<f64>,
+    options: &CompactOptions<'_>,
+) -> Result<(S::Body, TierResult, Option<S::Originals>)> {
+    let call = Call::new(
+        source.text(),
+        session_id,
+        &pressure,
+        cost_per_1k_tokens,
+        options,
+    )?;
+    source.laid_out(&call.layout.span);
+    if let Some((body, mut result, elided)) = compact_elided(&source, &call).await {
+        let originals = source.put_back(&mut result, elided);
+        return Ok((body, result, Some(originals)));
     }
-    let messages = layout
-        .span
-        .elements
-        .iter()
-        .map(|element| parse_message(body.get(element.clone()).unwrap_or_default()))
-        .collect::<Result<Vec<_>>>()?;
+    if source.text().len() > READ_FROM_COPY_MAX_BYTES {
+        source.release_text();
+    }
+    let span = &call.layout.span;
+    let mut messages = Vec::with_capacity(span.elements.len());
+    for index in 0..span.elements.len() {
+        messages.push(parse_message(&source.message(span, index))?);
+    }
     let input_len = messages.len();
     let result = call.run(messages, None).await?;
     let output = context_messages(&result)?;
-    let new_body = splice_messages(body, &layout.span, input_len, output, &result.origins, None)?;
-    Ok((new_body, result))
+    let body = splice_messages(&source, span, input_len, output, &result.origins, None)?;
+    Ok((body, result, None))
+}
+
+/// The call on elided messages, when the tier allows and the core takes it; `None` reads the
+/// body whole. (Its own function, so that the elided read is let go before a read whole.)
+async fn compact_elided<S: BodySource>(
+    source: &S,
+    call: &Call<'_>,
+) -> Option<(S::Body, TierResult, ElidedBody)> {
+    let text = source.text();
+    let mut elided = read_elided(text, call)?;
+    let input_len = elided.messages.len();
+    let messages = std::mem::take(&mut elided.messages);
+    let result = call.run(messages, Some((text, &elided))).await.ok()?;
+    let output = context_messages(&result).ok()?;
+    let span = &call.layout.span;
+    let body = splice_messages(
+        source,
+        span,
+        input_len,
+        output,
+        &result.origins,
+        Some((text, &elided)),
+    )
+    .ok()?;
+    Some((body, result, elided))
 }
 
 /// One `compactRequestBody` call: the body's layout and the call's arguments, for reading its
@@ -113,7 +160,7 @@ impl<'a> Call<'a> {
     pub(crate) async fn run(
         &self,
         messages: Vec<Value>,
-        elided: Option<(&str, &elision::ElidedBody)>,
+        elided: Option<(&str, &ElidedBody)>,
     ) -> Result<TierResult> {
         let format = format_for(self.layout.anthropic_field, &messages)?;
         let mut ctx = TierContext::new(
@@ -142,7 +189,7 @@ impl<'a> Call<'a> {
 
 /// The body's messages read elided, when the tier the pressure selects may run on them and
 /// some string is long enough.
-pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<elision::ElidedBody> {
+fn read_elided(body: &str, call: &Call<'_>) -> Option<ElidedBody> {
     let tier = crate::policy::select_tier(call.pressure, &call.options.policy);
     crate::engine::may_read_elided(tier, call.options).then_some(())?;
     elision::read(
@@ -154,7 +201,7 @@ pub(crate) fn read_elided(body: &str, call: &Call<'_>) -> Option<elision::Elided
 }
 
 /// The result's messages.
-pub(crate) fn context_messages(result: &TierResult) -> Result<&[Value]> {
+fn context_messages(result: &TierResult) -> Result<&[Value]> {
     match &result.context {
         ContextData::Messages(output) => Ok(output),
         ContextData::Text(_) => Err(CompactionError::type_error(
@@ -349,84 +396,71 @@ pub(crate) fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
 }
 
 /// The error for a body serde_json accepted and the scanner did not understand (a bug here).
-fn scanner_disagrees() -> CompactionError {
+pub(crate) fn scanner_disagrees() -> CompactionError {
     CompactionError::parse_error(
         "body.messages",
         "could not be located in the body text (please report this body)",
     )
 }
 
-/// `body` with its `messages` array (at `span`, `input_len` messages) replaced by `output`.
+/// The body of `source` with its `messages` array (at `span`, `input_len` messages) replaced by
+/// `output`.
 ///
 /// An output message whose origin is input message `i` (an unchanged copy, see
 /// [`TierResult::origins`]) is copied as the original bytes of element `i`; the others are
 /// serialised compactly. When every message is its own unchanged copy the body is returned as
-/// it was, whitespace inside the array included.
-pub(crate) fn splice_messages(
-    body: &str,
+/// it was, whitespace inside the array included. With `elided` (the text read and its elided
+/// read), edited messages write their placeholders back as the body's own tokens.
+pub(crate) fn splice_messages<S: BodySource>(
+    source: &S,
     span: &MessagesSpan,
     input_len: usize,
     output: &[Value],
     origins: &[Option<usize>],
-    elided: Option<&elision::ElidedBody>,
-) -> Result<String> {
+    elided: Option<(&str, &ElidedBody)>,
+) -> Result<S::Body> {
     let unchanged = output.len() == input_len
         && (0..input_len).all(|index| origins.get(index) == Some(&Some(index)));
     if unchanged {
-        return Ok(body.to_string());
+        return Ok(source.unchanged());
     }
-    let (Some(before), Some(after)) = (body.get(..span.array.start), body.get(span.array.end..))
-    else {
-        return Err(scanner_disagrees());
-    };
-    // Copying bytes is only sound if the spans are the elements serde_json read.
-    let originals = if span.elements.len() == input_len {
-        span.elements
-            .iter()
-            .map(|element| body.get(element.clone()))
-            .collect::<Option<Vec<_>>>()
-            .unwrap_or_default()
+    // Copying bytes is only sound if the spans are the elements serde_json read (they always are).
+    let originals: &[Range<usize>] = if span.elements.len() == input_len {
+        &span.elements
     } else {
-        Vec::new()
+        &[]
     };
-    // Room for what is copied as it was; serialised messages grow it as needed. (The output of
-    // a tier is usually much smaller than the body: reserving the body's size would double
-    // the memory a large body needs.)
+    // Room for what is copied as it was; serialised messages grow it as needed.
     let kept: usize = origins
         .iter()
         .filter_map(|origin| originals.get((*origin)?))
         .map(|original| original.len() + 1)
         .sum();
-    let mut spliced = String::with_capacity(before.len() + kept + after.len() + 2);
-    spliced.push_str(before);
-    spliced.push('[');
+    let mut spliced = source.splice(span, kept + 2)?;
+    spliced.push_text("[");
     for (index, message) in output.iter().enumerate() {
         if index > 0 {
-            spliced.push(',');
+            spliced.push_text(",");
         }
         let original = origins
             .get(index)
             .copied()
             .flatten()
-            .and_then(|at| originals.get(at));
+            .filter(|&at| at < originals.len());
         match original {
-            Some(original) => spliced.push_str(original),
-            None => spliced.push_str(&write_message(message, body, elided)?),
+            Some(at) => spliced.push_original(at)?,
+            None => spliced.push_text(&write_message(message, elided)?),
         }
     }
-    spliced.push(']');
-    spliced.push_str(after);
-    Ok(spliced)
+    spliced.push_text("]");
+    Ok(spliced.finish())
 }
 
-/// `message` as compact JSON; with `elided`, its placeholders are the body's own tokens again.
-pub(crate) fn write_message(
-    message: &Value,
-    body: &str,
-    elided: Option<&elision::ElidedBody>,
-) -> Result<String> {
+/// `message` as compact JSON; with `elided` (the text read and its elided read), its
+/// placeholders are the body's own tokens again.
+fn write_message(message: &Value, elided: Option<(&str, &ElidedBody)>) -> Result<String> {
     match elided {
-        Some(elided) => elision::write_message(message, &elided.key, body, &elided.tokens),
+        Some((text, elided)) => elision::write_message(message, &elided.key, text, &elided.tokens),
         None => serde_json::to_string(message).map_err(|error| {
             CompactionError::type_error(
                 "body.messages",
@@ -589,7 +623,7 @@ mod tests {
         let span = locate_messages(BODY).expect("found");
         assert_eq!(
             splice_messages(
-                BODY,
+                &BODY,
                 &span,
                 input.len(),
                 &input,
@@ -608,7 +642,7 @@ mod tests {
         output[2]["content"] = json!("short");
         let origins = [Some(0), Some(1), None, Some(3)];
         let spliced =
-            splice_messages(BODY, &span, input.len(), &output, &origins, None).expect("spliced");
+            splice_messages(&BODY, &span, input.len(), &output, &origins, None).expect("spliced");
         assert_eq!(
             spliced,
             "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [{\"role\": \"system\", \"content\": \"be brief\"},{\"role\": \"user\",   \"content\": \"caf\\u00e9\"},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\",\"x\":1.0},{\"role\": \"user\", \"content\": \"next\"}],\n  \"temperature\": 0.20\n}\n"
@@ -628,14 +662,14 @@ mod tests {
         ];
         let origins = [Some(0), None, Some(3)];
         let spliced =
-            splice_messages(BODY, &span, input.len(), &output, &origins, None).expect("spliced");
+            splice_messages(&BODY, &span, input.len(), &output, &origins, None).expect("spliced");
         assert!(spliced.contains(
             "[{\"role\": \"system\", \"content\": \"be brief\"},{\"role\":\"assistant\",\"content\":\"[digest]\"},{\"role\": \"user\", \"content\": \"next\"}]"
         ));
         assert!(spliced.ends_with("],\n  \"temperature\": 0.20\n}\n"));
         let output: Vec<Value> = vec![];
         let spliced =
-            splice_messages(BODY, &span, input.len(), &output, &[], None).expect("spliced");
+            splice_messages(&BODY, &span, input.len(), &output, &[], None).expect("spliced");
         assert!(spliced.contains("\"messages\": [],\n"));
     }
 
@@ -737,7 +771,7 @@ mod tests {
             let mut output = messages.clone();
             output.push(json!({"role": "assistant", "content": "new"}));
             let origins: Vec<_> = (0..messages.len()).map(Some).chain([None]).collect();
-            let spliced = splice_messages(&body, &span, messages.len(), &output, &origins, None).expect("spliced");
+            let spliced = splice_messages(&body.as_str(), &span, messages.len(), &output, &origins, None).expect("spliced");
             proptest::prop_assert_eq!(&spliced[..span.array.start], &body[..span.array.start]);
             proptest::prop_assert!(spliced.ends_with(&body[span.array.end..]));
             let reparsed: Value = serde_json::from_str(&spliced).expect("valid JSON");
@@ -754,5 +788,214 @@ mod tests {
                 .expect("compacts");
         assert_eq!(result.tier, crate::tier::Tier::None);
         assert_eq!(body, BODY);
+    }
+
+    /// A source that records what the core asks of it and, like the binding's, reads each
+    /// message from the host's string (here the same text) once its text is let go.
+    struct Recorder<'a> {
+        host: &'a str,
+        text: Option<&'a str>,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    }
+
+    struct RecorderSplice<'s> {
+        inner: super::super::source::StrSplice<'s>,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    }
+
+    impl Recorder<'_> {
+        fn note(&self, what: String) {
+            self.log.borrow_mut().push(what);
+        }
+    }
+
+    impl BodySource for Recorder<'_> {
+        type Body = String;
+        type Originals = ();
+        type Splice<'s>
+            = RecorderSplice<'s>
+        where
+            Self: 's;
+
+        fn text(&self) -> &str {
+            self.text.unwrap_or_default()
+        }
+
+        fn laid_out(&mut self, span: &MessagesSpan) {
+            self.note(format!("laid out {}", span.elements.len()));
+        }
+
+        fn release_text(&mut self) {
+            self.note("release".into());
+            self.text = None;
+        }
+
+        fn message(&self, span: &MessagesSpan, index: usize) -> std::borrow::Cow<'_, str> {
+            let from = if self.text.is_some() { "text" } else { "host" };
+            self.note(format!("message {index} from {from}"));
+            let element = span.elements.get(index).cloned();
+            let read = self.text.unwrap_or(self.host);
+            std::borrow::Cow::Borrowed(element.and_then(|at| read.get(at)).unwrap_or_default())
+        }
+
+        fn unchanged(&self) -> String {
+            self.note("unchanged".into());
+            self.host.to_string()
+        }
+
+        fn splice<'s>(
+            &'s self,
+            span: &'s MessagesSpan,
+            reserve: usize,
+        ) -> Result<RecorderSplice<'s>> {
+            self.note("splice".into());
+            Ok(RecorderSplice {
+                inner: BodySource::splice(&self.host, span, reserve)?,
+                log: self.log.clone(),
+            })
+        }
+
+        fn put_back(self, result: &mut TierResult, elided: ElidedBody) {
+            self.note("put back".into());
+            self.host.put_back(result, elided);
+        }
+    }
+
+    impl Splice for RecorderSplice<'_> {
+        type Body = String;
+
+        fn push_original(&mut self, index: usize) -> Result<()> {
+            self.log.borrow_mut().push(format!("original {index}"));
+            self.inner.push_original(index)
+        }
+
+        fn push_text(&mut self, text: &str) {
+            self.inner.push_text(text);
+        }
+
+        fn finish(self) -> String {
+            self.log.borrow_mut().push("finish".into());
+            self.inner.finish()
+        }
+    }
+
+    /// The seed's rule as a host counter: a tier then reads the body whole.
+    struct SeedAsHost;
+
+    impl crate::tokens::TokenCounter for SeedAsHost {
+        fn count(&self, text: &str) -> u64 {
+            crate::tokens::estimate_tokens(text)
+        }
+    }
+
+    /// An OpenAI body of `calls` tool calls, each with a result of `chars` characters, and a
+    /// last user turn (micro then prunes every result).
+    fn tool_body(calls: usize, chars: usize) -> String {
+        let output = "x".repeat(chars);
+        let mut messages = vec![r#"{"role":"user","content":"Fix it."}"#.to_string()];
+        for call in 0..calls {
+            messages.push(format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{call}","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}}"#));
+            messages.push(format!(
+                r#"{{"role":"tool","tool_call_id":"c{call}","content":"{output}"}}"#
+            ));
+        }
+        messages.push(r#"{"role":"user","content":"next"}"#.to_string());
+        format!(
+            "{{\"model\":\"m\",\"messages\":[{}],\"n\":1}}",
+            messages.join(",\n ")
+        )
+    }
+
+    /// The log of the core's calls on a [`Recorder`] of `body`, and the outcome, which must be
+    /// the native source's.
+    fn recorded(body: &str, options: &CompactOptions<'_>) -> (Vec<String>, String) {
+        let pressure = BudgetPressure::new(3.0, 0.2, 0.0, false).expect("valid pressure");
+        let log = std::rc::Rc::default();
+        let source = Recorder {
+            host: body,
+            text: Some(body),
+            log: std::rc::Rc::clone(&log),
+        };
+        let (out, result, _) =
+            pollster::block_on(compact(source, "s", pressure, None, options)).expect("compacts");
+        let (native, native_result) =
+            pollster::block_on(compact_request_body(body, "s", pressure, None, options))
+                .expect("compacts");
+        assert_eq!((&out, &result), (&native, &native_result));
+        let log = log.borrow().clone();
+        (log, out)
+    }
+
+    #[test]
+    fn the_core_decides_how_a_body_is_read() {
+        let whole = CompactOptions {
+            counter: Some(&SeedAsHost),
+            ..CompactOptions::default()
+        };
+        let small = tool_body(3, 2000);
+        // Elided: the text is kept; the edited results are written, the rest copied; the
+        // strings are put back.
+        let (log, out) = recorded(&small, &CompactOptions::default());
+        assert_eq!(
+            log,
+            [
+                "laid out 8",
+                "splice",
+                "original 0",
+                "original 1",
+                "original 3",
+                "original 5",
+                "original 7",
+                "finish",
+                "put back"
+            ]
+        );
+        assert!(
+            out.contains("[tool result body pruned: 2000 chars]"),
+            "{out}"
+        );
+        // Whole and small: each message from the text.
+        let (log, _) = recorded(&small, &whole);
+        let expected: Vec<String> = ["laid out 8".to_string()]
+            .into_iter()
+            .chain((0..8).map(|index| format!("message {index} from text")))
+            .chain(
+                [
+                    "splice",
+                    "original 0",
+                    "original 1",
+                    "original 3",
+                    "original 5",
+                    "original 7",
+                    "finish",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        assert_eq!(log, expected);
+        // Whole and large: the text goes first, then each message from the host's string.
+        let large = tool_body(500, 2000);
+        assert!(large.len() > READ_FROM_COPY_MAX_BYTES);
+        let (log, _) = recorded(&large, &whole);
+        assert_eq!(
+            log[..3],
+            ["laid out 1002", "release", "message 0 from host"]
+        );
+        assert!(log.contains(&"message 1001 from host".to_string()));
+        assert!(!log.iter().any(|entry| entry.ends_with("from text")));
+        // Nothing changed: the body as it came.
+        let (log, out) = recorded(BODY, &CompactOptions::default());
+        assert_eq!(
+            log,
+            [
+                "laid out 4",
+                "message 0 from text",
+                "message 1 from text",
+                "message 2 from text",
+                "message 3 from text",
+                "unchanged"
+            ]
+        );
+        assert_eq!(out, BODY);
     }
 }

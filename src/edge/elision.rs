@@ -17,6 +17,14 @@ use serde_json::Value;
 use std::ops::Range;
 
 /// A body's messages with their long strings as placeholders.
+///
+/// Room for more of what a long string is known by (a stub that keeps a long body's error lines
+/// and paths): `scan` already walks each long string's bytes once, in wasm, to find its facts
+/// (`TextFacts`); more facts found on that walk would go there and on here, as a list by
+/// placeholder index beside `tokens`, for the tiers to read through the placeholder's index
+/// (the placeholder text itself need not grow). A fact too dear to find for every string can
+/// instead be read from the string whole, on demand: `BodyStrings` decodes any token from the
+/// body text, which an elided read holds to the end (`super::source::BodySource`).
 #[derive(Debug)]
 pub(crate) struct ElidedBody {
     /// The messages, parsed from their elided text.

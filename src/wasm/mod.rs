@@ -288,7 +288,9 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     let (session_id, pressure, cost) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
     let core_options = options.core();
-    let outcome = body::compact(&body, &session_id, pressure, cost, &core_options).await;
+    let source = body::JsBody::new(&body);
+    let outcome =
+        crate::edge::body::compact(source, &session_id, pressure, cost, &core_options).await;
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }

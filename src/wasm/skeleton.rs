@@ -156,7 +156,7 @@ pub fn read(messages: &JsValue, keep_head_chars: usize) -> Option<Skeleton> {
 impl crate::elision::ElidedStrings for Originals {
     fn original(&self, index: usize) -> Option<String> {
         let Source::Strings(strings) = &self.source else {
-            return None; // a body's strings are the core's to read (`formats::elision`)
+            return None; // a body's strings are the core's to read (`edge::elision::BodyStrings`)
         };
         let index = u32::try_from(index).ok()?;
         let text = (index < strings.length()).then(|| strings.get(index))?;
