@@ -34,6 +34,7 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod result;
+pub mod salient;
 pub mod summarise;
 pub mod tier;
 pub mod tiers;

@@ -20,6 +20,33 @@ pub fn pruned_body(chars: usize) -> String {
     format!("[tool result body pruned: {chars} chars]")
 }
 
+/// The pruned-body marker naming the archive entry to recall the body by (structured context),
+/// or the seed's marker without one (flat text).
+pub fn pruned_body_recall(chars: usize, recall: Option<&str>) -> String {
+    match recall {
+        Some(id) => format!("[tool result body pruned: {chars} chars; recall: {id}]"),
+        None => pruned_body(chars),
+    }
+}
+
+/// The first line of a stale tool result's stub (`time_based` on structured context).
+pub fn stale_stub(tool: Option<&str>, chars: usize, recall: &str) -> String {
+    match tool {
+        Some(tool) => format!("[stale block pruned: {tool}, {chars} chars; recall: {recall}]"),
+        None => format!("[stale block pruned: {chars} chars; recall: {recall}]"),
+    }
+}
+
+/// What stands in for an archived thinking or reasoning block.
+pub fn thinking_archived(chars: usize, recall: &str) -> String {
+    format!("[thinking archived: {chars} chars; recall: {recall}]")
+}
+
+/// Whether `text` is a stub `time_based` wrote.
+pub fn is_stale_stub(text: &str) -> bool {
+    text.trim_start().starts_with("[stale block pruned")
+}
+
 /// The placeholder that stands for stripped media: type, size and content hash.
 pub fn media_placeholder(media_type: &str, bytes: usize, sha256_hex: &str) -> String {
     format!("[media removed: {media_type}, {bytes} bytes, sha256:{sha256_hex}]")
@@ -57,12 +84,19 @@ pub fn is_summary_text(text: &str) -> bool {
         .any(|marker| text.starts_with(marker))
 }
 
-/// Whether `text` is a body `micro` already collapsed (ends with the pruned-body marker).
+/// Whether `text` is a body `micro` already collapsed (ends with the pruned-body marker, with
+/// or without a recall id) or a stale-block stub.
 pub fn is_collapsed_body(text: &str) -> bool {
-    text.trim_end().ends_with(" chars]")
+    let text = text.trim_end();
+    let marker_ends = text.ends_with(" chars]")
+        || text
+            .rsplit_once("; recall: ")
+            .is_some_and(|(_, id)| id.ends_with(']') && !id.contains(char::is_whitespace));
+    let collapsed = marker_ends
         && text
             .rfind(PRUNED_BODY_PREFIX)
-            .is_some_and(|at| !text[at..].contains('\n'))
+            .is_some_and(|at| !text[at..].contains('\n'));
+    collapsed || is_stale_stub(text) || text.starts_with("[thinking archived: ")
 }
 
 /// `text` made inert as flat text: a line that would start structure (an `[age:N]` tag, a code

@@ -2,6 +2,7 @@
 //! lines, file paths, URLs and code identifiers found in the part being summarised.
 
 use crate::base::hash::FastSet;
+use crate::salient::{is_error_line, tokens as references};
 use crate::transcript::{BlockKind, Transcript};
 use std::ops::Range;
 
@@ -60,77 +61,5 @@ impl Items {
         if self.seen.insert(item.to_string()) {
             self.list.push(item.to_string());
         }
-    }
-}
-
-fn is_error_line(line: &str) -> bool {
-    let line = line.trim();
-    if line.len() < 6 || line.len() > 2000 {
-        return false;
-    }
-    const MARKERS: [&str; 8] = [
-        "error:",
-        "error[",
-        "Error:",
-        "ERROR",
-        "Traceback",
-        "panicked",
-        "FAILED",
-        "Exception",
-    ];
-    MARKERS.iter().any(|marker| line.contains(marker))
-}
-
-/// File paths, URLs and `backticked` identifiers in `text`.
-fn references(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '(' | ')' | '<' | '>' | ',' | '[' | ']' | '{' | '}'
-            )
-    })
-    .flat_map(|token| {
-        let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
-        backticked.into_iter().chain(std::iter::once(token))
-    })
-    .map(|token| token.trim_end_matches(['.', ':', ';', '`', '!', '?']))
-    .map(|token| token.trim_start_matches('`'))
-    .filter(|token| is_url(token) || is_path(token))
-}
-
-fn is_url(token: &str) -> bool {
-    (token.starts_with("https://") || token.starts_with("http://")) && token.len() > 10
-}
-
-fn is_path(token: &str) -> bool {
-    if token.len() < 3 || token.len() > 200 || token.contains("://") {
-        return false;
-    }
-    let has_separator = token.contains('/') || token.contains('\\');
-    let file_name = token.rsplit(['/', '\\']).next().unwrap_or(token);
-    let has_extension = file_name.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && (1..=8).contains(&ext.len())
-            && ext.chars().all(|c| c.is_ascii_alphanumeric())
-    });
-    let rooted = token.starts_with('/') || token.starts_with("./") || token.starts_with("~/");
-    has_separator && (has_extension || rooted) && token.chars().all(|c| !c.is_control())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_paths_urls_and_errors() {
-        let text = "edited src/lib.rs and ./README.md, see https://docs.rs/serde.\nerror: cannot find `Foo`";
-        let found: Vec<&str> = references(text).collect();
-        assert!(found.contains(&"src/lib.rs"), "{found:?}");
-        assert!(found.contains(&"./README.md"), "{found:?}");
-        assert!(found.contains(&"https://docs.rs/serde"), "{found:?}");
-        assert!(is_error_line("error: cannot find `Foo`"));
-        assert!(!is_path("and/or"));
-        assert!(!is_path("1/2"));
     }
 }

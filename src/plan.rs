@@ -4,6 +4,7 @@
 
 use crate::result::SummariserUsage;
 use std::ops::Range;
+use xxhash_rust::xxh3::Xxh3;
 
 /// What an archive entry holds (SPEC §7 `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +15,10 @@ pub enum ArchiveKind {
     Media,
     /// A stale turn's agent blocks pruned by `time_based`.
     Turn,
+    /// Long string values inside a tool call's input, stubbed by `micro` or `time_based`.
+    ToolInput,
+    /// A thinking or reasoning block archived by `time_based` or `auto`.
+    Thinking,
     /// A tool run replaced by a summary or digest by `auto`.
     Run,
     /// Messages folded into the session summary by `session_memory`.
@@ -27,6 +32,8 @@ impl ArchiveKind {
             ArchiveKind::ToolResult => "tool_result",
             ArchiveKind::Media => "media",
             ArchiveKind::Turn => "turn",
+            ArchiveKind::ToolInput => "tool_input",
+            ArchiveKind::Thinking => "thinking",
             ArchiveKind::Run => "run",
             ArchiveKind::Session => "session",
         }
@@ -110,4 +117,26 @@ impl Plan {
         self.edits = crate::base::sort::sorted_by_key(self.edits, &key);
         self
     }
+}
+
+/// The archive id of `edit`, the `seq`-th plan of the call whose correlation id is `seed`: short
+/// enough to quote (`a` and 12 hex digits), stable (the same call, plan and place give the same
+/// id) and unique within a result and, all but surely, across a session's results. A tier that
+/// names the id in its stub computes it with the same arguments before the edit is applied.
+pub fn archive_id(seed: &str, seq: usize, edit: &Edit) -> String {
+    let (message, block) = match edit {
+        Edit::ReplaceBlock { message, block, .. } => (*message, *block as u64),
+        Edit::ReplaceMessages { range, .. } => (range.start, u64::MAX - range.end as u64),
+    };
+    place_id(seed, seq, message, block)
+}
+
+/// [`archive_id`] of a block edit at `message`, `block`.
+pub fn place_id(seed: &str, seq: usize, message: usize, block: u64) -> String {
+    let mut hasher = Xxh3::new();
+    hasher.update(seed.as_bytes());
+    hasher.update(&(seq as u64).to_le_bytes());
+    hasher.update(&(message as u64).to_le_bytes());
+    hasher.update(&block.to_le_bytes());
+    format!("a{:012x}", hasher.digest() & 0xffff_ffff_ffff)
 }

@@ -18,9 +18,9 @@ pub enum ContextData {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveEntry {
-    /// Stable id, unique within the result (`a0-3f9c1b2e`).
+    /// Stable id, unique within the result (`a3f9c1b2e07d4`); stubs name it (`recall: …`).
     pub id: String,
-    /// `tool_result`, `media`, `turn`, `run` or `session`.
+    /// `tool_result`, `tool_input`, `media`, `thinking`, `turn`, `run` or `session`.
     pub kind: &'static str,
     /// The exact removed value: a message array, a content part, a tool-result body, a substring.
     pub content: serde_json::Value,

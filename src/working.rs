@@ -9,7 +9,7 @@ use crate::context::{ContextInput, FormatChoice};
 use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
-use crate::plan::Plan;
+use crate::plan::{Plan, archive_id};
 use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
 use serde_json::Value;
@@ -56,6 +56,10 @@ pub struct Working<'a> {
     elision: Option<&'a ElisionKey>,
     /// The strings behind them, for those that must be read whole.
     strings: Option<&'a dyn ElidedStrings>,
+    /// What archive ids are derived from besides the edit's place: the call's correlation id.
+    pub id_seed: String,
+    /// Plans applied so far (each plan's edits number their places afresh).
+    pub plans_applied: usize,
 }
 
 impl<'a> Working<'a> {
@@ -102,6 +106,8 @@ impl<'a> Working<'a> {
             counted: Vec::new(),
             elision,
             strings,
+            id_seed: String::new(),
+            plans_applied: 0,
         })
     }
 
@@ -202,7 +208,17 @@ impl<'a> Working<'a> {
                     applied.archive
                 }
             };
-            self.archive.extend(archive);
+            let seq = self.plans_applied;
+            self.archive.extend(
+                archive
+                    .into_iter()
+                    .zip(&plan.edits)
+                    .map(|(mut entry, edit)| {
+                        entry.id = archive_id(&self.id_seed, seq, edit);
+                        entry
+                    }),
+            );
+            self.plans_applied += 1;
             // Flat text (and any adapter that says nothing) has no origins.
             self.archive_origins.resize(self.archive.len(), None);
         }

@@ -16,6 +16,7 @@ fn anthropic_body() -> String {
     {{"role":"user","content":"Fix the bug in src/app.rs"}},
     {{"role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"bash","input":{{"cmd":"cargo test"}}}}]}},
     {{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"{log}","cache_control":{{"type":"ephemeral"}}}}]}},
+    {{"role":"assistant","content":"Fixed."}},
     {{"role":"user","content":"now make it fast"}}
   ],
   "stream": true, "tools": [{{"name":"bash","input_schema":{{"type":"object"}}}}] }}"#
@@ -25,7 +26,9 @@ fn anthropic_body() -> String {
 #[test]
 fn micro_rewrites_only_the_collapsed_tool_result() {
     let body = anthropic_body();
-    let options = CompactOptions::default();
+    // Two steps; the newest one is the protected tail.
+    let mut options = CompactOptions::default();
+    options.policy.keep_recent_steps = 1;
     let (out, result) = block_on(compact_request_body(
         &body,
         "s-edge",
@@ -47,10 +50,14 @@ fn micro_rewrites_only_the_collapsed_tool_result() {
     let tail = &body[body.find("],\n  \"stream\"").unwrap()..];
     assert!(out.ends_with(tail), "bytes after messages unchanged");
     assert!(out.contains(r#"{"role":"user","content":"Fix the bug in src/app.rs"}"#));
-    assert!(out.contains("[tool result body pruned: 2000 chars]"));
+    let stub = &result.archive[0];
+    assert!(out.contains(&format!(
+        "[tool result body pruned: 2000 chars; recall: {}]",
+        stub.id
+    )));
     assert!(out.contains(r#""cache_control":{"type":"ephemeral"}"#));
     let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(parsed["messages"].as_array().unwrap().len(), 4);
+    assert_eq!(parsed["messages"].as_array().unwrap().len(), 5);
 }
 
 #[test]

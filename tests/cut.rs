@@ -12,7 +12,10 @@ use tiered_compaction::base::cut;
 use tiered_compaction::formats::read_messages;
 use tiered_compaction::tiers::micro::collapsed;
 use tiered_compaction::transcript::Format;
-use tiered_compaction::{ContextInput, FormatChoice, Tier, TierContext, digest, must_keep};
+use tiered_compaction::{
+    CompactOptions, ContextInput, FormatChoice, Tier, TierContext, compact_with_tier, digest,
+    must_keep,
+};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Pieces that are hard to cut: each is one or more grapheme clusters of several code points.
@@ -119,10 +122,9 @@ proptest! {
         let marker = format!("[tool result body pruned: {} chars]", body.chars().count());
         prop_assert!(out.ends_with(&marker), "{out:?}");
         let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
-        let head = out
-            .strip_suffix(&marker)
-            .and_then(|rest| rest.strip_suffix(newline))
-            .expect("head, newline, marker");
+        // The stub is the head, the lines that matter and paths (if any), then the marker.
+        let head = cut::trim_end(cut::head(&body, keep));
+        prop_assert!(out.starts_with(&format!("{head}{newline}")), "{out:?}");
         assert_clean_prefix(&body, head)?;
         prop_assert!(head.chars().count() <= keep);
     }
@@ -165,6 +167,7 @@ proptest! {
                 {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
             ]}),
             json!({"role": "tool", "tool_call_id": "c1", "content": output}),
+            json!({"role": "assistant", "content": "done"}),
             json!({"role": "user", "content": "next"}),
         ];
         let ctx = TierContext::new(
@@ -172,15 +175,17 @@ proptest! {
             pressure(3, 0.2, 0.0, false),
             ContextInput::Messages { messages, format: FormatChoice::Fixed(Format::OpenAi) },
         );
-        let result = run_tier(Tier::Micro, &ctx, None);
+        // The newest step ("done") is the protected tail; the tool result is outside it.
+        let mut options = CompactOptions::default();
+        options.policy.keep_recent_steps = 1;
+        let result = block_on(compact_with_tier(Tier::Micro, &ctx, &options)).expect("micro");
         let collapsed_body = result.messages().expect("messages")[2]["content"]
             .as_str()
             .expect("string content")
             .to_string();
-        let head = collapsed_body
-            .rsplit_once("[tool result body pruned: ")
-            .map(|(head, _)| head.trim_end_matches(['\r', '\n']))
-            .expect("collapsed");
+        prop_assert!(collapsed_body.contains("[tool result body pruned: "), "{collapsed_body:?}");
+        let head = cut::trim_end(cut::head(&output, 80));
+        prop_assert!(collapsed_body.starts_with(head), "{collapsed_body:?}");
         assert_clean_prefix(&output, head)?;
     }
 }

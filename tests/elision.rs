@@ -13,8 +13,7 @@ use tiered_compaction::elision::{self, ElisionKey};
 use tiered_compaction::tokens::TokenEstimator;
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{
-    CompactOptions, CompactionError, ContextInput, FormatChoice, PolicyConfig, Tier, TierContext,
-    TierResult,
+    CompactOptions, CompactionError, ContextInput, FormatChoice, Tier, TierContext, TierResult,
 };
 
 const NONCE: &str = "t3st";
@@ -202,14 +201,20 @@ fn session(tool_output: &str) -> Vec<Value> {
 }
 
 #[test]
-fn a_long_tool_output_is_collapsed_from_its_facts_alone() {
+fn none_reads_long_tool_outputs_by_their_facts_and_stub_writers_read_them_whole() {
     for output in [
         long_log(60),
         "é🦀\r\n".repeat(600),
         format!("{}{}", "x".repeat(3000), " ".repeat(10)),
     ] {
-        let taken = same_either_way(Tier::Micro, Format::OpenAi, session(&output)).expect("same");
+        let taken = same_either_way(Tier::None, Format::OpenAi, session(&output)).expect("same");
         assert!(taken, "the elided run was refused for {:?}", &output[..20]);
+        // micro and time_based keep the lines that matter of the whole body in their stubs:
+        // elided input is refused, and the binding reads it whole.
+        for tier in [Tier::Micro, Tier::TimeBased] {
+            let taken = same_either_way(tier, Format::OpenAi, session(&output)).expect("same");
+            assert!(!taken, "{tier} took elided input");
+        }
     }
 }
 
@@ -230,7 +235,7 @@ fn facts_that_cannot_decide_are_refused() {
         let mut messages = session("short");
         messages[4] = json!({ "role": "assistant", "content": text });
         let outcome = run(
-            Tier::TimeBased,
+            Tier::None,
             &ctx(Format::OpenAi, messages, true),
             &CompactOptions::default(),
         );
@@ -243,7 +248,7 @@ fn facts_that_cannot_decide_are_refused() {
     let mut messages = session("short");
     messages[2]["tool_calls"][0]["id"] = json!(format!("id\u{0}{NONCE}:0:5000:0:x"));
     let outcome = run(
-        Tier::Micro,
+        Tier::None,
         &ctx(Format::OpenAi, messages, true),
         &CompactOptions::default(),
     );
@@ -258,29 +263,23 @@ fn content_reading_modes_refuse_elided_input() {
         unreachable!()
     };
     let elided = ctx(Format::OpenAi, messages, true);
-    for tier in [Tier::Auto, Tier::SessionMemory] {
+    // Summaries, digests and stubs read the whole text.
+    for tier in [
+        Tier::Auto,
+        Tier::SessionMemory,
+        Tier::Micro,
+        Tier::TimeBased,
+    ] {
         let error = run(tier, &elided, &CompactOptions::default()).expect_err("refused");
         assert_eq!(error.path, "messages");
+        assert!(error.problem.contains("reads whole"), "{error}");
     }
     let heuristic = CompactOptions {
         token_estimator: TokenEstimator::Heuristic,
         ..CompactOptions::default()
     };
-    assert!(run(Tier::Micro, &elided, &heuristic).is_err());
-    // A head shorter than the kept characters cannot be cut as the whole text would be.
-    let wide = CompactOptions {
-        policy: PolicyConfig {
-            micro_keep_head_chars: 500,
-            micro_body_threshold_chars: 600,
-            ..PolicyConfig::default()
-        },
-        ..CompactOptions::default()
-    };
-    let error = run(Tier::Micro, &elided, &wide).expect_err("refused");
-    assert!(
-        error.problem.contains("shorter than the kept characters"),
-        "{error}"
-    );
+    assert!(run(Tier::None, &elided, &heuristic).is_err());
+    assert!(run(Tier::None, &elided, &CompactOptions::default()).is_ok());
 }
 
 /// The seed's rule as a host counter: the same counts, but a host counter reads texts whole.
@@ -318,26 +317,32 @@ fn body_both_ways(
 }
 
 #[test]
-fn a_body_keeps_the_bytes_of_its_long_strings() {
+fn a_body_keeps_the_values_of_its_long_strings() {
     // Escapes the parser would write differently (`\/`, `\u00e9`) stay as they were.
     let output = format!("{}\\/path\\u00e9", "x".repeat(2000));
     let body = format!(
-        r#"{{"model":"m","messages":[{{"role":"user","content":"Fix it."}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"{output}","note":"{output}"}},{{"role":"user","content":"next"}}]}}"#
+        r#"{{"model":"m","messages":[{{"role":"user","content":"Fix it."}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"{output}","note":"{output}"}},{{"role":"assistant","content":"ok"}},{{"role":"user","content":"next"}}]}}"#
     );
+    // The newest step ("ok") is the protected tail; the tool result is outside it.
+    let mut options = CompactOptions::default();
+    options.policy.keep_recent_steps = 1;
     let (new_body, result) = block_on(tiered_compaction::compact_request_body(
         &body,
         "s",
         pressure(6, 0.5, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &options,
     ))
     .expect("compacts");
     assert_eq!(result.tier, Tier::Micro);
-    assert!(
-        new_body.contains(&format!(r#""note":"{output}""#)),
-        "{new_body}"
-    );
+    // micro reads the body whole (its stub keeps lines of the whole output), so the edited
+    // message is written anew: its other strings keep their value, not their escapes.
     let expected: String = serde_json::from_str(&format!("\"{output}\"")).expect("decodes");
+    let parsed: Value = serde_json::from_str(&new_body).expect("valid JSON");
+    assert_eq!(
+        parsed["messages"][2]["note"],
+        Value::String(expected.clone())
+    );
     assert_eq!(result.archive[0].content, Value::String(expected));
 }
 
@@ -390,7 +395,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
     for format in [Format::Anthropic, Format::AiSdk] {
         let messages = writes_a_file(format);
         let whole = run(
-            Tier::Micro,
+            Tier::None,
             &ctx(format, messages.clone(), false),
             &CompactOptions::default(),
         )
@@ -408,7 +413,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
             ..CompactOptions::default()
         };
         let mut result =
-            run(Tier::Micro, &ctx(format, elided.clone(), true), &options).expect("taken");
+            run(Tier::None, &ctx(format, elided.clone(), true), &options).expect("taken");
         let key = ElisionKey::new(NONCE);
         if let tiered_compaction::ContextData::Messages(messages) = &mut result.context {
             messages
@@ -422,7 +427,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
         assert_eq!(result, whole);
         // Without the strings the placeholder in the input cannot be read: refused.
         let refused = run(
-            Tier::Micro,
+            Tier::None,
             &ctx(format, elided, true),
             &CompactOptions::default(),
         );

@@ -32,12 +32,14 @@ fn regression_summary_heading_on_a_tool_call_message_is_archived_once() {
         json!({"role": "assistant", "content": "[summary of earlier tool runs] covers 10 tokens\nnotes",
                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}),
         json!({"role": "tool", "tool_call_id": "c1", "content": "LOG".repeat(80)}),
+        json!({"role": "assistant", "content": "done"}),
         json!({"role": "user", "content": "next"}),
     ];
     let ctx = detected_ctx(messages.clone());
     for mode in [Mode::Good, Mode::NotString] {
         let fake = FakeSummariser::new(mode);
-        let result = run_tier(Tier::Auto, &ctx, Some(&fake));
+        // The newest step ("done") is the protected tail; the run before it is summarised.
+        let result = run_tier_keeping(Tier::Auto, &ctx, Some(&fake), 1);
         let removed: usize = result
             .archive
             .iter()
@@ -55,7 +57,7 @@ fn regression_summary_heading_on_a_tool_call_message_is_archived_once() {
 /// fuzz `messages_json` (Anthropic, micro): micro collapses a tool result that shares a user
 /// message with the user's words (Anthropic carries both in `user` messages), even when that
 /// message is the task. The user's words stay; the agent's tool output is collapsed. This pins
-/// the block-level reading of SPEC §4.4 that the fuzz checks use (RELIABILITY.md, finding 2).
+/// the block-level reading of the protected-content invariant that the fuzz checks use (RELIABILITY.md, finding 2).
 #[test]
 fn regression_micro_keeps_user_words_beside_a_collapsed_tool_result() {
     let long = "result line\n".repeat(40);
@@ -70,7 +72,8 @@ fn regression_micro_keeps_user_words_beside_a_collapsed_tool_result() {
         json!({"role": "user", "content": "next"}),
     ];
     let ctx = detected_ctx(messages.clone());
-    let result = run_tier(Tier::Micro, &ctx, None);
+    // The newest step ("ok") is the protected tail; the tool result is outside it.
+    let result = run_tier_keeping(Tier::Micro, &ctx, None, 1);
     let output = result.messages().expect("messages");
     assert_eq!(
         output[2]["content"][1],
@@ -80,7 +83,10 @@ fn regression_micro_keeps_user_words_beside_a_collapsed_tool_result() {
         output[2]["content"][0]["content"]
             .as_str()
             .expect("collapsed body")
-            .ends_with("[tool result body pruned: 480 chars]")
+            .ends_with(&format!(
+                "[tool result body pruned: 480 chars; recall: {}]",
+                result.archive[0].id
+            ))
     );
     assert_eq!(
         restore(&result.context, &result.archive),

@@ -1,4 +1,4 @@
-//! The six invariants of SPEC §4 as properties over generated conversations, in each structured
+//! The six invariants (`docs/design.md`) as properties over generated conversations, in each structured
 //! format, for every tier, with and without a summariser; and the flat-text properties (never
 //! grows, idempotent, nothing lost).
 
@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use tiered_compaction::formats::read_messages;
 use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
-use tiered_compaction::transcript::{Format, Transcript};
+use tiered_compaction::transcript::{Format, Role, Transcript};
 use tiered_compaction::{
     ContextData, ContextInput, FormatChoice, Summariser, Tier, TierContext, TierResult,
 };
@@ -119,11 +119,26 @@ fn check_structured(
     for message in &system {
         prop_assert!(output.contains(message), "{tier}: system prompt altered");
     }
+    //    The protected tail: from the start of the third-newest step (an assistant message starts
+    //    a step; all steps when there are fewer) to the end, plus the newest user words.
+    let assistants: Vec<usize> = (0..before.messages.len())
+        .filter(|i| before.messages[*i].role == Role::Assistant)
+        .collect();
+    let tail_start = match assistants.len().checked_sub(3) {
+        Some(k) => assistants[k],
+        None => assistants.first().copied().unwrap_or(input.len()),
+    };
+    prop_assert!(
+        output.ends_with(&input[tail_start..]),
+        "{tier}: protected tail altered"
+    );
     let users = user_word_indices(&before);
     if let (Some(first), Some(last)) = (users.first(), users.last()) {
         prop_assert!(output.contains(&input[*first]), "{tier}: task altered");
-        let latest = &input[*last..];
-        prop_assert!(output.ends_with(latest), "{tier}: latest turn altered");
+        prop_assert!(
+            output.contains(&input[*last]),
+            "{tier}: newest user words altered"
+        );
         if matches!(tier, Tier::Micro | Tier::TimeBased) {
             for i in &users {
                 prop_assert!(output.contains(&input[*i]), "{tier}: user words altered");

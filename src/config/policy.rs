@@ -77,8 +77,15 @@ policy_table! {
     micro_body_threshold_chars: usize = 240, "microBodyThresholdChars", Kind::Integer32 { min: 0 };
     /// Code points of a collapsed body that `micro` keeps (seed: 80).
     micro_keep_head_chars: usize = 80, "microKeepHeadChars", Kind::Integer32 { min: 0 };
-    /// Blocks older than this many turns are pruned by `time_based` (seed: 5).
-    max_block_age_turns: u64 = 5, "maxBlockAgeTurns", Kind::Integer { min: 0 };
+    /// Steps older than this many steps are pruned by `time_based` (seed: 5; an explicit
+    /// `[age:N]` tag overrides a message's age).
+    max_block_age_steps: u64 = 5, "maxBlockAgeSteps", Kind::Integer { min: 0 };
+    /// The protected tail: the newest this many steps stay whole (at least 1: the last
+    /// assistant message's thinking blocks must stay; 3 is the `keep` default of Anthropic's
+    /// context editing).
+    keep_recent_steps: usize = 3, "keepRecentSteps", Kind::Integer32 { min: 1 };
+    /// Tool names whose calls and results are never compacted (a memory tool, a todo list).
+    exclude_tools: Vec<String> = Vec::new(), "excludeTools", Kind::Strings;
     /// Code points per token of the seed's estimator (seed: 4).
     chars_per_token: u32 = 4, "charsPerToken", Kind::Integer32 { min: 1 };
     /// Cost weights per tier, in [`Tier::ALL`] order (seed: 0, 0.05, 0.10, 0.50, 1.00).
@@ -97,7 +104,7 @@ policy_table! {
 
 /// Fields that were renamed: `(old JS name, new JS name)`. A host using an old name gets a
 /// `TypeError` naming the new one.
-pub const RENAMED: &[(&str, &str)] = &[];
+pub const RENAMED: &[(&str, &str)] = &[("maxBlockAgeTurns", "maxBlockAgeSteps")];
 
 impl PolicyConfig {
     /// The configured cost weight of `tier`.

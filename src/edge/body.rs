@@ -909,7 +909,12 @@ mod tests {
     /// The log of the core's calls on a [`Recorder`] of `body`, and the outcome, which must be
     /// the native source's.
     fn recorded(body: &str, options: &CompactOptions<'_>) -> (Vec<String>, String) {
-        let pressure = BudgetPressure::new(3.0, 0.2, 0.0, false).expect("valid pressure");
+        recorded_at(body, options, 3.0)
+    }
+
+    /// [`recorded`] at turn `turn` (turn 1 selects `none`, turn 3 `micro`).
+    fn recorded_at(body: &str, options: &CompactOptions<'_>, turn: f64) -> (Vec<String>, String) {
+        let pressure = BudgetPressure::new(turn, 0.2, 0.0, false).expect("valid pressure");
         let log = std::rc::Rc::default();
         let source = Recorder {
             host: body,
@@ -932,47 +937,34 @@ mod tests {
             counter: Some(&SeedAsHost),
             ..CompactOptions::default()
         };
-        let small = tool_body(3, 2000);
-        // Elided: the text is kept; the edited results are written, the rest copied; the
-        // strings are put back.
+        // Five steps: the two oldest tool results are outside the protected tail.
+        let small = tool_body(5, 2000);
+        // Elided (tier none, the one that reads long strings by their facts): nothing changes.
+        let (log, out) = recorded_at(&small, &CompactOptions::default(), 1.0);
+        assert_eq!(log, ["laid out 12", "unchanged", "put back"]);
+        assert_eq!(out, small);
+        // micro reads whole, each message from the text; the edited results are written, the
+        // rest copied.
+        let stubbed: Vec<String> = ["laid out 12".to_string()]
+            .into_iter()
+            .chain((0..12).map(|index| format!("message {index} from text")))
+            .chain(["splice".to_string()])
+            .chain(
+                [0, 1, 3, 5, 6, 7, 8, 9, 10, 11]
+                    .into_iter()
+                    .map(|index| format!("original {index}")),
+            )
+            .chain(["finish".to_string()])
+            .collect();
         let (log, out) = recorded(&small, &CompactOptions::default());
-        assert_eq!(
-            log,
-            [
-                "laid out 8",
-                "splice",
-                "original 0",
-                "original 1",
-                "original 3",
-                "original 5",
-                "original 7",
-                "finish",
-                "put back"
-            ]
-        );
+        assert_eq!(log, stubbed);
         assert!(
-            out.contains("[tool result body pruned: 2000 chars]"),
+            out.contains("[tool result body pruned: 2000 chars; recall: a"),
             "{out}"
         );
-        // Whole and small: each message from the text.
+        // The same with a host counter.
         let (log, _) = recorded(&small, &whole);
-        let expected: Vec<String> = ["laid out 8".to_string()]
-            .into_iter()
-            .chain((0..8).map(|index| format!("message {index} from text")))
-            .chain(
-                [
-                    "splice",
-                    "original 0",
-                    "original 1",
-                    "original 3",
-                    "original 5",
-                    "original 7",
-                    "finish",
-                ]
-                .map(String::from),
-            )
-            .collect();
-        assert_eq!(log, expected);
+        assert_eq!(log, stubbed);
         // Whole and large: the text goes first, then each message from the host's string.
         let large = tool_body(500, 2000);
         assert!(large.len() > READ_FROM_COPY_MAX_BYTES);

@@ -17,10 +17,12 @@ pub fn check_limits(limits: &Limits, input: &ContextInput) -> Result<()> {
     }
 }
 
-/// Whether `tier` may run on elided texts under `options`: a structural tier counting by the
-/// seed's rule reads long texts only through their facts.
+/// Whether `tier` may run on elided texts under `options`: only `none` counting by the seed's
+/// rule reads long texts through their facts alone. micro and time_based write stubs that keep
+/// the lines that matter and the paths of the whole body, so they read long texts whole (an
+/// elided text's facts would need those lines too: see `docs/design.md`, "Long strings").
 pub fn may_read_elided(tier: Tier, options: &CompactOptions<'_>) -> bool {
-    !tier.summarises()
+    tier == Tier::None
         && options.counter.is_none()
         && options.token_estimator == TokenEstimator::Seed
 }

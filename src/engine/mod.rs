@@ -10,7 +10,7 @@ use crate::base::hash::FastSet;
 use crate::context::{CompactOptions, ContextInput, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::policy::explain_selection;
-use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
+use crate::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
@@ -118,6 +118,7 @@ async fn run(
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
     };
+    working.id_seed.clone_from(&correlation_id);
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
     if let Err(why_not) = check(
@@ -313,7 +314,7 @@ fn finish(
             ctx.cost_per_1k_tokens,
             options.policy.cost_weight(tier),
         ),
-        archive: number_archive(working.archive, &correlation_id),
+        archive: working.archive,
         correlation_id,
         reason,
         summary: working.summary,
@@ -324,19 +325,6 @@ fn finish(
         origins: working.origins,
         archive_origins: working.archive_origins,
     }
-}
-
-/// Gives each archive entry a stable id: its position and a short hash of the event and content.
-fn number_archive(mut archive: Vec<ArchiveEntry>, correlation_id: &str) -> Vec<ArchiveEntry> {
-    for (index, entry) in archive.iter_mut().enumerate() {
-        // Unique by position; the hash ties the id to this event and place. The content is not
-        // hashed: serialising every removed value only to name it cost more than the tier.
-        let mut hasher = Xxh3::new();
-        hasher.update(correlation_id.as_bytes());
-        hasher.update(entry.location.as_bytes());
-        entry.id = format!("a{index}-{:08x}", hasher.digest() as u32);
-    }
-    archive
 }
 
 /// A reproducible correlation id: derived from session, turn, tier and content, so the same

@@ -1,7 +1,9 @@
-//! `auto` (weight 0.50): on a live session past the context threshold, strip media (base64
-//! images, documents, files → a placeholder naming type, size and SHA-256), then replace the
-//! older tool runs by a summary from the host's summariser — or, without one, by a structural
-//! digest of each run. System prompt, task and latest turn are kept; pairs are never split.
+//! `auto` (weight 0.50): on a live session past the context threshold, take the model-free
+//! reductions first — micro's stubs outside the protected tail, thinking blocks outside it to
+//! the archive, media stripped (base64 images, documents, files → a placeholder naming type, size
+//! and SHA-256) — then replace the older tool runs by a summary from the host's summariser — or,
+//! without one, by a structural digest of each run (tools, outcomes, the lines that matter and the
+//! paths). System prompts, the task, the tail and `excludeTools` are kept; pairs are never split.
 //!
 //! With a summariser, all older runs go into ONE request and the summary stands where the last
 //! of them was (earlier runs are removed): one model call per compaction keeps cost predictable,
@@ -15,7 +17,7 @@ use crate::config::PolicyConfig;
 use crate::digest;
 use crate::markers;
 use crate::must_keep;
-use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::pressure::BudgetPressure;
 use crate::summarise;
 use crate::tier::Tier;
@@ -44,11 +46,16 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
     )
 }
 
-/// Strips media, then summarises (or digests) the older tool runs.
+/// Takes the model-free reductions first (micro's stubs, thinking outside the tail, media),
+/// then summarises (or digests) the older tool runs.
 pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
+    let stubs = super::micro::plan(&working.transcript, env, working.plans_applied)?;
+    working.apply(stubs)?;
+    let thinking = archive_thinking(&working.transcript, env, working.plans_applied);
+    working.apply(thinking)?;
     let media = strip_media(&working.transcript, env);
     working.apply(media)?;
-    let runs = older_runs(&working.transcript);
+    let runs = older_runs(&working.transcript, env);
     if runs.is_empty() {
         working
             .notes
@@ -58,7 +65,7 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
     let plan = match env.summariser {
         None => digest_runs(&working.transcript, runs, env),
         Some(_) => {
-            let runs = with_earlier_summaries(&working.transcript, runs);
+            let runs = with_earlier_summaries(&working.transcript, runs, env);
             match loop_guard(&working.transcript, &runs, env) {
                 Some(reason) => Plan::unchanged(reason),
                 None => summarise_runs(working, &runs, env).await,
@@ -68,9 +75,54 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
     working.apply(plan)
 }
 
+/// Thinking and reasoning blocks outside protected content go to the archive, each on its own
+/// (as Anthropic's `clear_thinking` does); their messages keep their text and tool calls.
+fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+    let protection = protection(transcript, env);
+    let mut edits = Vec::new();
+    for (index, message) in transcript.messages.iter().enumerate() {
+        if protection.is_protected(index) {
+            continue;
+        }
+        for (block_index, block) in message.blocks.iter().enumerate() {
+            if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
+                continue;
+            }
+            let id = place_id(env.correlation_id, seq, index, block_index as u64);
+            edits.push(Edit::ReplaceBlock {
+                message: index,
+                block: block_index,
+                text: markers::thinking_archived(block.chars(), &id),
+                kind: ArchiveKind::Thinking,
+            });
+        }
+    }
+    let edits = shrinking(transcript, edits, env.counter);
+    let reason = if edits.is_empty() {
+        String::new()
+    } else {
+        format!("archived {} thinking block(s)", edits.len())
+    };
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
+
+/// What auto keeps whole: system prompts, the task, the newest user words, the tail and the
+/// excluded tools.
+fn protection(transcript: &Transcript, env: &TierEnv<'_>) -> Protection {
+    Protection::summarising(
+        transcript,
+        env.policy.keep_recent_steps,
+        &env.policy.exclude_tools,
+    )
+}
+
 /// Media placeholders for inline media outside protected content.
 fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
-    let protection = Protection::summarising(transcript);
+    let protection = protection(transcript, env);
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         if protection.is_protected(index) {
@@ -117,8 +169,8 @@ pub fn placeholder(media_type: &str, data: &str) -> String {
 
 /// The older tool runs: maximal stretches of agent messages outside protected content, closed
 /// under pairing, trimmed to start and end at a tool call or result.
-pub fn older_runs(transcript: &Transcript) -> Vec<Range<usize>> {
-    let protection = Protection::summarising(transcript);
+pub fn older_runs(transcript: &Transcript, env: &TierEnv<'_>) -> Vec<Range<usize>> {
+    let protection = protection(transcript, env);
     let candidates: Vec<bool> = transcript
         .messages
         .iter()
@@ -200,8 +252,12 @@ fn loop_guard(transcript: &Transcript, runs: &[Range<usize>], env: &TierEnv<'_>)
 
 /// Our earlier run summaries (standing alone between user messages) join the new runs, so the
 /// next summary folds them in instead of leaving one summary per call behind.
-fn with_earlier_summaries(transcript: &Transcript, runs: Vec<Range<usize>>) -> Vec<Range<usize>> {
-    let protection = Protection::summarising(transcript);
+fn with_earlier_summaries(
+    transcript: &Transcript,
+    runs: Vec<Range<usize>>,
+    env: &TierEnv<'_>,
+) -> Vec<Range<usize>> {
+    let protection = protection(transcript, env);
     // A summary inside a run is replaced with the run; listing it again would overlap.
     let earlier: Vec<Range<usize>> = (0..transcript.messages.len())
         .filter(|i| {

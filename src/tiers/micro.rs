@@ -1,19 +1,22 @@
-//! `micro` (weight 0.05): on an active session with mild context use, collapse tool-result bodies
-//! longer than the threshold into their first characters plus `[tool result body pruned: N chars]`.
-//! Structural, no model call. The latest turn's tool results stay whole.
+//! `micro` (weight 0.05): on an active session with mild context use, tool-result bodies longer
+//! than the threshold outside the protected tail become stubs ([`super::stub`]): their first
+//! characters, the lines that matter, the paths, and `[tool result body pruned: N chars; recall:
+//! ID]`. Results of `excludeTools` stay whole. Structural, no model call.
 
 use super::Rule;
 use super::TierEnv;
+use super::replacement_shrinks;
+use super::stub::{Frame, stub};
 use crate::base::cut;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::error::CompactionError;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::protect::Protection;
-use crate::transcript::{BlockKind, Transcript};
+use crate::transcript::{BlockKind, Format, Transcript};
 use crate::working::Working;
 
 /// This tier.
@@ -36,20 +39,27 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
     )
 }
 
-/// Collapses long tool-result bodies outside the latest turn.
+/// Turns long tool-result bodies outside the protected tail into stubs.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
-    let plan = plan(&working.transcript, env)?;
+    let plan = plan(&working.transcript, env, working.plans_applied)?;
     working.apply(plan)
 }
 
-fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan> {
-    // System prompts, the task and the latest turn stay whole, tool results included (SPEC §4.4);
-    // other user messages keep their words, and micro only ever edits tool results.
-    let whole = Protection::summarising(transcript);
+/// The stubs micro would write over `transcript`, as the `seq`-th plan of the call (auto starts
+/// from them too).
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::error::Result<Plan> {
+    // micro only ever edits tool results, never the user's own text, so a user message is not
+    // protected for the tool results it carries (Anthropic puts them in user messages).
+    let protection = Protection::summarising(
+        transcript,
+        env.policy.keep_recent_steps,
+        &env.policy.exclude_tools,
+    );
     let threshold = env.policy.micro_body_threshold_chars;
+    let structured = transcript.format != Format::Text;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
-        if whole.is_protected(index) {
+        if protection.is_protected(index) {
             continue;
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
@@ -57,26 +67,25 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan
                 continue;
             }
             let chars = block.chars();
-            let whole_end = block
-                .elided
-                .as_ref()
-                .map_or(&*block.text, |facts| &facts.tail);
-            if chars <= threshold || markers::is_collapsed_body(whole_end) {
+            if chars <= threshold || markers::is_collapsed_body(&block.text) {
                 continue;
             }
-            let keep = env.policy.micro_keep_head_chars;
-            if block.elided.is_some() && block.text.chars().nth(keep).is_none() {
-                // The head a binding passed is too short to cut as the whole text would be.
+            if block.elided.is_some() {
+                // A stub keeps lines from the whole body: its facts are not enough.
                 return Err(CompactionError::type_error(
                     format!("messages[{index}]"),
-                    "holds an elided text whose head is shorter than the kept characters",
+                    "holds an elided text that must be read whole",
                 ));
             }
-            let text = collapsed_with(&block.text, keep, chars, block.has_crlf());
-            let new_chars = text.chars().count();
-            if new_chars < chars
-                && env.counter.count_with_chars(&text, new_chars) <= block.tokens(env.counter)
-            {
+            let id = place_id(env.correlation_id, seq, index, block_index as u64);
+            let frame = Frame::Head {
+                keep: env.policy.micro_keep_head_chars,
+                recall: structured.then_some(id.as_str()),
+            };
+            let Some(text) = stub(&block.text, chars, block.has_crlf(), &frame) else {
+                continue;
+            };
+            if replacement_shrinks(&text, block, env.counter) {
                 edits.push(Edit::ReplaceBlock {
                     message: index,
                     block: block_index,
@@ -87,10 +96,10 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan
         }
     }
     let reason = if edits.is_empty() {
-        format!("no tool-result body over {threshold} chars outside the latest turn")
+        format!("no tool-result body over {threshold} chars outside the protected tail")
     } else {
         format!(
-            "collapsed {} tool-result bodies over {threshold} chars",
+            "stubbed {} tool-result bodies over {threshold} chars outside the protected tail",
             edits.len()
         )
     };
@@ -101,25 +110,20 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan
     })
 }
 
-/// The first `keep` code points of `body`, cut back to a grapheme cluster boundary (an emoji,
-/// flag or accented letter is kept whole or left out, never split) with trailing whitespace
-/// trimmed, a line break in the body's own style, and the pruned-body marker with the body's
-/// length in code points.
+/// micro's stub of `body` in flat text (no recall id): the first `keep` code points, cut back to
+/// a grapheme cluster boundary (an emoji, flag or accented letter is kept whole or left out,
+/// never split) with trailing whitespace trimmed, the lines that matter and the paths where the
+/// body has some, and the pruned-body marker with the body's length in code points, each on a
+/// line of its own in the body's line-end style.
 pub fn collapsed(body: &str, keep: usize) -> String {
-    collapsed_with(
-        body,
-        keep,
-        body.chars().count(),
-        crate::transcript::has_crlf(body),
-    )
-}
-
-/// [`collapsed`] of a body of `chars` code points with CRLF line ends or not, known by its
-/// first characters (`head`: at least `keep` + 1 code points of it, or all of it).
-fn collapsed_with(head: &str, keep: usize, chars: usize, crlf: bool) -> String {
-    let head = cut::trim_end(cut::head(head, keep));
-    let newline = if crlf { "\r\n" } else { "\n" };
-    format!("{head}{newline}{}", markers::pruned_body(chars))
+    let chars = body.chars().count();
+    let crlf = crate::transcript::has_crlf(body);
+    let frame = Frame::Head { keep, recall: None };
+    stub(body, chars, crlf, &frame).unwrap_or_else(|| {
+        let newline = if crlf { "\r\n" } else { "\n" };
+        let head = cut::trim_end(cut::head(body, keep));
+        format!("{head}{newline}{}", markers::pruned_body(chars))
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod auto;
 pub mod micro;
 pub mod none;
 pub mod session_memory;
+pub mod stub;
 pub mod time_based;
 
 use crate::config::PolicyConfig;

@@ -35,7 +35,7 @@ pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<Rule
 /// Summarises the session and keeps the summary plus protected content.
 pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let transcript = &working.transcript;
-    let ranges = foldable_ranges(transcript);
+    let ranges = foldable_ranges(transcript, env);
     if let Some(existing) = existing_summary(transcript, &ranges) {
         working.summary = Some(existing);
         working
@@ -56,8 +56,12 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
 }
 
 /// Everything outside protected content, closed under pairing.
-fn foldable_ranges(transcript: &Transcript) -> Vec<Range<usize>> {
-    let protection = Protection::summarising(transcript);
+fn foldable_ranges(transcript: &Transcript, env: &TierEnv<'_>) -> Vec<Range<usize>> {
+    let protection = Protection::summarising(
+        transcript,
+        env.policy.keep_recent_steps,
+        &env.policy.exclude_tools,
+    );
     let candidates: Vec<bool> = (0..transcript.messages.len())
         .map(|index| !protection.is_protected(index))
         .collect();

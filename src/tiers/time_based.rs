@@ -1,18 +1,22 @@
-//! `time_based` (weight 0.10): on a live session idle past the threshold, the agent's blocks
-//! (assistant text, tool calls with their results) older than the age cutoff become
-//! `[stale block pruned]`, pairs pruned together. The user's own words stay. No model call.
+//! `time_based` (weight 0.10): on a live session idle past the threshold (the prompt cache has
+//! gone cold, so pruning costs no cache rewrite), the steps older than `maxBlockAgeSteps` are
+//! pruned: their tool results and long assistant texts become stubs that start with `[stale
+//! block pruned` and keep the lines that matter, the paths and the recall id; their thinking goes
+//! to the archive. The user's own words, the protected tail and `excludeTools` stay. Flat text
+//! keeps the seed's `[age:N]` blocks and `[stale block pruned]`. No model call.
 
 use super::Rule;
-use super::{TierEnv, shrinking};
+use super::stub::{Frame, stub};
+use super::{TierEnv, replacement_shrinks, shrinking};
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
-use crate::transcript::pairing::closed_ranges;
+use crate::transcript::pairing::{closed_ranges, tool_names};
 use crate::transcript::protect::Protection;
-use crate::transcript::{BlockKind, Message, Transcript, parse_age_tag};
+use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript, parse_age_tag};
 use crate::working::Working;
 use std::ops::Range;
 
@@ -33,23 +37,107 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
     )
 }
 
-/// Replaces each stale block of agent messages by the stale-block marker.
+/// Prunes the steps older than the age cutoff.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
-    let plan = plan(&working.transcript, env);
+    let plan = if working.transcript.format == Format::Text {
+        flat_text_plan(&working.transcript, env)
+    } else {
+        plan(&working.transcript, env, working.plans_applied)
+    };
     working.apply(plan)
 }
 
-fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
-    let cutoff = env.policy.max_block_age_turns;
-    let protection = Protection::structural(transcript);
+/// Structured context: in each step older than the cutoff and outside protected content, tool
+/// results become stale stubs that keep their facts, long assistant texts likewise, and thinking
+/// blocks go to the archive. Every message stays where it is, so pairing and role order are
+/// untouched.
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+    let cutoff = env.policy.max_block_age_steps;
+    let protection = Protection::structural(
+        transcript,
+        env.policy.keep_recent_steps,
+        &env.policy.exclude_tools,
+    );
+    let names = tool_names(transcript);
+    let threshold = env.policy.micro_body_threshold_chars;
+    let mut edits = Vec::new();
+    for (index, message) in transcript.messages.iter().enumerate() {
+        let age = message
+            .explicit_age
+            .unwrap_or_else(|| protection.steps.age(index));
+        if protection.is_protected(index) || message.has_user_words() || age <= cutoff {
+            continue;
+        }
+        for (block_index, block) in message.blocks.iter().enumerate() {
+            if block.is_nested() || markers::is_collapsed_body(&block.text) {
+                continue;
+            }
+            let id = place_id(env.correlation_id, seq, index, block_index as u64);
+            let tool = names[index][block_index];
+            let (text, kind) = match &block.kind {
+                BlockKind::ToolResult { .. } => {
+                    (stale(block, tool, &id, threshold), ArchiveKind::ToolResult)
+                }
+                BlockKind::Text if message.role == Role::Assistant => {
+                    (stale(block, None, &id, threshold), ArchiveKind::Turn)
+                }
+                BlockKind::Thinking => (
+                    Some(markers::thinking_archived(block.chars(), &id)),
+                    ArchiveKind::Thinking,
+                ),
+                _ => (None, ArchiveKind::Turn),
+            };
+            let Some(text) = text else { continue };
+            if block.elided.is_none() && replacement_shrinks(&text, block, env.counter) {
+                edits.push(Edit::ReplaceBlock {
+                    message: index,
+                    block: block_index,
+                    text,
+                    kind,
+                });
+            }
+        }
+    }
+    let reason = if edits.is_empty() {
+        format!("nothing older than {cutoff} steps outside protected content")
+    } else {
+        format!(
+            "pruned {} block(s) of steps older than {cutoff} steps",
+            edits.len()
+        )
+    };
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
+
+/// The stale stub of a block over the threshold.
+fn stale(block: &Block<'_>, tool: Option<&str>, id: &str, threshold: usize) -> Option<String> {
+    let chars = block.chars();
+    if chars <= threshold {
+        return None;
+    }
+    stub(
+        &block.text,
+        chars,
+        block.has_crlf(),
+        &Frame::Stale { tool, recall: id },
+    )
+}
+
+/// Flat text keeps the seed's rules: blocks (messages) older than the cutoff by their `[age:N]`
+/// tags become `[stale block pruned]`, each tagged block on its own.
+fn flat_text_plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    let cutoff = env.policy.max_block_age_steps;
     let ages = transcript.ages();
     let candidates: Vec<bool> = transcript
         .messages
         .iter()
         .enumerate()
         .map(|(index, message)| {
-            !protection.is_protected(index)
-                && !message.has_user_words()
+            !message.has_user_words()
                 && ages[index] > cutoff
                 && !is_marker_only(std::slice::from_ref(message))
         })
@@ -66,7 +154,7 @@ fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         .collect();
     let edits = shrinking(transcript, edits, env.counter);
     let reason = if edits.is_empty() {
-        format!("no agent block older than {cutoff} turns outside protected content")
+        format!("no block older than {cutoff} turns")
     } else {
         format!(
             "pruned {} stale block(s) older than {cutoff} turns",

@@ -7,6 +7,7 @@ pub mod facts;
 pub mod pairing;
 pub mod protect;
 pub mod render;
+pub mod steps;
 
 use facts::{Elided, Fingerprint};
 use std::borrow::Cow;

@@ -5,14 +5,89 @@ use super::{BlockKind, Message, Transcript};
 use crate::base::hash::{FastMap, FastSet};
 use std::ops::Range;
 
-/// Message indices where each tool id occurs (as a call or as a result).
-fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<&'t str, Vec<usize>> {
-    let mut map: FastMap<&str, Vec<usize>> = FastMap::default();
-    for (index, message) in transcript.messages.iter().enumerate() {
-        for block in &message.blocks {
-            if let Some(id) = block.tool_id() {
-                map.entry(id).or_default().push(index);
+/// Which call a tool block belongs to: its id and, for an id used again by a later call, which
+/// use (0 for the first call with that id). OpenAI and the AI SDK may reuse an id across steps
+/// (`call_0` every time); a result then answers the newest call with its id before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PairKey<'t> {
+    /// The tool id.
+    pub id: &'t str,
+    /// Which use of the id.
+    pub use_index: u32,
+}
+
+/// The pair key of every block (`None` for blocks without a tool id), message by message.
+pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'t>>>> {
+    let mut uses: FastMap<&str, u32> = FastMap::default();
+    transcript
+        .messages
+        .iter()
+        .map(|message| {
+            message
+                .blocks
+                .iter()
+                .map(|block| match &block.kind {
+                    BlockKind::ToolCall { id, .. } => {
+                        let count = uses.entry(id.as_str()).or_insert(0);
+                        *count += 1;
+                        Some(PairKey {
+                            id,
+                            use_index: *count - 1,
+                        })
+                    }
+                    BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
+                        id,
+                        use_index: uses.get(id.as_str()).map_or(0, |count| count - 1),
+                    }),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The tool each block calls or answers, by name: a call's own name, a result's name where its
+/// format carries one, else its call's (most formats name the tool only on the call).
+pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>>> {
+    let keys = pair_keys(transcript);
+    let mut call_names: FastMap<PairKey, &str> = FastMap::default();
+    for (message, message_keys) in transcript.messages.iter().zip(&keys) {
+        for (block, key) in message.blocks.iter().zip(message_keys) {
+            if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
+                call_names.insert(*key, name.as_str());
             }
+        }
+    }
+    transcript
+        .messages
+        .iter()
+        .zip(&keys)
+        .map(|(message, message_keys)| {
+            message
+                .blocks
+                .iter()
+                .zip(message_keys)
+                .map(|(block, key)| match &block.kind {
+                    BlockKind::ToolCall { name, .. } => Some(name.as_str()),
+                    BlockKind::ToolResult {
+                        name: Some(name), ..
+                    } => Some(name.as_str()),
+                    BlockKind::ToolResult { .. } => {
+                        key.and_then(|key| call_names.get(&key).copied())
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Message indices where each pair key occurs (as a call or as a result).
+fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<PairKey<'t>, Vec<usize>> {
+    let mut map: FastMap<PairKey, Vec<usize>> = FastMap::default();
+    for (index, keys) in pair_keys(transcript).into_iter().enumerate() {
+        for key in keys.into_iter().flatten() {
+            map.entry(key).or_default().push(index);
         }
     }
     map
@@ -22,17 +97,16 @@ fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<&'t str, Vec<usize
 /// occurs inside a range occurs only inside it, so replacing the range never splits a pair.
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
     let map = occurrences(transcript);
+    let keys = pair_keys(transcript);
     let mut good = candidates.to_vec();
     loop {
         let ranges = ranges_of(&good);
         let mut changed = false;
         for range in &ranges {
             for index in range.clone() {
-                let escapes = transcript.messages[index].blocks.iter().any(|block| {
-                    block.tool_id().is_some_and(|id| {
-                        map.get(id)
-                            .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
-                    })
+                let escapes = keys[index].iter().flatten().any(|key| {
+                    map.get(key)
+                        .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
                 });
                 if escapes {
                     good[index] = false;

@@ -1,33 +1,56 @@
-//! Protected content (SPEC §4, invariant 4): what each tier may not alter.
+//! Protected content (invariant 4 in `docs/design.md`): what each tier may not alter.
+//!
+//! | | system / developer | the task | other user words | the tail | `excludeTools` |
+//! |---|---|---|---|---|---|
+//! | micro, time_based ([`Protection::structural`]) | whole | whole | whole | whole | whole |
+//! | auto ([`Protection::summarising`]) | whole | whole | into the summary | whole | whole |
+//!
+//! `session_memory` folds everything but the system prompts into its summary and reads no
+//! protection. Flat text has no steps and no tail: nothing in it is protected.
 
 use super::Transcript;
+use super::pairing::tool_names;
+use super::steps::Steps;
 
-/// Which messages a tier must leave whole.
+/// What a tier must leave whole, message by message and block by block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Protection {
     /// `protected[i]`: message `i` is kept as it is.
     pub protected: Vec<bool>,
-    /// First index of the latest turn (the newest user-word message); `len` when there is none.
-    pub latest_turn_start: usize,
+    /// `excluded[i][b]`: block `b` of message `i` is a call or result of an excluded tool.
+    pub excluded: Vec<Vec<bool>>,
+    /// First index of the protected tail (`len` when there is none).
+    pub tail_start: usize,
+    /// The transcript's steps.
+    pub steps: Steps,
 }
 
 impl Protection {
-    /// Structural tiers (micro, time_based): system and developer prompts, the task, the latest
-    /// turn and every message with the user's own words.
-    pub fn structural(transcript: &Transcript) -> Self {
-        Self::build(transcript, true)
+    /// Structural tiers (micro, time_based): system and developer prompts, the task, every
+    /// message with the user's own words, the tail of the `keep` newest steps, and the calls and
+    /// results of `excluded_tools`.
+    pub fn structural(transcript: &Transcript, keep: usize, excluded_tools: &[String]) -> Self {
+        Self::build(transcript, keep, excluded_tools, true)
     }
 
-    /// Summarising tiers (auto, session_memory): system and developer prompts, the task and the
-    /// latest turn. Other user words are carried into the summary through `mustKeep`.
-    pub fn summarising(transcript: &Transcript) -> Self {
-        Self::build(transcript, false)
+    /// auto: system and developer prompts, the task, the newest user words, the tail and the
+    /// excluded tools' messages. Other user words are carried into the summary (`mustKeep`).
+    pub fn summarising(transcript: &Transcript, keep: usize, excluded_tools: &[String]) -> Self {
+        Self::build(transcript, keep, excluded_tools, false)
     }
 
-    fn build(transcript: &Transcript, keep_all_user_words: bool) -> Self {
+    fn build(
+        transcript: &Transcript,
+        keep: usize,
+        excluded_tools: &[String],
+        keep_all_user_words: bool,
+    ) -> Self {
         let len = transcript.messages.len();
-        let latest_turn_start = transcript.latest_turn_start().unwrap_or(len);
+        let steps = Steps::of(transcript);
+        let tail_start = steps.tail_start(keep, len);
         let task = transcript.task_index();
+        let newest_words = transcript.latest_turn_start();
+        let excluded = excluded_blocks(transcript, excluded_tools);
         let protected = transcript
             .messages
             .iter()
@@ -35,13 +58,17 @@ impl Protection {
             .map(|(index, message)| {
                 message.is_system()
                     || Some(index) == task
-                    || index >= latest_turn_start
+                    || Some(index) == newest_words
+                    || index >= tail_start
                     || (keep_all_user_words && message.has_user_words())
+                    || excluded[index].iter().any(|&excluded| excluded)
             })
             .collect();
         Self {
             protected,
-            latest_turn_start,
+            excluded,
+            tail_start,
+            steps,
         }
     }
 
@@ -49,4 +76,17 @@ impl Protection {
     pub fn is_protected(&self, index: usize) -> bool {
         self.protected.get(index).copied().unwrap_or(true)
     }
+}
+
+/// For each block, whether it is a call of a tool in `tools` or a result answering one.
+pub fn excluded_blocks(transcript: &Transcript, tools: &[String]) -> Vec<Vec<bool>> {
+    tool_names(transcript)
+        .into_iter()
+        .map(|names| {
+            names
+                .into_iter()
+                .map(|name| name.is_some_and(|name| tools.iter().any(|tool| tool == name)))
+                .collect()
+        })
+        .collect()
 }

@@ -119,6 +119,22 @@ pub fn run_tier(tier: Tier, ctx: &TierContext, summariser: Option<&dyn Summarise
         .expect("compaction succeeds")
 }
 
+/// Runs `tier` on `ctx` with an optional summariser and a protected tail of `keep` steps.
+pub fn run_tier_keeping(
+    tier: Tier,
+    ctx: &TierContext,
+    summariser: Option<&dyn Summariser>,
+    keep: usize,
+) -> TierResult {
+    let mut options = CompactOptions {
+        summariser,
+        ..CompactOptions::default()
+    };
+    options.policy.keep_recent_steps = keep;
+    block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
+        .expect("compaction succeeds")
+}
+
 /// The same context with the result's output as input.
 pub fn rerun_input(ctx: &TierContext, result: &TierResult) -> TierContext {
     let input = match (&ctx.input, &result.context) {

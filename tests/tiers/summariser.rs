@@ -37,9 +37,11 @@ fn session(turns: usize) -> Vec<Value> {
     messages
 }
 
+/// Runs `tier` with a protected tail of one step: this session makes one model call per user
+/// turn, so the newest step and the newest user words are its latest turn.
 fn run(tier: Tier, messages: Vec<Value>, pct: f64, fake: &FakeSummariser) -> TierResult {
     let ctx = messages_ctx(messages, pressure(9, pct, 0.0, tier == Tier::SessionMemory));
-    run_tier(tier, &ctx, Some(fake))
+    run_tier_keeping(tier, &ctx, Some(fake), 1)
 }
 
 #[test]

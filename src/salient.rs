@@ -1,0 +1,188 @@
+//! What matters in a long body: the lines naming an error, exception, failure, panic or
+//! traceback, its last line, and the file paths and URLs it names. A stub keeps these when the
+//! body goes (micro, time_based), a digest lists them (auto), and `mustKeep` asks a summary to
+//! carry them.
+
+use crate::base::cut;
+use crate::base::hash::FastSet;
+
+/// At most this many lines that matter per stub.
+pub const MAX_LINES: usize = 8;
+/// Each kept line is cut to this many code points.
+pub const MAX_LINE_CHARS: usize = 160;
+/// At most this many paths and URLs per stub.
+pub const MAX_REFERENCES: usize = 10;
+
+/// Whether `line` names an error, exception, failure, panic or traceback (any case, inside a
+/// word too: `TypeError`, `AssertionFailed`).
+pub fn is_error_line(line: &str) -> bool {
+    let line = line.trim();
+    if line.len() < 4 || line.len() > 4000 {
+        return false;
+    }
+    const WORDS: [&str; 6] = ["error", "exception", "fail", "panic", "traceback", "fatal"];
+    // Lowercasing only ASCII keeps byte offsets, and every word is ASCII.
+    let lower = line.to_ascii_lowercase();
+    WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// `line` with its numbers, hex runs and ids blanked, so repeats that differ only in those
+/// count once (`line 42` and `line 57`, `0x7ffd…` and `0x7ffe…`).
+pub fn shape(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_token = false;
+    for token in line.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+        let (word, rest) = match token.char_indices().last() {
+            Some((at, c)) if !c.is_ascii_alphanumeric() => (&token[..at], &token[at..]),
+            _ => (token, ""),
+        };
+        let numeric = word.bytes().any(|b| b.is_ascii_digit())
+            && (word.bytes().all(|b| b.is_ascii_hexdigit())
+                || word.len() >= 8
+                || word.bytes().all(|b| b.is_ascii_digit() || b == b'x'));
+        if numeric {
+            if !in_token {
+                out.push('#');
+            }
+            in_token = true;
+        } else {
+            out.push_str(word);
+            in_token = false;
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
+/// The distinct lines of `text` that matter, in order, each cut to [`MAX_LINE_CHARS`] code
+/// points, at most `max`.
+pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
+    let mut seen = FastSet::default();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if lines.len() >= max {
+            break;
+        }
+        if is_error_line(line) && seen.insert(shape(line.trim())) {
+            lines.push(cut::head(cut::trim(line), MAX_LINE_CHARS));
+        }
+    }
+    lines
+}
+
+/// The last non-empty line of `text` when it has more than one line, cut to
+/// [`MAX_LINE_CHARS`] code points.
+pub fn last_line(text: &str) -> Option<&str> {
+    let mut lines = text.lines().filter(|line| !line.trim().is_empty());
+    let last = lines.next_back()?;
+    lines
+        .next()
+        .map(|_| cut::head(cut::trim(last), MAX_LINE_CHARS))
+}
+
+/// The distinct file paths and URLs `text` names, in order, at most `max`.
+pub fn references(text: &str, max: usize) -> Vec<&str> {
+    let mut seen = FastSet::default();
+    tokens(text)
+        .filter(|token| seen.insert(*token))
+        .take(max)
+        .collect()
+}
+
+/// File paths, URLs and `backticked` identifiers in `text`, repeats included.
+pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '(' | ')' | '<' | '>' | ',' | '[' | ']' | '{' | '}' | '='
+            )
+    })
+    .flat_map(|token| {
+        let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
+        backticked.into_iter().chain(std::iter::once(token))
+    })
+    .map(|token| token.trim_end_matches(['.', ':', ';', '`', '!', '?']))
+    .map(|token| token.trim_start_matches('`'))
+    .map(strip_line_number)
+    .filter(|token| is_url(token) || is_path(token))
+}
+
+/// `src/a.rs:42:7` → `src/a.rs` (a compiler's location names the file).
+fn strip_line_number(token: &str) -> &str {
+    let mut token = token;
+    while let Some((before, after)) = token.rsplit_once(':') {
+        if !after.is_empty() && after.bytes().all(|b| b.is_ascii_digit()) {
+            token = before;
+        } else {
+            break;
+        }
+    }
+    token
+}
+
+/// An http(s) URL.
+pub fn is_url(token: &str) -> bool {
+    (token.starts_with("https://") || token.starts_with("http://")) && token.len() > 10
+}
+
+/// A file path: a separator and a file extension, or rooted (`/`, `./`, `~/`).
+pub fn is_path(token: &str) -> bool {
+    if token.len() < 3 || token.len() > 200 || token.contains("://") {
+        return false;
+    }
+    let has_separator = token.contains('/') || token.contains('\\');
+    let file_name = token.rsplit(['/', '\\']).next().unwrap_or(token);
+    let has_extension = file_name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    let rooted = token.starts_with('/') || token.starts_with("./") || token.starts_with("~/");
+    has_separator && (has_extension || rooted) && token.chars().all(|c| !c.is_control())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_paths_urls_and_errors() {
+        let text = "edited src/lib.rs and ./README.md, see https://docs.rs/serde.\nerror: cannot find `Foo`";
+        let found = references(text, 10);
+        assert_eq!(
+            found,
+            ["src/lib.rs", "./README.md", "https://docs.rs/serde"]
+        );
+        assert!(is_error_line("error: cannot find `Foo`"));
+        assert!(is_error_line("TypeError: x is undefined"));
+        assert!(is_error_line("test users ... FAILED"));
+        assert!(!is_error_line("all good"));
+        assert!(!is_path("and/or"));
+        assert!(!is_path("1/2"));
+        assert_eq!(
+            references("at src/a.rs:42:7 and src/a.rs:9", 10),
+            ["src/a.rs"]
+        );
+    }
+
+    #[test]
+    fn repeats_that_differ_in_numbers_count_once() {
+        let text = "Error: timeout after 3000 ms (id 4f3a9b2c1d)\nok\nError: timeout after 5000 ms (id 77aa00ff11)\nError: refused";
+        assert_eq!(
+            error_lines(text, 8),
+            [
+                "Error: timeout after 3000 ms (id 4f3a9b2c1d)",
+                "Error: refused"
+            ]
+        );
+        assert_eq!(shape("line 42, col 7"), shape("line 57, col 9"));
+        assert_ne!(shape("read a.rs"), shape("read b.rs"));
+    }
+
+    #[test]
+    fn last_line_only_of_several() {
+        assert_eq!(last_line("one line"), None);
+        assert_eq!(last_line("a\nb\n\n  "), Some("b"));
+    }
+}

@@ -1,0 +1,219 @@
+//! Stubs: what stands in for a tool-result body (or a long string inside a tool call's input)
+//! once a tier removed it to the archive. A stub keeps what matters of the body (see
+//! [`crate::salient`]) and names the archive entry it can be recalled by, and is at most half
+//! the body's length: when the kept lines would make it longer, fewer are kept.
+//!
+//! ```text
+//! FAIL test/users.test.ts                       ← micro: the first characters
+//! TypeError: Cannot read properties of undefined ← the lines that matter (≤ 8)
+//! Tests: 1 failed, 41 passed                    ← the last line
+//! src/routes/users.ts test/users.test.ts        ← paths and URLs (≤ 10)
+//! [tool result body pruned: 5321 chars; recall: a3f9c1b2e07d4]
+//! ```
+//!
+//! time_based's stub starts `[stale block pruned: bash, 5321 chars; recall: …]` instead of a
+//! head and the marker, and keeps the same facts. Flat text keeps the seed's marker (no recall
+//! id; its entries are found by location).
+
+use crate::base::cut;
+use crate::markers;
+use crate::salient::{self, MAX_LINES, MAX_REFERENCES};
+
+/// How a stub begins and ends.
+pub enum Frame<'a> {
+    /// micro: the body's first `keep` characters, then the facts, then the pruned-body marker.
+    Head {
+        /// Code points of the body to keep at the start.
+        keep: usize,
+        /// The archive id to name (`None` in flat text).
+        recall: Option<&'a str>,
+    },
+    /// time_based: the stale-block marker naming the tool, then the facts.
+    Stale {
+        /// The tool's name, where known.
+        tool: Option<&'a str>,
+        /// The archive id to name.
+        recall: &'a str,
+    },
+}
+
+/// The stub of `body` (`chars` code points, CRLF line ends or not), or `None` when even the
+/// frame alone is not shorter than the body.
+pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<String> {
+    let newline = if crlf { "\r\n" } else { "\n" };
+    let (opening, closing) = match frame {
+        Frame::Head { keep, recall } => (
+            cut::trim_end(cut::head(body, *keep)).to_string(),
+            markers::pruned_body_recall(chars, *recall),
+        ),
+        Frame::Stale { tool, recall } => (markers::stale_stub(*tool, chars, recall), String::new()),
+    };
+    let mut budget = Budget {
+        used: opening.chars().count() + closing.chars().count() + newline.len(),
+        // The frame always fits; the facts only within half the body.
+        limit: chars / 2,
+        newline: newline.len(),
+    };
+    if budget.used >= chars {
+        return None;
+    }
+    let mut lines: Vec<&str> = Vec::new();
+    let shown = |text: &str, lines: &[&str]| {
+        opening.contains(text) || lines.iter().any(|line| line.contains(text))
+    };
+    for line in salient::error_lines(body, MAX_LINES) {
+        if !shown(line, &lines) && budget.take(line.chars().count()) {
+            lines.push(line);
+        }
+    }
+    if let Some(last) = salient::last_line(body) {
+        if !shown(last, &lines) && budget.take(last.chars().count()) {
+            lines.push(last);
+        }
+    }
+    let mut references: Vec<&str> = Vec::new();
+    for reference in salient::references(body, MAX_REFERENCES) {
+        // Joined on one line by spaces: the first takes a line break, the others a space.
+        let separator = usize::from(!references.is_empty());
+        if !shown(reference, &lines) && budget.take_joined(reference.chars().count(), separator) {
+            references.push(reference);
+        }
+    }
+    let references = references.join(" ");
+    let mut out = opening.clone();
+    let pieces = lines
+        .into_iter()
+        .chain((!references.is_empty()).then_some(references.as_str()))
+        .chain((!closing.is_empty()).then_some(closing.as_str()));
+    // Each piece on a line of its own after the opening, even an empty head (the seed's shape).
+    for piece in pieces {
+        out.push_str(newline);
+        out.push_str(piece);
+    }
+    Some(out)
+}
+
+/// Code points a stub may still take.
+struct Budget {
+    used: usize,
+    limit: usize,
+    newline: usize,
+}
+
+impl Budget {
+    /// Takes a line of `chars` code points (and its line break) if it fits.
+    fn take(&mut self, chars: usize) -> bool {
+        self.take_joined(chars, self.newline)
+    }
+
+    /// Takes `chars` code points and a separator of `separator` if they fit.
+    fn take_joined(&mut self, chars: usize, separator: usize) -> bool {
+        let separator = if separator == 0 {
+            self.newline
+        } else {
+            separator
+        };
+        let fits = self.used + chars + separator <= self.limit;
+        if fits {
+            self.used += chars + separator;
+        }
+        fits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(recall: Option<&str>) -> Frame<'_> {
+        Frame::Head { keep: 20, recall }
+    }
+
+    #[test]
+    fn keeps_errors_last_line_and_paths_within_half() {
+        let body = format!(
+            "running tests\n{}error[E0425]: cannot find `x` in src/lib.rs:4:9\n{}test result: FAILED. 1 passed; 1 failed\n",
+            "ok line\n".repeat(60),
+            "more output at https://example.com/log\n".repeat(10),
+        );
+        let chars = body.chars().count();
+        let out = stub(&body, chars, false, &head(Some("a0123456789ab"))).expect("a stub");
+        assert!(out.starts_with("running tests\nok lin\n"), "{out}");
+        assert!(
+            out.contains("error[E0425]: cannot find `x` in src/lib.rs:4:9"),
+            "{out}"
+        );
+        assert!(
+            out.contains("test result: FAILED. 1 passed; 1 failed"),
+            "{out}"
+        );
+        assert!(out.contains("https://example.com/log"), "{out}");
+        assert!(
+            out.ends_with(&format!(
+                "[tool result body pruned: {chars} chars; recall: a0123456789ab]"
+            )),
+            "{out}"
+        );
+        assert!(out.chars().count() <= chars / 2);
+    }
+
+    #[test]
+    fn the_size_rule_wins_over_the_lines() {
+        let error = format!("Error: {}", "something broke ".repeat(9).trim_end());
+        // Head, marker and the error line would pass half of a 300-char body: the line goes.
+        let body = format!("{}\n{error}", "x".repeat(300 - error.chars().count() - 1));
+        let out = stub(&body, 300, false, &head(None)).expect("a stub");
+        assert!(!out.contains("Error"), "{out}");
+        assert!(out.chars().count() <= 150, "{out}");
+        // In a 600-char body it fits.
+        let body = format!("{}\n{error}", "x".repeat(600 - error.chars().count() - 1));
+        let out = stub(&body, 600, false, &head(None)).expect("a stub");
+        assert!(out.contains(&error), "{out}");
+        assert!(out.chars().count() <= 300, "{out}");
+        // A body the frame alone does not shrink gets no stub.
+        assert_eq!(stub("short", 5, false, &head(Some("a0123456789ab"))), None);
+    }
+
+    #[test]
+    fn flat_text_keeps_the_seed_marker() {
+        let body = "C".repeat(900);
+        assert_eq!(
+            stub(
+                &body,
+                900,
+                false,
+                &Frame::Head {
+                    keep: 80,
+                    recall: None
+                }
+            ),
+            Some(format!(
+                "{}\n[tool result body pruned: 900 chars]",
+                "C".repeat(80)
+            ))
+        );
+    }
+
+    #[test]
+    fn stale_stub_names_the_tool_and_keeps_the_facts() {
+        let body = format!(
+            "{}\nTraceback (most recent call last):\n  File \"app/main.py\", line 3\nValueError: bad\n",
+            "log\n".repeat(100)
+        );
+        let chars = body.chars().count();
+        let frame = Frame::Stale {
+            tool: Some("bash"),
+            recall: "a0123456789ab",
+        };
+        let out = stub(&body, chars, false, &frame).expect("a stub");
+        assert!(
+            out.starts_with(&format!(
+                "[stale block pruned: bash, {chars} chars; recall: a0123456789ab]"
+            )),
+            "{out}"
+        );
+        assert!(out.contains("Traceback (most recent call last):"), "{out}");
+        assert!(out.contains("ValueError: bad"), "{out}");
+        assert!(out.contains("app/main.py"), "{out}");
+    }
+}
