@@ -6,9 +6,9 @@
 //   3. wasm-opt -Oz from the npm `binaryen` package (never Debian's wasm-opt: its output fails to
 //      load, see TOOLCHAIN.md)
 //   4. the entry points and types from js/, the web glue rewritten as a factory (scripts/glue.mjs:
-//      trap recovery re-instantiates with fresh glue state) plus CommonJS copies of it and of
-//      js/api.mjs, the generated TIER_COST_WEIGHT constant, pkg/package.json with its exports
-//      map, pkg/README.md
+//      trap recovery re-instantiates with fresh glue state) plus CommonJS copies of it, of
+//      js/api.mjs and of js/index.mjs (the export list every entry point re-exports), the
+//      generated TIER_COST_WEIGHT constant, pkg/package.json with its exports map, pkg/README.md
 //   5. node_modules/tiered-compaction -> pkg, so tests import the package by name
 // Skips steps 2-4 when their inputs did not change. `--force` rebuilds anyway.
 // `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
@@ -102,7 +102,15 @@ const webGlue = path.join(pkg, "web", `${crateName}.js`);
 const factory = glueFactory(fs.readFileSync(webGlue, "utf8"));
 fs.writeFileSync(webGlue, factory.esm);
 fs.writeFileSync(path.join(pkg, "node", "glue.cjs"), factory.cjs);
-fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(fs.readFileSync(path.join(root, "js", "api.mjs"), "utf8"), "js/api.mjs"));
+const source = (name) => fs.readFileSync(path.join(root, "js", name), "utf8");
+fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(source("api.mjs"), "js/api.mjs"));
+fs.writeFileSync(
+  path.join(pkg, "index.cjs"),
+  commonJs(source("index.mjs"), "js/index.mjs", {
+    requires: { "./api.mjs": "./api.cjs", "./weights.mjs": "./weights.cjs", [`./web/${crateName}.js`]: "./node/glue.cjs" },
+    replace: [['createApi(createGlue, "index.mjs")', 'createApi(createGlue, "index.cjs")']],
+  }),
+);
 // TIER_COST_WEIGHT has one source, the core's table; it is written into the package as a
 // constant so that it exists before init() in browsers.
 const glue = createRequire(import.meta.url)(path.join(nodeGlueDir, `${crateName}.js`));
