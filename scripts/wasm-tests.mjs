@@ -7,9 +7,10 @@
 // bootstrap.sh) and nothing is downloaded, chromedriver included (`--chromedriver`).
 //
 // Why wasm-pack runs on a generated harness crate instead of the crate root: the crate's
-// dev-dependency `proptest` (with its default `fork` feature) does not compile for wasm32
-// (rusty-fork / wait-timeout), and `wasm-pack test` builds every dev-dependency and test target
-// for wasm32 (`cargo build --tests`). The harness (target/wasm-binding-tests/, git-ignored) is the
+// dev-dependency `proptest`, as declared, does not compile for wasm32 (its rand's getrandom needs
+// the `wasm_js` backend: `wasm-pack test --node` in the crate root stops there; its default `fork`
+// feature pulls in rusty-fork / wait-timeout), and `wasm-pack test` builds every dev-dependency
+// and test target for wasm32 (`cargo build --tests`). The harness (target/wasm-binding-tests/, git-ignored) is the
 // same library source (`[lib] path` = src/lib.rs) with the same dependencies and Cargo.lock,
 // proptest without its default features, so the tests see exactly the code that ships. It is
 // regenerated from Cargo.toml on every run, so it follows the core's dependency changes.
