@@ -1,12 +1,13 @@
-// The public API shared by every entry point of the package: exactly the names of SPEC §2, each a
-// thin guard in front of the wasm-bindgen glue, and the one place that recovers from a trap. The
-// ES-module entry points import this file; node.cjs gets a generated CommonJS copy (api.cjs), so
-// every runtime (Node ESM and CJS, Deno, Bun, workerd, browsers) runs this same code.
+// The public API behind every entry point of the package: each export a thin guard in front of
+// the wasm-bindgen glue, and the one place that recovers from a trap. index.mjs (the export list
+// every entry point re-exports) imports this file; its CommonJS copy index.cjs gets a generated
+// copy of this one (api.cjs), so every runtime (Node ESM and CJS, Deno, Bun, workerd, browsers)
+// runs this same code.
 //
-// An entry point creates one API with the glue factory (`createGlue`, see scripts/glue.mjs) and
-// hands it the compiled WebAssembly.Module with `bind` (at once in Node, Deno, Bun and workerd; on
-// `init()` in browsers). Calling an export before that throws (or, for the promise-returning ones,
-// rejects with) an Error saying to call init() first.
+// index.mjs creates one API with the glue factory (`createGlue`, see scripts/glue.mjs); its
+// `initSync` / `init` hand it the compiled WebAssembly.Module with `bind` / `bindAsync` (on
+// import in Node, Deno, Bun and workerd; on `init()` in browsers). Calling an export before that
+// throws (or, for the promise-returning ones, rejects with) an Error saying to call init() first.
 //
 // Trap recovery. A wasm instance that traps (`unreachable`, an out-of-bounds access after its
 // stack ran out, a failed allocation) or is unwound by an exception thrown through its frames is
@@ -27,7 +28,7 @@
 // Callbacks the host still holds for the dead instance (a summariser's answer still on its way)
 // can only reach the dead instance, because each instance has its own copy of the glue.
 
-/** Where tests find per-entry diagnostics; the package only registers if a test created it. */
+/** Where tests find each module graph's diagnostics; the package only registers if a test created it. */
 const TESTING = Symbol.for("tiered-compaction.testing");
 
 /** What an entry into a dead instance returns: reads as empty/0/false wherever the glue looks. */
@@ -134,7 +135,7 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits) {
 
 /**
  * @param {() => { api: Record<string, Function>, getImports: () => object, finalize: (instance: { exports: object }, module: WebAssembly.Module) => unknown }} createGlue
- * @param {string} entry the entry point's file name (diagnostics only)
+ * @param {string} entry the name tests find its diagnostics under: index.mjs or index.cjs
  */
 export function createApi(createGlue, entry) {
   /** @type {WebAssembly.Module | null} */

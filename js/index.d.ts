@@ -279,6 +279,52 @@ export function estimateTokens(text: string, options?: { tokenEstimator?: TokenE
 /** The seed's cost weights per tier: none 0, micro 0.05, time_based 0.10, auto 0.50, session_memory 1.00. */
 export const TIER_COST_WEIGHT: Readonly<Record<Tier, number>>;
 
+/**
+ * The `code` of every error this library throws or rejects with (`error.code`):
+ * - `ERR_TC_INVALID_TYPE`: a `TypeError`; a value of the wrong type or shape, an unknown field;
+ * - `ERR_TC_OUT_OF_RANGE`: a `RangeError`; NaN, Infinity, a negative, an input over the limits;
+ * - `ERR_TC_PARSE`: a `SyntaxError`; a malformed request body;
+ * - `ERR_TC_CALLBACK`: a `TypeError`; a host callback (`countTokens`) threw or broke its contract
+ *   (what it threw is the `cause`);
+ * - `ERR_TC_NOT_INITIALISED`: an `Error`; an export called before `init()` (browsers, workers);
+ * - `ERR_TC_INSTANCE_TRAPPED`: an `Error`; the WebAssembly instance trapped and the call was
+ *   abandoned (the trap is the `cause`); the next call runs on a fresh instance;
+ * - `ERR_TC_INTERNAL`: an `Error`; a bug of this library.
+ */
+export type ErrorCode = InputErrorCode | StateErrorCode;
+
+/** The codes of errors about the caller's input: each names the offending field in `path`. */
+export type InputErrorCode = "ERR_TC_INVALID_TYPE" | "ERR_TC_OUT_OF_RANGE" | "ERR_TC_PARSE" | "ERR_TC_CALLBACK";
+
+/** The codes of errors about the library's state, not about one field: no `path`. */
+export type StateErrorCode = "ERR_TC_NOT_INITIALISED" | "ERR_TC_INSTANCE_TRAPPED" | "ERR_TC_INTERNAL";
+
+/** An error about the caller's input (a `TypeError`, `RangeError` or `SyntaxError`). */
+export interface InputError extends Error {
+  code: InputErrorCode;
+  /**
+   * The offending field path, as the message starts with it: `pressure.contextPctUsed`,
+   * `messages[3].content`, `options.policy.autoContextPct` ("" when no one field is at fault).
+   */
+  path: string;
+  /** `ERR_TC_CALLBACK`: what the host's callback threw. */
+  cause?: unknown;
+}
+
+/** An error about the library's state (an `Error`): not initialised, trapped, or a bug. */
+export interface StateError extends Error {
+  code: StateErrorCode;
+  path?: undefined;
+  /** `ERR_TC_INSTANCE_TRAPPED`: the trap. */
+  cause?: unknown;
+}
+
+/**
+ * The shape of every error this library throws or rejects with. A caught value is `unknown`:
+ * check it has a string `code` starting with `ERR_TC_` (or cast), then narrow on `code`.
+ */
+export type CompactionError = InputError | StateError;
+
 /** What `init` can load the WebAssembly module from. */
 export type InitInput = URL | string | Request | Response | BufferSource | WebAssembly.Module;
 

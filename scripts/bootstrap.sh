@@ -3,6 +3,8 @@
 #   - the Rust target wasm32-unknown-unknown (rustup);
 #   - wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock, into the
 #     git-ignored .tools/ (a mismatched CLI produces glue that does not load);
+#   - wasm-pack at a pinned version, into .tools/ too (the build and the wasm tests run through it,
+#     always with `--mode no-install`, so it finds the tools above and never downloads);
 #   - the npm devDependencies (binaryen's wasm-opt, typescript, deno, bun, workerd, ...);
 #   - Chromium and chromedriver from apt, for the browser tests, when missing and apt is usable.
 # Prints one line per step. Safe to run any number of times.
@@ -33,7 +35,17 @@ else
   cargo install --root .tools wasm-bindgen-cli --version "$want"
 fi
 
-# 3. npm packages: reinstall when package.json or package-lock.json is newer than the install.
+# 3. wasm-pack, pinned. --locked works for it here (its lockfile resolves against this registry
+#    index, unlike wasm-bindgen-cli's); about 100 s once on an idle two-core machine.
+wasm_pack_version=0.15.1
+if [ "$(.tools/bin/wasm-pack --version 2>/dev/null || true)" = "wasm-pack $wasm_pack_version" ]; then
+  step "wasm-pack $wasm_pack_version: present"
+else
+  step "wasm-pack $wasm_pack_version: installing into .tools/ (about 100 s, once)"
+  cargo install --locked --root .tools wasm-pack --version "$wasm_pack_version"
+fi
+
+# 4. npm packages: reinstall when package.json or package-lock.json is newer than the install.
 marker=node_modules/.package-lock.json
 if [ -f "$marker" ] && [ "$marker" -nt package.json ] && { [ ! -f package-lock.json ] || [ "$marker" -nt package-lock.json ]; }; then
   step "npm packages: up to date"
@@ -45,7 +57,8 @@ else
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-# 4. Chromium + chromedriver for the wasm-bindgen browser tests. Skipped (and said so) where apt
+# 5. Chromium + chromedriver for the wasm-bindgen browser tests (`wasm-pack test --chrome` is given
+#    /usr/bin/chromedriver; it would otherwise download one). Skipped (and said so) where apt
 #    cannot be used; the test runner then reports the browser tests as not run.
 if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
   step "chromium + chromedriver: present"

@@ -1,25 +1,29 @@
 // Builds the npm package into pkg/ (generated, git-ignored):
-//   1. cargo build --release --target wasm32-unknown-unknown
-//   2. wasm-bindgen --target web (ES modules: browsers, Deno, Bun, Node ESM, workerd) into pkg/web/;
-//      --target nodejs into the cargo target dir, only for reading the core's table of weights
-//      (the package's CommonJS entry uses node/glue.cjs, made from the web glue, and the one wasm)
-//   3. wasm-opt -Oz from the npm `binaryen` package (never Debian's wasm-opt: its output fails to
-//      load, see TOOLCHAIN.md)
-//   4. the entry points and types from js/, the web glue rewritten as a factory (scripts/glue.mjs:
-//      trap recovery re-instantiates with fresh glue state) plus CommonJS copies of it and of
-//      js/api.mjs, the generated TIER_COST_WEIGHT constant, pkg/package.json with its exports
-//      map, pkg/README.md
-//   5. node_modules/tiered-compaction -> pkg, so tests import the package by name
-// Skips steps 2-4 when their inputs did not change. `--force` rebuilds anyway.
+//   1. wasm-pack build --target web --mode no-install: cargo build --release --target
+//      wasm32-unknown-unknown, then the wasm-bindgen that bootstrap.sh pinned to Cargo.lock (found
+//      on PATH in .tools/bin; no-install: wasm-pack never downloads one). Its output directory is
+//      target/wasm-pack/web/ (wasm-pack owns the directory it writes to: a `.gitignore` of `*`,
+//      files named after the crate), copied into pkg/web/. `--no-pack`: pkg/package.json is ours
+//      (step 3); `--no-typescript`: js/index.d.ts is hand-written.
+//   2. wasm-opt -Oz from the npm `binaryen` package, with the flags listed below. wasm-pack's own
+//      wasm-opt step is off (Cargo.toml `[package.metadata.wasm-pack.profile.release]`): it runs
+//      the first wasm-opt on PATH, and Debian's produces a module that fails to load.
+//   3. what wasm-pack does not do: the entry points and types from js/, the web glue rewritten
+//      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
+//      CommonJS copies of it, of js/api.mjs and of js/index.mjs (the export list every entry
+//      point re-exports), so that every entry point loads the one web/tiered_compaction_bg.wasm;
+//      the TIER_COST_WEIGHT constant read from the built module; pkg/package.json with its
+//      exports map; pkg/README.md
+//   4. node_modules/tiered-compaction -> pkg, so tests import the package by name
+// Skips steps 2-3 when their inputs did not change. `--force` rebuilds anyway.
 // `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
 // a trap), its own cargo target dir (target/trap/), the package in target/pkg-trap/, no link.
 // Run `bash scripts/bootstrap.sh` first (npm run build does).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { commonJs, glueFactory } from "./glue.mjs";
 
@@ -28,7 +32,7 @@ const testTrap = process.argv.includes("--test-trap");
 const pkg = testTrap ? path.join(root, "target", "pkg-trap") : path.join(root, "pkg");
 const targetDir = testTrap ? path.join(root, "target", "trap") : path.join(root, "target");
 const crateName = "tiered_compaction";
-const wasmIn = path.join(targetDir, "wasm32-unknown-unknown", "release", `${crateName}.wasm`);
+const wasmPackOut = path.join(targetDir, "wasm-pack", "web");
 const tools = path.join(root, ".tools", "bin");
 const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
 const force = process.argv.includes("--force");
@@ -36,15 +40,39 @@ const started = performance.now();
 
 const log = (message) => console.log(`[build] ${message}`);
 const run = (command, args, options = {}) =>
-  execFileSync(command, args, { cwd: root, stdio: "inherit", ...options });
+  execFileSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${tools}${path.delimiter}${process.env.PATH}` },
+    ...options,
+  });
 
-// 1. The wasm module (cargo is incremental: about a second when nothing changed).
+// 1. The wasm module and its glue (cargo is incremental; wasm-pack takes well under a second when
+// nothing changed). Arguments after the crate path go to cargo.
 const variant = testTrap ? ["--features", "test-trap", "--target-dir", targetDir] : [];
-run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib", ...variant]);
+run(path.join(tools, "wasm-pack"), [
+  "build",
+  "--mode",
+  "no-install",
+  "--target",
+  "web",
+  "--release",
+  "--no-pack",
+  "--no-typescript",
+  "--out-dir",
+  wasmPackOut,
+  root,
+  ...variant,
+]);
+const built = (name) => path.join(wasmPackOut, name);
+const wasmIn = built(`${crateName}_bg.wasm`);
 
-// Everything the rest of the build reads; equal hashes mean pkg/ is up to date.
+// Everything the rest of the build reads, and what it wrote: pkg/ is up to date when both hash
+// as they did after the last build (a plain `wasm-pack build` writes its own package.json, glue
+// and .gitignore into pkg/, its default output directory; that is then rebuilt).
 const inputs = [
   wasmIn,
+  built(`${crateName}.js`),
   fileURLToPath(import.meta.url),
   path.join(root, "scripts", "glue.mjs"),
   path.join(root, "README.md"),
@@ -57,22 +85,19 @@ for (const file of inputs.sort()) {
 }
 const stamp = hash.digest("hex");
 const stampFile = path.join(pkg, ".build-stamp");
-if (!force && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) {
+if (!force && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === `${stamp}\n${outputHash()}`) {
   log(`${path.relative(root, pkg)}/ is up to date (${seconds()} s)`);
   if (!testTrap) linkPackage();
   process.exit(0);
 }
 
-// 2. wasm-bindgen, the version bootstrap.sh pinned to Cargo.lock.
+// The one-wasm layout: web/ (the glue and the module), node/ (the CommonJS glue, step 3).
 fs.rmSync(pkg, { recursive: true, force: true });
-const nodeGlueDir = path.join(targetDir, "wasm-bindgen-nodejs");
-fs.rmSync(nodeGlueDir, { recursive: true, force: true });
-for (const [target, outDir] of [["web", path.join(pkg, "web")], ["nodejs", nodeGlueDir]]) {
-  run(path.join(tools, "wasm-bindgen"), ["--target", target, "--no-typescript", "--out-dir", outDir, wasmIn]);
-}
+fs.mkdirSync(path.join(pkg, "web"), { recursive: true });
 fs.mkdirSync(path.join(pkg, "node"));
+for (const name of [`${crateName}.js`, `${crateName}_bg.wasm`]) fs.copyFileSync(built(name), path.join(pkg, "web", name));
 
-// 3. wasm-opt (binaryen's JS build: slow-ish, a few seconds).
+// 2. wasm-opt (binaryen's JS build: slow-ish, a few seconds).
 // --low-memory-unused lets `load(add(p, C))` become `load offset=C (p)` (C < 1 KiB): the two
 // differ only when p + C wraps past 2^32 into the lowest 1 KiB, which no valid pointer does.
 // -1.2 KiB gzipped.
@@ -93,7 +118,7 @@ run(wasmOpt, [...wasmOptFlags, wasmOut, "-o", wasmOut]);
 writeJson(path.join(pkg, "web", "package.json"), { type: "module" });
 writeJson(path.join(pkg, "node", "package.json"), { type: "commonjs" });
 
-// 4. Entry points, types, the constant, the manifest.
+// 3. Entry points, types, the constant, the manifest.
 for (const name of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", name), path.join(pkg, name));
 }
@@ -102,11 +127,23 @@ const webGlue = path.join(pkg, "web", `${crateName}.js`);
 const factory = glueFactory(fs.readFileSync(webGlue, "utf8"));
 fs.writeFileSync(webGlue, factory.esm);
 fs.writeFileSync(path.join(pkg, "node", "glue.cjs"), factory.cjs);
-fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(fs.readFileSync(path.join(root, "js", "api.mjs"), "utf8"), "js/api.mjs"));
+const source = (name) => fs.readFileSync(path.join(root, "js", name), "utf8");
+fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(source("api.mjs"), "js/api.mjs"));
+fs.writeFileSync(
+  path.join(pkg, "index.cjs"),
+  commonJs(source("index.mjs"), "js/index.mjs", {
+    requires: { "./api.mjs": "./api.cjs", "./weights.mjs": "./weights.cjs", [`./web/${crateName}.js`]: "./node/glue.cjs" },
+    replace: [['createApi(createGlue, "index.mjs")', 'createApi(createGlue, "index.cjs")']],
+  }),
+);
 // TIER_COST_WEIGHT has one source, the core's table; it is written into the package as a
-// constant so that it exists before init() in browsers.
-const glue = createRequire(import.meta.url)(path.join(nodeGlueDir, `${crateName}.js`));
-const weights = JSON.stringify(glue.tierCostWeightTable());
+// constant so that it exists before init() in browsers. Read through the glue just written, from
+// the module as shipped.
+const { createGlue } = await import(pathToFileURL(webGlue).href);
+const glue = createGlue();
+const compiled = new WebAssembly.Module(fs.readFileSync(wasmOut));
+glue.finalize(new WebAssembly.Instance(compiled, glue.getImports()), compiled);
+const weights = JSON.stringify(glue.api.tierCostWeightTable());
 const header = "// Generated by scripts/build.mjs from the core's TIER_COST_WEIGHT table.\n";
 fs.writeFileSync(path.join(pkg, "weights.mjs"), `${header}export const TIER_COST_WEIGHT = Object.freeze(${weights});\n`);
 fs.writeFileSync(
@@ -115,14 +152,14 @@ fs.writeFileSync(
 );
 fs.copyFileSync(path.join(root, "README.md"), path.join(pkg, "README.md"));
 writeJson(path.join(pkg, "package.json"), manifest());
-fs.writeFileSync(stampFile, stamp);
+fs.writeFileSync(stampFile, `${stamp}\n${outputHash()}`);
 if (!testTrap) linkPackage();
 
 // Sizes: what a browser downloads.
 const wasm = fs.readFileSync(path.join(pkg, "web", `${crateName}_bg.wasm`));
 const rawIn = fs.statSync(wasmIn).size;
 log(
-  `wasm: ${kb(rawIn)} from cargo -> ${kb(wasm.length)} after wasm-opt, ${kb(gzipSync(wasm, { level: 9 }).length)} gzipped`,
+  `wasm: ${kb(rawIn)} from wasm-pack -> ${kb(wasm.length)} after wasm-opt, ${kb(gzipSync(wasm, { level: 9 }).length)} gzipped`,
 );
 log(`${path.relative(root, pkg)}/ built in ${seconds()} s`);
 
@@ -159,6 +196,16 @@ function manifest() {
     files: ["*.mjs", "*.cjs", "index.d.ts", "web/", "node/", "README.md"],
     engines: { node: ">=18" },
   };
+}
+
+/** A hash of every file in pkg/ but the stamp: names and contents. */
+function outputHash() {
+  const outputs = createHash("sha256");
+  const files = fs.readdirSync(pkg, { recursive: true }).filter((name) => fs.statSync(path.join(pkg, name)).isFile());
+  for (const name of files.filter((name) => name !== ".build-stamp").sort()) {
+    outputs.update(name).update(fs.readFileSync(path.join(pkg, name)));
+  }
+  return outputs.digest("hex");
 }
 
 function linkPackage() {

@@ -1,7 +1,8 @@
 // Everything `npm test` runs, in order, after bootstrap.sh and build.mjs: Rust checks and tests,
-// the binding's wasm-bindgen tests in Node and Chromium, the JS suite against pkg/, the demo
-// page's tests, the type checks, the packed tarball, and the Deno / Bun / workerd smoke runs. Every step runs even when
-// an earlier one failed; a summary with timings follows, and the exit code is 1 if any failed.
+// the binding's wasm-bindgen tests in Node and Chromium (wasm-pack test), the JS suite against
+// pkg/, the demo page's tests, the type checks, the packed tarball, and the Deno / Bun / workerd
+// smoke runs. Every step runs even when an earlier one failed; a summary with timings follows, and
+// the exit code is 1 if any failed.
 // A step whose tool cannot exist here (Chromium without apt) is reported as SKIPPED, loudly.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -19,8 +20,9 @@ const steps = [
   // The binding only compiles for wasm32, so it (and its tests) get their own clippy run.
   ["cargo clippy (wasm32: the binding and its tests)", ["node", "scripts/wasm-tests.mjs", "--clippy"]],
   ["cargo test (host)", ["cargo", "test"]],
-  ["wasm-bindgen tests in Node", ["node", "scripts/wasm-tests.mjs"]],
-  ["wasm-bindgen tests in headless Chromium", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
+  // The binding's wasm-bindgen tests through wasm-pack (scripts/wasm-tests.mjs says why on a harness crate).
+  ["wasm-pack test --node (the binding's wasm-bindgen tests)", ["node", "scripts/wasm-tests.mjs"]],
+  ["wasm-pack test --headless --chrome (the same, in Chromium)", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
   ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
   ["node --test tests/www/ (demo page in headless Chromium)", ["node", "--test", "tests/www/"], !fs.existsSync(path.join(root, "tests", "www")) ? "no tests/www/" : hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],

@@ -1,14 +1,20 @@
-// Runs the binding's wasm-bindgen tests (src/wasm/tests.rs) on wasm32 in Node, with `--browser`
-// in headless Chromium; `--clippy` lints the binding and its tests for wasm32 instead.
+// Runs the binding's wasm-bindgen tests (src/wasm/tests.rs) on wasm32 through wasm-pack:
+//   node scripts/wasm-tests.mjs            wasm-pack test --node
+//   node scripts/wasm-tests.mjs --browser  wasm-pack test --headless --chrome (Debian's chromium and
+//                                          /usr/bin/chromedriver, flags from webdriver.json)
+//   node scripts/wasm-tests.mjs --clippy   cargo clippy on wasm32: the binding and its tests
+// Always `--mode no-install`: the pinned wasm-bindgen-test-runner is found on PATH (.tools/bin,
+// bootstrap.sh) and nothing is downloaded, chromedriver included (`--chromedriver`).
 //
-// Why a generated harness package instead of `cargo test --target wasm32-unknown-unknown` on the
-// crate itself: the crate's dev-dependency `proptest` (with its default `fork` feature) does not
-// compile for wasm32 (rusty-fork / wait-timeout), and cargo builds every dev-dependency for any
-// test target. The harness (target/wasm-binding-tests/, git-ignored) is the same library source
-// (`[lib] path` = src/lib.rs) with the same dependencies and Cargo.lock, proptest without its
-// default features, so the tests see exactly the code that ships. It is regenerated from
-// Cargo.toml on every run, so it follows the core's dependency changes.
-import { execFileSync } from "node:child_process";
+// Why wasm-pack runs on a generated harness crate instead of the crate root: the crate's
+// dev-dependency `proptest`, as declared, does not compile for wasm32 (its rand's getrandom needs
+// the `wasm_js` backend: `wasm-pack test --node` in the crate root stops there; its default `fork`
+// feature pulls in rusty-fork / wait-timeout), and `wasm-pack test` builds every dev-dependency
+// and test target for wasm32 (`cargo build --tests`). The harness (target/wasm-binding-tests/, git-ignored) is the
+// same library source (`[lib] path` = src/lib.rs) with the same dependencies and Cargo.lock,
+// proptest without its default features, so the tests see exactly the code that ships. It is
+// regenerated from Cargo.toml on every run, so it follows the core's dependency changes.
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,27 +79,51 @@ if (!fs.existsSync(manifestPath) || fs.readFileSync(manifestPath, "utf8") !== te
 fs.copyFileSync(path.join(root, "Cargo.lock"), path.join(harness, "Cargo.lock"));
 fs.copyFileSync(path.join(root, "webdriver.json"), path.join(harness, "webdriver.json"));
 
-const env = {
-  ...process.env,
-  PATH: `${path.join(root, ".tools", "bin")}${path.delimiter}${process.env.PATH}`,
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: "wasm-bindgen-test-runner",
-  WASM_BINDGEN_TEST_TIMEOUT: "120",
-};
-if (browser) {
-  env.WASM_BINDGEN_USE_BROWSER = "1";
-  env.CHROMEDRIVER = process.env.CHROMEDRIVER ?? "/usr/bin/chromedriver";
+const toolsPath = `${path.join(root, ".tools", "bin")}${path.delimiter}${process.env.PATH}`;
+const env = { ...process.env, PATH: toolsPath, WASM_BINDGEN_TEST_TIMEOUT: "120" };
+
+if (clippy) {
+  execFileSync(
+    "cargo",
+    ["clippy", "--manifest-path", manifestPath, "--target-dir", path.join(root, "target"), "--target", "wasm32-unknown-unknown", "--lib", "--tests", "--", "-D", "warnings"],
+    { cwd: harness, env, stdio: "inherit" },
+  );
+  process.exit(0);
 }
-const common = [
-  "--manifest-path",
-  manifestPath,
+
+const chromedriver = process.env.CHROMEDRIVER ?? "/usr/bin/chromedriver";
+const args = [
+  "test",
+  ...(browser ? ["--headless", "--chrome", "--chromedriver", chromedriver] : ["--node"]),
+  "--mode",
+  "no-install",
+  harness,
+  // To cargo (build and test): the shared target dir, the library's own tests only.
   "--target-dir",
   path.join(root, "target"),
-  "--target",
-  "wasm32-unknown-unknown",
   "--lib",
+  // To the test binary: only the binding's tests (the core's run on the host, `cargo test`).
+  "--",
+  "wasm::tests::",
 ];
-const args = clippy
-  ? ["clippy", ...common, "--tests", "--", "-D", "warnings"]
-  : // Only the binding's tests: the core's own unit tests run on the host (`cargo test`).
-    ["test", ...common, "--", "wasm::tests::"];
-execFileSync("cargo", args, { cwd: harness, env, stdio: "inherit" });
+if (browser) {
+  // The tests do not declare `run_in_browser` (the same binary runs in Node too). wasm-pack only
+  // tells the runner WASM_BINDGEN_TEST_ONLY_WEB, which makes the runner skip a Node suite and
+  // report success; WASM_BINDGEN_USE_BROWSER makes it a browser suite.
+  env.WASM_BINDGEN_USE_BROWSER = "1";
+}
+console.log(`wasm-pack ${args.join(" ")}`);
+const child = spawn(path.join(root, ".tools", "bin", "wasm-pack"), args, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+let output = "";
+child.stdout.setEncoding("utf8").on("data", (chunk) => {
+  output += chunk;
+  process.stdout.write(chunk);
+});
+const status = await new Promise((resolve, reject) => child.once("error", reject).once("close", resolve));
+if (status !== 0) process.exit(status ?? 1);
+// A suite the runner skips (configured for the other host) also exits 0: require that it ran.
+const passed = Number(/test result: ok\. (\d+) passed/.exec(output)?.[1] ?? 0);
+if (passed === 0 || /is only configured to run in/.test(output)) {
+  console.error(`wasm-pack test ran no tests (${browser ? "chrome" : "node"}): see the output above`);
+  process.exit(1);
+}

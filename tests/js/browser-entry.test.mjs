@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { describe, it } from "node:test";
 import * as web from "tiered-compaction/web";
+import { inWorker } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const pressure = { turnCount: 2, contextPctUsed: 0.1, idleSeconds: 0, sessionComplete: false };
@@ -39,11 +40,25 @@ describe("tiered-compaction/web", () => {
   });
 
   it("accepts a compiled WebAssembly.Module (initSync, as in workers)", async () => {
-    // A fresh copy of the module graph: query strings make Node load new module instances.
-    const url = new URL(`${import.meta.resolve("tiered-compaction/web")}?fresh`);
-    const fresh = await import(url.href);
-    assert.throws(() => fresh.estimateTokens("abcd"), { code: "ERR_TC_NOT_INITIALISED" });
-    fresh.initSync(new WebAssembly.Module(await readFile(wasmPath)));
-    assert.equal(fresh.estimateTokens("abcd"), 1);
+    // In a worker: init() above loaded the module for this whole realm.
+    const outcome = await inWorker(
+      `const web = await import(workerData.url);
+let before = null;
+try {
+  web.estimateTokens("abcd");
+} catch (error) {
+  before = error.code;
+}
+web.initSync(new WebAssembly.Module(require("node:fs").readFileSync(workerData.wasmPath)));
+return { before, after: web.estimateTokens("abcd") };`,
+      { url: import.meta.resolve("tiered-compaction/web"), wasmPath },
+    );
+    assert.deepEqual(outcome, { before: "ERR_TC_NOT_INITIALISED", after: 1 });
+  });
+
+  it("shares one module graph with the other entry points in one realm (js/index.mjs)", async () => {
+    const node = await import("tiered-compaction");
+    for (const name of Object.keys(node)) assert.equal(web[name], node[name], name);
+    assert.deepEqual(Object.keys(web), Object.keys(node));
   });
 });

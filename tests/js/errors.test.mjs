@@ -1,7 +1,11 @@
 // Bad input never panics and never returns garbage: a real Error (TypeError / RangeError /
 // SyntaxError) whose message names the field path, with a stable `code` and the `path`.
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { compact, compactWithTier, estimateTokens, recordTierEvent, runLegacyCompaction, selectTier } from "tiered-compaction";
 import { SEED_MICRO_TEXT, pressure } from "./helpers.mjs";
 
@@ -132,5 +136,28 @@ describe("other exports reject bad input", () => {
       expected("RangeError", "step.timestamp must be a finite number >= 0 (seconds), got -5", "step.timestamp"),
     );
     assert.throws(() => recordTierEvent(result, "x"), expected("TypeError", "step must be an object, got string", "step"));
+  });
+});
+
+describe("index.d.ts declares the error shape", () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  /** Every `"ERR_TC_..."` literal in the files under `dir` whose names match `pattern`. */
+  const codesIn = (dir, pattern) =>
+    fs
+      .readdirSync(path.join(root, dir), { recursive: true })
+      .filter((name) => pattern.test(name))
+      .flatMap((name) => [...fs.readFileSync(path.join(root, dir, name), "utf8").matchAll(/"(ERR_TC_[A-Z_]+)"/g)].map((match) => match[1]));
+
+  it("ErrorCode lists exactly the codes the library throws (src/, js/)", () => {
+    const thrown = new Set([...codesIn("src", /\.rs$/), ...codesIn("js", /\.mjs$/)]);
+    const declarations = fs.readFileSync(createRequire(import.meta.url).resolve("tiered-compaction/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");
+    const union = (name) => {
+      const match = declarations.match(new RegExp(`^export type ${name} = ([^;]+);`, "m"));
+      assert.ok(match, `index.d.ts declares ${name}`);
+      return match[1].split("|").map((member) => member.trim());
+    };
+    assert.deepEqual(union("ErrorCode"), ["InputErrorCode", "StateErrorCode"]);
+    const declared = [...union("InputErrorCode"), ...union("StateErrorCode")].map((member) => JSON.parse(member));
+    assert.deepEqual(declared.toSorted(), [...thrown].sort());
   });
 });

@@ -1,6 +1,8 @@
-// Shared by the node:test files: pressures, contexts, and the two properties every result must
-// have — camelCase keys, and "nothing lost" (the input restored from output + archive).
+// Shared by the node:test files: pressures, contexts, the two properties every result must
+// have — camelCase keys, and "nothing lost" (the input restored from output + archive) — and a
+// worker thread to load the package in a JS realm of its own.
 import assert from "node:assert/strict";
+import { Worker } from "node:worker_threads";
 
 export const TIERS = ["none", "micro", "time_based", "auto", "session_memory"];
 
@@ -115,4 +117,26 @@ export function restoreMessages(input, result) {
 export function assertNothingLost(ctx, result) {
   if (ctx.text !== undefined) restoreText(ctx.text, result);
   else restoreMessages(ctx.messages, result);
+}
+
+/**
+ * Runs `body`, the source of an async function's body, in a worker thread: a JS realm of its own,
+ * where the package's module graph is loaded afresh (in one realm every entry point shares one,
+ * js/index.mjs). The body sees `workerData` and `require`; what it returns (structured-cloneable)
+ * is the result.
+ */
+export function inWorker(body, workerData) {
+  const source = `const { parentPort, workerData } = require("node:worker_threads");
+(async () => {
+${body}
+})().then((value) => parentPort.postMessage(value));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData });
+    worker.once("message", (value) => {
+      resolve(value);
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`worker exited (code ${code}) without an answer`)));
+  });
 }

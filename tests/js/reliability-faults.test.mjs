@@ -12,7 +12,7 @@ import { SUMMARISER_KINDS, callFor, outcome, settle } from "./reliability-worklo
 const registry = new Map();
 globalThis[Symbol.for("tiered-compaction.testing")] = registry;
 const api = await import("tiered-compaction");
-const hooks = registry.get("node.mjs");
+const hooks = registry.get("index.mjs");
 
 const CALLS = 1000;
 

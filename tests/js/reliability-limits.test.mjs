@@ -9,7 +9,7 @@ import { anthropicMessages, openaiMessages } from "../../scripts/samples.mjs";
 const registry = new Map();
 globalThis[Symbol.for("tiered-compaction.testing")] = registry;
 const api = await import("tiered-compaction");
-const hooks = registry.get("node.mjs");
+const hooks = registry.get("index.mjs");
 
 const pressure = { turnCount: 9, contextPctUsed: 0.9, idleSeconds: 0, sessionComplete: false };
 const MB50 = 50 * 1024 * 1024;

@@ -8,7 +8,7 @@ import { callFor, settle } from "./reliability-workload.mjs";
 const registry = new Map();
 globalThis[Symbol.for("tiered-compaction.testing")] = registry;
 const api = await import("tiered-compaction");
-const hooks = registry.get("node.mjs");
+const hooks = registry.get("index.mjs");
 const total = Number(process.argv[2] ?? 10_000);
 
 async function measure(calls) {

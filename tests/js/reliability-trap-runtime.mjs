@@ -2,8 +2,8 @@
 // forces traps of every kind through an entry point of the test-trap build (target/pkg-trap/) —
 // synchronously, and armed inside the async executor while calls are in flight — and checks
 // that each is reported as ERR_TC_INSTANCE_TRAPPED and that the next call works.
-//   deno run --allow-read reliability-trap-runtime.mjs <entry URL> <entry file name>
-//   bun reliability-trap-runtime.mjs <entry URL> <entry file name>
+//   deno run --allow-read reliability-trap-runtime.mjs <entry URL> <test hooks' name: index.mjs>
+//   bun reliability-trap-runtime.mjs <entry URL> <test hooks' name: index.mjs>
 // print one JSON line; workerd and Chromium import `exercise` (no arguments: nothing runs).
 
 export const KINDS = ["unreachable", "oom", "stack", "recursion", "throw"];
@@ -47,10 +47,10 @@ export async function exercise(api, hooks, runtime, kinds = KINDS) {
 
 const args = globalThis.Deno ? Deno.args : (globalThis.process?.argv?.slice(2) ?? []);
 if (args.length === 2) {
-  const [entryUrl, entry] = args;
+  const [entryUrl, hooksName] = args;
   const registry = new Map();
   globalThis[Symbol.for("tiered-compaction.testing")] = registry;
   const api = await import(entryUrl);
   const runtime = globalThis.Deno ? `deno ${Deno.version.deno}` : globalThis.Bun ? `bun ${Bun.version}` : `node ${process.versions.node}`;
-  console.log(JSON.stringify(await exercise(api, registry.get(entry), runtime)));
+  console.log(JSON.stringify(await exercise(api, registry.get(hooksName), runtime)));
 }

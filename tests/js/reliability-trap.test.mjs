@@ -18,6 +18,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import * as reference from "tiered-compaction";
 import { flatText, openaiMessages, random } from "../../scripts/samples.mjs";
+import { inWorker } from "./helpers.mjs";
 import { callFor, outcome, settle } from "./reliability-workload.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -45,7 +46,7 @@ before(async () => {
   });
   globalThis[Symbol.for("tiered-compaction.testing")] = registry;
   trap = await import(pathToFileURL(path.join(trapPkg, "node.mjs")).href);
-  hooks = registry.get("node.mjs");
+  hooks = registry.get("index.mjs");
   process.on("uncaughtException", onUncaught);
   process.on("unhandledRejection", onUnhandled);
 });
@@ -69,11 +70,20 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 const microtasks = () => new Promise((resolve) => queueMicrotask(resolve));
 
 function assertTrapError(error, causeName) {
-  assert.ok(error instanceof Error, "an Error");
-  assert.equal(error.code, "ERR_TC_INSTANCE_TRAPPED");
-  assert.match(error.message, /^tiered-compaction: the WebAssembly instance trapped \(.+\); the calls in flight on it were abandoned, and the next call runs on a fresh instance$/);
-  assert.equal(error.cause?.constructor?.name, causeName, `cause: ${error.cause}`);
+  assertTrapFacts(trapFacts(error), causeName);
   return true;
+}
+
+/** What is checked of a trap error, as plain data (a worker thread posts it back). */
+function trapFacts(error) {
+  return { isError: error instanceof Error, code: error?.code, message: error?.message, cause: error?.cause?.constructor?.name, causeText: String(error?.cause) };
+}
+
+function assertTrapFacts({ isError, code, message, cause, causeText }, causeName) {
+  assert.ok(isError, "an Error");
+  assert.equal(code, "ERR_TC_INSTANCE_TRAPPED");
+  assert.match(message, /^tiered-compaction: the WebAssembly instance trapped \(.+\); the calls in flight on it were abandoned, and the next call runs on a fresh instance$/);
+  assert.equal(cause, causeName, `cause: ${causeText}`);
 }
 
 const text = flatText();
@@ -244,28 +254,36 @@ describe(`a trap mid-way through ${CONCURRENT} concurrent calls`, () => {
 });
 
 describe("every entry point recovers through the same code", () => {
-  it("CommonJS (node.cjs, api.cjs)", async () => {
+  it("CommonJS (node.cjs, index.cjs, api.cjs)", async () => {
     const cjs = createRequire(import.meta.url)(path.join(trapPkg, "node.cjs"));
-    const cjsHooks = registry.get("node.cjs");
+    const cjsHooks = registry.get("index.cjs");
     assert.throws(() => cjsHooks.testTrap("unreachable"), (error) => assertTrapError(error, "RuntimeError"));
     const ctx = { sessionId: "cjs", pressure, text };
     assert.deepEqual(await cjs.compact(ctx), await reference.compact(ctx));
     assert.equal(cjsHooks.diagnostics().instances, 2);
   });
 
-  it("the browser entry (init from bytes: the asynchronous instantiation), in Node", async () => {
-    const web = await import(pathToFileURL(path.join(trapPkg, "browser.mjs")).href);
-    await web.init(fs.readFileSync(path.join(trapPkg, "web", "tiered_compaction_bg.wasm")));
-    const webHooks = registry.get("browser.mjs");
-    webHooks.testArmTrap(1, "stack");
-    await assert.rejects(web.compact({ sessionId: "web", pressure, text }), (error) => assertTrapError(error, "RuntimeError"));
-    const ctx = { sessionId: "web", pressure, messages };
-    assert.deepEqual(await web.compact(ctx), await reference.compact(ctx));
+  it("the browser entry (init from bytes: the asynchronous instantiation), in a Node worker", async () => {
+    // A realm of its own: in this one, browser.mjs would share node.mjs's module graph, loaded.
+    const outcome = await inWorker(
+      `const registry = new Map();
+globalThis[Symbol.for("tiered-compaction.testing")] = registry;
+const web = await import(workerData.url);
+await web.init(require("node:fs").readFileSync(workerData.wasmPath));
+registry.get("index.mjs").testArmTrap(1, "stack");
+const { pressure, text, messages } = workerData;
+const error = await web.compact({ sessionId: "web", pressure, text }).then(() => null, (error) => error);
+${trapFacts.toString()}
+return { error: trapFacts(error), result: await web.compact({ sessionId: "web", pressure, messages }) };`,
+      { url: pathToFileURL(path.join(trapPkg, "browser.mjs")).href, wasmPath: path.join(trapPkg, "web", "tiered_compaction_bg.wasm"), pressure, text, messages },
+    );
+    assertTrapFacts(outcome.error, "RuntimeError");
+    assert.deepEqual(outcome.result, await reference.compact({ sessionId: "web", pressure, messages }));
   });
 
   for (const [runtime, entry, command] of [
-    ["Deno", "deno.mjs", (script, url) => [path.join(root, "node_modules", ".bin", "deno"), ["run", "--allow-read", "--no-prompt", script, url, "deno.mjs"]]],
-    ["Bun", "node.mjs", (script, url) => [path.join(root, "node_modules", ".bin", "bun"), [script, url, "node.mjs"]]],
+    ["Deno", "deno.mjs", (script, url) => [path.join(root, "node_modules", ".bin", "deno"), ["run", "--allow-read", "--no-prompt", script, url, "index.mjs"]]],
+    ["Bun", "node.mjs", (script, url) => [path.join(root, "node_modules", ".bin", "bun"), [script, url, "index.mjs"]]],
   ]) {
     const [binary] = command("", "");
     it(`${runtime} (${entry})`, { skip: fs.existsSync(binary) ? false : `no ${binary}` }, () => {
@@ -292,7 +310,7 @@ export default {
   async fetch() {
     try {
       const api = await import("tiered-compaction");
-      return Response.json(await exercise(api, registry.get("workerd.mjs"), "workerd"));
+      return Response.json(await exercise(api, registry.get("index.mjs"), "workerd"));
     } catch (error) {
       return new Response(String(error?.stack ?? error), { status: 500 });
     }
@@ -315,6 +333,7 @@ const trap :Workerd.Worker = (
     (name = "worker", esModule = embed "worker.mjs"),
     (name = "runtime.mjs", esModule = embed "${runtimeScript}"),
     (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
+    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
     (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
     (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
     (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
@@ -365,7 +384,7 @@ const trap :Workerd.Worker = (
         const api = await import("/pkg/browser.mjs");
         await api.init();
         const { exercise } = await import("/reliability-trap-runtime.mjs");
-        return exercise(api, registry.get("browser.mjs"), navigator.userAgent);
+        return exercise(api, registry.get("index.mjs"), navigator.userAgent);
       });
       assert.deepEqual(report.causes, KINDS);
       assert.equal(report.fulfilled, 2);

@@ -96,6 +96,7 @@ const proxy :Workerd.Worker = (
   modules = [
     (name = "worker", esModule = embed "worker.mjs"),
     (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
+    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
     (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
     (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
     (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
