@@ -422,5 +422,7 @@ export function createApi(createGlue, entry) {
     compactRequestBody: (body, options) =>
       later("compactRequestBody", (glue) => glue.compactRequestBody(body, options)),
     estimateTokens: (text, options) => now("estimateTokens", (glue) => glue.estimateTokens(text, options)),
+    restore: (result) => now("restore", (glue) => glue.restore(result)),
+    recallToolDefinition: (format) => now("recallToolDefinition", (glue) => glue.recallToolDefinition(format)),
   };
 }

@@ -16,7 +16,10 @@ export interface BudgetPressure {
   sessionComplete: boolean;
 }
 
-/** Per-call thresholds. Every field is optional; the defaults are the seed's values. */
+/**
+ * Per-call thresholds. Every field is optional; the defaults are the seed's values. (Checked
+ * against the library's one table of fields by `tests/config_table.rs`.)
+ */
 export interface PolicyConfig {
   /** `auto` fires at or above this fraction of the context window. Default 0.70. */
   autoContextPct?: number;
@@ -30,8 +33,12 @@ export interface PolicyConfig {
   microBodyThresholdChars?: number;
   /** Code points of a collapsed body that `micro` keeps. Default 80. */
   microKeepHeadChars?: number;
-  /** Blocks older than this many turns are pruned by `time_based`. Default 5. */
-  maxBlockAgeTurns?: number;
+  /** Steps older than this many steps are pruned by `time_based` (an `[age:N]` tag overrides). Default 5. Was `maxBlockAgeTurns`. */
+  maxBlockAgeSteps?: number;
+  /** The protected tail: the newest this many steps stay whole (integer >= 1). Default 3. */
+  keepRecentSteps?: number;
+  /** Tool names whose calls and results are never compacted (a memory tool, a todo list). Default []. */
+  excludeTools?: string[];
   /** Code points per token of the built-in estimator. Default 4. */
   charsPerToken?: number;
   /** Cost weight per tier (a multiplier on the per-token price). Defaults: `TIER_COST_WEIGHT`. */
@@ -162,11 +169,14 @@ export interface CompactOptions {
   now?: number;
 }
 
+/** What an archive entry holds. */
+export type ArchiveKind = "tool_result" | "tool_input" | "media" | "thinking" | "turn" | "run" | "session";
+
 /** One removed piece of content, exactly as it was. */
 export interface ArchiveEntry {
-  /** Unique within the result. */
+  /** Short and stable (`a3f9c1b2e07d4`); a stub names it (`recall: a3f9c1b2e07d4`). */
   id: string;
-  kind: "tool_result" | "media" | "turn" | "run" | "session";
+  kind: ArchiveKind;
   /** The exact removed value: messages, a content part, a body, a substring. */
   content: unknown;
   /** Where it was: `messages[3].content[1]`, `messages[4..9]`, `text[120..1020]` (code points). */
@@ -278,6 +288,50 @@ export function estimateTokens(text: string, options?: { tokenEstimator?: TokenE
 
 /** The seed's cost weights per tier: none 0, micro 0.05, time_based 0.10, auto 0.50, session_memory 1.00. */
 export const TIER_COST_WEIGHT: Readonly<Record<Tier, number>>;
+
+/** What `restore` takes: a result's context (messages, text or a request body) and its archive. */
+export type Restorable<M = unknown> =
+  | { messages: M[]; archive: ArchiveEntry[] }
+  | { text: string; archive: ArchiveEntry[] }
+  | { body: string; archive: ArchiveEntry[] };
+
+/**
+ * The input of the call that gave `result`, its archive undone: deep-equal messages, the exact
+ * text, or the request body (bytes outside the message list unchanged; messages JSON-equal). A
+ * chain of results restores step by step, newest first.
+ */
+export function restore<M>(result: { messages: M[]; archive: ArchiveEntry[] }): M[];
+export function restore(result: { text: string; archive: ArchiveEntry[] }): string;
+export function restore(result: { body: string; archive: ArchiveEntry[] }): string;
+
+/** The formats that have tool calls, and so a recall tool. */
+export type ToolFormat = "openai" | "anthropic" | "ai-sdk";
+
+/** The JSON Schema of the recall tool's input: `{ id: string }`. */
+export interface RecallInputSchema {
+  type: "object";
+  properties: { id: { type: "string"; description: string } };
+  required: ["id"];
+  additionalProperties: false;
+}
+
+/** The `recall_archived` tool in each format's own shape. */
+export interface RecallToolByFormat {
+  openai: { type: "function"; function: { name: "recall_archived"; description: string; parameters: RecallInputSchema } };
+  anthropic: { name: "recall_archived"; description: string; input_schema: RecallInputSchema };
+  /** Wrap with the AI SDK: `tool({ description, inputSchema: jsonSchema(def.inputSchema), execute })`. */
+  "ai-sdk": { description: string; inputSchema: RecallInputSchema };
+}
+
+/** A tool the model can call to read an archived body again by the id its stub names. */
+export function recallToolDefinition<F extends ToolFormat>(format: F): RecallToolByFormat[F];
+
+/**
+ * Answers a `recall_archived` call: the entry with that id in one archive or a list of archives
+ * (the host's own object), or `undefined`. Answer the model with `entry.content` (as text; JSON
+ * for what is not a string), or say the id is unknown.
+ */
+export function recall(archives: ArchiveEntry[] | ArchiveEntry[][], id: string): ArchiveEntry | undefined;
 
 /**
  * The `code` of every error this library throws or rejects with (`error.code`):

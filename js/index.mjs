@@ -23,8 +23,42 @@ export const {
   runLegacyCompaction,
   compactRequestBody,
   estimateTokens,
+  restore,
+  recallToolDefinition,
 } = api;
 export { TIER_COST_WEIGHT };
+
+/**
+ * The archive entry a model asked for by id (the `recall_archived` tool's answer): searched in
+ * one result's archive or in a list of them, newest or oldest first as the host stored them.
+ * Returns the host's own entry object, or `undefined` when no entry has that id. Pure JS: the
+ * archives never cross into WebAssembly.
+ * @param {Array<object> | Array<Array<object>>} archives
+ * @param {string} id
+ */
+export function recall(archives, id) {
+  if (!Array.isArray(archives)) throw invalid("archives", `must be an array of archive entries (or of archives), got ${typeName(archives)}`);
+  if (typeof id !== "string") throw invalid("id", `must be a string, got ${typeName(id)}`);
+  for (const item of archives) {
+    for (const entry of Array.isArray(item) ? item : [item]) {
+      if (entry !== null && typeof entry === "object" && entry.id === id) return entry;
+    }
+  }
+  return undefined;
+}
+
+function invalid(path, problem) {
+  const error = new TypeError(`${path} ${problem}`);
+  error.code = "ERR_TC_INVALID_TYPE";
+  error.path = path;
+  return error;
+}
+
+function typeName(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
 
 /**
  * Instantiates the WebAssembly module; browsers and web workers call (and await) it once before

@@ -26,6 +26,34 @@ pub enum ArchiveKind {
 }
 
 impl ArchiveKind {
+    /// Every kind, in the order the docs list them.
+    pub const ALL: [ArchiveKind; 7] = [
+        ArchiveKind::ToolResult,
+        ArchiveKind::ToolInput,
+        ArchiveKind::Media,
+        ArchiveKind::Thinking,
+        ArchiveKind::Turn,
+        ArchiveKind::Run,
+        ArchiveKind::Session,
+    ];
+
+    /// The kind whose wire name is `name`; the error names `path` and lists the kinds.
+    pub fn parse(name: &str, path: &str) -> crate::error::Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = Self::ALL
+                    .iter()
+                    .map(|kind| format!("{:?}", kind.as_str()))
+                    .collect();
+                crate::error::CompactionError::type_error(
+                    path,
+                    format!("must be one of {}, got {name:?}", names.join(", ")),
+                )
+            })
+    }
+
     /// The wire name (`"tool_result"`).
     pub fn as_str(self) -> &'static str {
         match self {

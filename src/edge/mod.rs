@@ -6,5 +6,6 @@
 
 pub mod body;
 pub(crate) mod elision;
+pub mod restore;
 pub(crate) mod scan;
 pub(crate) mod source;

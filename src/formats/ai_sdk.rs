@@ -41,8 +41,15 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         writer: &Writer,
         message_evidence,
         part_evidence,
+        tool_definition,
     }),
 };
+
+/// An AI SDK tool's parts: `{ description, inputSchema }` (a plain JSON Schema; the host wraps
+/// it with `jsonSchema()` and names the tool by its key in `tools`).
+fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
+    serde_json::json!({ "description": description, "inputSchema": schema })
+}
 
 /// An AI SDK tool message names its calls in its parts (its content is always an array); an
 /// OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence was

@@ -39,8 +39,14 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         writer: &Writer,
         message_evidence,
         part_evidence,
+        tool_definition,
     }),
 };
+
+/// A Messages API tool: `{ name, description, input_schema }`.
+fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
+    serde_json::json!({ "name": name, "description": description, "input_schema": schema })
+}
 
 /// No message field is Anthropic's alone: its evidence is in its content blocks.
 fn message_evidence(_: &MessageFields<'_>, _: &mut dyn FnMut(Field, Seen<'static>)) {}

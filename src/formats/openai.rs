@@ -42,8 +42,17 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         writer: &Writer,
         message_evidence,
         part_evidence,
+        tool_definition,
     }),
 };
+
+/// A Chat Completions tool: `{ type: "function", function: { name, description, parameters } }`.
+fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
+    serde_json::json!({
+        "type": "function",
+        "function": { "name": name, "description": description, "parameters": schema }
+    })
+}
 
 /// Fields only Chat Completions has: a `developer` role, `tool_calls`, a `tool` message's
 /// `tool_call_id`, and an assistant's `content: null` (beside its tool calls).

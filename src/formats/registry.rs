@@ -34,6 +34,8 @@ pub(crate) struct Structured {
     pub message_evidence: fn(&MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)),
     /// Evidence from a content part of type `part_type` (only this format has such a part).
     pub part_evidence: for<'v> fn(&'v str, &Value) -> Option<Seen<'v>>,
+    /// A tool definition in the format's own shape, from its name, description and input schema.
+    pub tool_definition: fn(&str, &str, Value) -> Value,
 }
 
 /// One registered format.

@@ -11,6 +11,7 @@ mod host;
 mod inputs;
 mod output;
 mod plain;
+mod restore;
 mod result_in;
 mod skeleton;
 mod summariser;

@@ -20,26 +20,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
     let fields = Fields::read(value)?;
     let count = |name: &'static str| required_integer(name, fields.scalar(name)?, MAX_SAFE_INTEGER);
     let tier = Tier::parse(&required_string("tier", fields.scalar("tier")?)?, "tier")?;
-    let messages = fields.get("messages")?;
-    let text = fields.get("text")?;
-    let context = match (messages.is_undefined(), text.is_undefined()) {
-        (false, true) => {
-            ContextData::Messages(json_array(&messages).map_err(|error| error.under("messages"))?)
-        }
-        (true, false) => ContextData::Text(text.as_string().ok_or_else(|| {
-            CompactionError::type_error(
-                "text",
-                format!("must be a string, got {}", type_name(&text)),
-            )
-        })?),
-        (true, true) => ContextData::Messages(Vec::new()),
-        (false, false) => {
-            return Err(CompactionError::type_error(
-                "",
-                "must not have both messages and text",
-            ));
-        }
-    };
+    let context = context(&fields)?;
     let cost_estimate = required_number("costEstimate", fields.scalar("costEstimate")?)?;
     if !cost_estimate.is_finite() || cost_estimate < 0.0 {
         return Err(CompactionError::range_error(
@@ -50,21 +31,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
             ),
         ));
     }
-    let archive = fields.get("archive")?;
-    let archive = archive
-        .dyn_ref::<Array>()
-        .ok_or_else(|| {
-            CompactionError::type_error(
-                "archive",
-                format!("must be an array, got {}", type_name(&archive)),
-            )
-        })?
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            archive_entry(&entry).map_err(|error| error.under(&format!("archive[{index}]")))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let archive = archive(&fields)?;
     let degraded = match fields.get("degraded")? {
         value if value.is_undefined() => false,
         value => value.as_bool().ok_or_else(|| {
@@ -114,27 +81,53 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
     })
 }
 
+/// A result's context: its `messages` or its `text` (an empty list when it has neither).
+pub fn context(fields: &Fields) -> Result<ContextData> {
+    let messages = fields.get("messages")?;
+    let text = fields.get("text")?;
+    Ok(match (messages.is_undefined(), text.is_undefined()) {
+        (false, true) => {
+            ContextData::Messages(json_array(&messages).map_err(|error| error.under("messages"))?)
+        }
+        (true, false) => ContextData::Text(text.as_string().ok_or_else(|| {
+            CompactionError::type_error(
+                "text",
+                format!("must be a string, got {}", type_name(&text)),
+            )
+        })?),
+        (true, true) => ContextData::Messages(Vec::new()),
+        (false, false) => {
+            return Err(CompactionError::type_error(
+                "",
+                "must not have both messages and text",
+            ));
+        }
+    })
+}
+
+/// The `archive` field of a result: its entries, errors naming `archive[i]`.
+pub fn archive(fields: &Fields) -> Result<Vec<ArchiveEntry>> {
+    let archive = fields.get("archive")?;
+    archive
+        .dyn_ref::<Array>()
+        .ok_or_else(|| {
+            CompactionError::type_error(
+                "archive",
+                format!("must be an array, got {}", type_name(&archive)),
+            )
+        })?
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            archive_entry(&entry).map_err(|error| error.under(&format!("archive[{index}]")))
+        })
+        .collect()
+}
+
 fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
     let fields = Fields::read(value)?;
     let kind_name = required_string("kind", fields.scalar("kind")?)?;
-    let kind = [
-        ArchiveKind::ToolResult,
-        ArchiveKind::Media,
-        ArchiveKind::Turn,
-        ArchiveKind::Run,
-        ArchiveKind::Session,
-    ]
-    .into_iter()
-    .map(ArchiveKind::as_str)
-    .find(|name| *name == kind_name)
-    .ok_or_else(|| {
-        CompactionError::type_error(
-            "kind",
-            format!(
-                "must be one of \"tool_result\", \"media\", \"turn\", \"run\", \"session\", got {kind_name:?}"
-            ),
-        )
-    })?;
+    let kind = ArchiveKind::parse(&kind_name, "kind")?.as_str();
     Ok(ArchiveEntry {
         id: required_string("id", fields.scalar("id")?)?,
         kind,

@@ -9,6 +9,13 @@ import { fileURLToPath } from "node:url";
 import { compact, compactWithTier, estimateTokens, recordTierEvent, runLegacyCompaction, selectTier } from "tiered-compaction";
 import { SEED_MICRO_TEXT, pressure } from "./helpers.mjs";
 
+/** PolicyConfig's fields as index.d.ts declares them (tests/config_table.rs checks them against the core's table). */
+const POLICY_FIELDS = (() => {
+  const types = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "js", "index.d.ts"), "utf8");
+  const body = types.slice(types.indexOf("export interface PolicyConfig {"), types.indexOf("\n}", types.indexOf("export interface PolicyConfig {")));
+  return [...body.matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]);
+})();
+
 const ctx = (fields = {}) => ({ sessionId: "s", pressure: pressure(2, 0.1), text: SEED_MICRO_TEXT, ...fields });
 
 /** The expected error: class, exact message, code and path. */
@@ -44,10 +51,14 @@ describe("selectTier rejects bad policy", () => {
   const cases = [
     [{ autoContextPct: NaN }, "RangeError", "policy.autoContextPct must be a finite number in [0, 1], got NaN", "policy.autoContextPct"],
     [{ charsPerToken: 0 }, "RangeError", "policy.charsPerToken must be an integer >= 1, got 0", "policy.charsPerToken"],
-    [{ maxBlockAgeTurns: -2 }, "RangeError", "policy.maxBlockAgeTurns must be an integer in [0, 9007199254740991], got -2", "policy.maxBlockAgeTurns"],
+    [{ maxBlockAgeSteps: -2 }, "RangeError", "policy.maxBlockAgeSteps must be an integer in [0, 9007199254740991], got -2", "policy.maxBlockAgeSteps"],
+    [{ maxBlockAgeTurns: 5 }, "TypeError", "policy.maxBlockAgeTurns was renamed to maxBlockAgeSteps", "policy.maxBlockAgeTurns"],
+    [{ keepRecentSteps: 0 }, "RangeError", "policy.keepRecentSteps must be an integer >= 1, got 0", "policy.keepRecentSteps"],
+    [{ excludeTools: "memory" }, "TypeError", "policy.excludeTools must be an array, got string", "policy.excludeTools"],
+    [{ excludeTools: ["memory", 7] }, "TypeError", "policy.excludeTools[1] must be a string, got number", "policy.excludeTools[1]"],
     [{ costWeights: { auto: -1 } }, "RangeError", "policy.costWeights.auto must be a finite number >= 0, got -1", "policy.costWeights.auto"],
     [{ costWeights: { fast: 1 } }, "TypeError", "policy.costWeights.fast is not a known field; expected one of none, micro, time_based, auto, session_memory", "policy.costWeights.fast"],
-    [{ idle_seconds: 3 }, "TypeError", "policy.idle_seconds is not a known field; expected one of autoContextPct, idleSeconds, microMinTurn, microMinContextPct, microBodyThresholdChars, microKeepHeadChars, maxBlockAgeTurns, charsPerToken, costWeights, minReduction, resummariseGrowth, maxInputBytes, maxNestingDepth", "policy.idle_seconds"],
+    [{ idle_seconds: 3 }, "TypeError", `policy.idle_seconds is not a known field; expected one of ${POLICY_FIELDS.join(", ")}`, "policy.idle_seconds"],
     ["strict", "TypeError", "policy must be an object, got string", "policy"],
   ];
   for (const [policy, name, message, path] of cases) {

@@ -1,0 +1,45 @@
+//! `restore` and `recallToolDefinition` in the binding: convert, call the core, convert back.
+
+use super::errors::throw;
+use super::fields::Fields;
+use super::{install_panic_hook, output, result_in, string_argument};
+use crate::error::CompactionError;
+use crate::formats::registry;
+use crate::result::ContextData;
+use wasm_bindgen::prelude::*;
+
+/// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
+/// archive undone. A chain of results restores step by step, newest first.
+#[wasm_bindgen(js_name = restore)]
+pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let fields = Fields::read(&result).map_err(|error| throw(error.under("result")))?;
+    let under = |error: CompactionError| throw(error.under("result"));
+    let archive = result_in::archive(&fields).map_err(under)?;
+    let body = fields.get("body").map_err(under)?;
+    if !body.is_undefined() {
+        let body = string_argument("body", &body).map_err(under)?;
+        let restored = crate::edge::restore::restore_body(&body, &archive).map_err(under)?;
+        return Ok(JsValue::from_str(&restored));
+    }
+    let context = result_in::context(&fields).map_err(under)?;
+    match crate::restore::restore(&context, &archive).map_err(under)? {
+        ContextData::Text(text) => Ok(JsValue::from_str(&text)),
+        ContextData::Messages(messages) => output::json_values(&messages),
+    }
+}
+
+/// The `recall_archived` tool in `format`'s own shape, for the host to offer the model.
+#[wasm_bindgen(js_name = recallToolDefinition)]
+pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
+    install_panic_hook();
+    let name = string_argument("format", &format).map_err(throw)?;
+    let format = registry::by_name(&name).ok_or_else(|| {
+        throw(CompactionError::type_error(
+            "format",
+            format!("must be one of {}, got {name:?}", registry::quoted_names()),
+        ))
+    })?;
+    let definition = crate::recall::recall_tool_definition(format).map_err(throw)?;
+    output::json(&definition)
+}
