@@ -1,8 +1,9 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
 //! when the summariser's answer is refused. No model call; built from the transcript's skeleton.
 
-use crate::base::hash::FastMap;
+use crate::base::hash::{FastMap, FastSet};
 use crate::markers;
+use crate::salient;
 use crate::transcript::{BlockKind, Message, Transcript};
 use std::fmt::Write;
 use std::ops::Range;
@@ -33,7 +34,44 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>) -> String {
             "\n({notes} assistant message(s) between the calls archived)"
         );
     }
+    write_facts(&mut out, messages);
     out
+}
+
+/// At most this many lines that matter, and paths and URLs, per run digest.
+const RUN_FACTS: usize = 24;
+
+/// The lines that matter and the paths and URLs the run's calls and results name (a stub's
+/// facts included), each once, that the call lines do not show already.
+fn write_facts(out: &mut String, messages: &[Message]) {
+    let mut seen = FastSet::default();
+    let mut errors = Vec::new();
+    let mut references = Vec::new();
+    for block in messages.iter().flat_map(|m| &m.blocks) {
+        if matches!(block.kind, BlockKind::Media { .. } | BlockKind::Thinking) {
+            continue;
+        }
+        for line in salient::error_lines(&block.text, RUN_FACTS) {
+            if errors.len() < RUN_FACTS && seen.insert(salient::shape(line)) && !out.contains(line)
+            {
+                errors.push(line);
+            }
+        }
+        for reference in salient::references(&block.text, RUN_FACTS) {
+            if references.len() < RUN_FACTS
+                && seen.insert(reference.to_string())
+                && !out.contains(reference)
+            {
+                references.push(reference);
+            }
+        }
+    }
+    for line in errors {
+        let _ = write!(out, "\n! {line}");
+    }
+    if !references.is_empty() {
+        let _ = write!(out, "\npaths: {}", references.join(" "));
+    }
 }
 
 /// A digest of a whole session, in sections, for `session_memory` without a summariser.

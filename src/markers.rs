@@ -14,6 +14,21 @@ pub const KEPT_VERBATIM: &str = "[kept verbatim]";
 
 /// How the pruned-body marker begins.
 pub const PRUNED_BODY_PREFIX: &str = "[tool result body pruned: ";
+/// How the marker of a pruned string inside a tool call's input begins.
+pub const PRUNED_INPUT_PREFIX: &str = "[tool input pruned: ";
+
+/// A stub written for a tool result, as it stands inside a tool call's input: the same facts,
+/// its marker naming an input.
+pub fn as_input_stub(stub: &str) -> String {
+    match stub.rfind(PRUNED_BODY_PREFIX) {
+        Some(at) => format!(
+            "{}{PRUNED_INPUT_PREFIX}{}",
+            &stub[..at],
+            &stub[at + PRUNED_BODY_PREFIX.len()..]
+        ),
+        None => stub.to_string(),
+    }
+}
 
 /// The marker that ends a collapsed tool-result body (`micro`, seed text).
 pub fn pruned_body(chars: usize) -> String {
@@ -92,10 +107,10 @@ pub fn is_collapsed_body(text: &str) -> bool {
         || text
             .rsplit_once("; recall: ")
             .is_some_and(|(_, id)| id.ends_with(']') && !id.contains(char::is_whitespace));
-    let collapsed = marker_ends
-        && text
-            .rfind(PRUNED_BODY_PREFIX)
-            .is_some_and(|at| !text[at..].contains('\n'));
+    let last_marker = text
+        .rfind(PRUNED_BODY_PREFIX)
+        .max(text.rfind(PRUNED_INPUT_PREFIX));
+    let collapsed = marker_ends && last_marker.is_some_and(|at| !text[at..].contains('\n'));
     collapsed || is_stale_stub(text) || text.starts_with("[thinking archived: ")
 }
 

@@ -5,6 +5,7 @@
 
 use crate::base::cut;
 use crate::base::hash::FastSet;
+use crate::base::sort;
 
 /// At most this many lines that matter per stub.
 pub const MAX_LINES: usize = 8;
@@ -54,20 +55,53 @@ pub fn shape(line: &str) -> String {
     out
 }
 
-/// The distinct lines of `text` that matter, in order, each cut to [`MAX_LINE_CHARS`] code
-/// points, at most `max`.
+/// Whether `line` (an error line) reads as a report of one (`error: …`, `Traceback`, `FAILED`,
+/// `panicked at`), not merely a name with an error word in it (`SyntaxError(…)` in source code).
+fn is_report(line: &str) -> bool {
+    let lower = line.trim().to_ascii_lowercase();
+    const REPORTS: [&str; 12] = [
+        "error:",
+        "error[",
+        "error ",
+        "exception:",
+        "traceback",
+        "panicked",
+        "fatal:",
+        "failed",
+        "failure:",
+        "fail:",
+        "not ok",
+        "✗",
+    ];
+    REPORTS.iter().any(|report| lower.contains(report))
+        || lower.split(':').next().is_some_and(|head| {
+            head.ends_with("error") || head.ends_with("exception") || head.ends_with("warning")
+        })
+}
+
+/// The distinct lines of `text` that matter, in their order in the text, each cut to
+/// [`MAX_LINE_CHARS`] code points, at most `max`: reports of errors first, then other lines
+/// with an error word, when there are more than `max`.
 pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
     let mut seen = FastSet::default();
-    let mut lines = Vec::new();
-    for line in text.lines() {
-        if lines.len() >= max {
-            break;
-        }
+    let mut found: Vec<(usize, bool, &str)> = Vec::new();
+    for (at, line) in text.lines().enumerate() {
         if is_error_line(line) && seen.insert(shape(line.trim())) {
-            lines.push(cut::head(cut::trim(line), MAX_LINE_CHARS));
+            found.push((at, is_report(line), line));
         }
     }
-    lines
+    if found.len() > max {
+        // Reports first, each group in text order; then back to text order.
+        found = sort::sorted_by_key(found, &|(at, report, _): &(usize, bool, &str)| {
+            (!report, *at)
+        });
+        found.truncate(max);
+        found = sort::sorted_by_key(found, &|(at, ..): &(usize, bool, &str)| *at);
+    }
+    found
+        .into_iter()
+        .map(|(_, _, line)| cut::head(cut::trim(line), MAX_LINE_CHARS))
+        .collect()
 }
 
 /// The last non-empty line of `text` when it has more than one line, cut to

@@ -8,10 +8,10 @@
 //! items of such an output are part of the result's body.
 
 use super::common::{
-    Content, Path, compact_json, content_location, content_of, finish_message, media_block,
-    message_path, missing_block, object_at, optional_str, other_block, part_of, plain_payload,
-    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
-    text_or_json, text_part, tool_call_not_replaceable,
+    Content, Path, compact_json, content_location, content_of, finish_message, input_value,
+    media_block, message_path, missing_block, object_at, optional_str, other_block, part_of,
+    plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
+    string_content, text_or_json, text_part, tool_call_not_replaceable,
 };
 use super::detect::{Field, Seen};
 use super::registry::{Adapter, MessageFields, Structured};
@@ -334,6 +334,15 @@ impl super::json::Writer for Writer {
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match (&block.kind, block.path.as_slice()) {
+            // A call keeps its ids and name; its input (v4 `args`), stubbed, keeps its shape.
+            (BlockKind::ToolCall { .. }, [index]) => {
+                let call = content_part_mut(&mut message, *index)
+                    .and_then(Value::as_object_mut)
+                    .ok_or_else(|| missing_block(block))?;
+                let field = input_field(call);
+                let input = input_value(call.get(field), text);
+                call.insert(field.into(), input);
+            }
             (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
             (BlockKind::ToolResult { is_error, .. }, [index]) => {
                 let result = content_part_mut(&mut message, *index)
@@ -364,7 +373,10 @@ impl super::json::Writer for Writer {
                 };
                 vec![Key("content"), Index(*index), Key(body)]
             }
-            (BlockKind::ToolCall { .. }, [index]) => vec![Key("content"), Index(*index)],
+            (BlockKind::ToolCall { .. }, [index]) => {
+                let part = message.get("content")?.get(*index)?.as_object()?;
+                vec![Key("content"), Index(*index), Key(input_field(part))]
+            }
             (_, [index, inner]) => vec![
                 Key("content"),
                 Index(*index),
@@ -410,8 +422,22 @@ impl super::json::Writer for Writer {
                     part.is_some_and(|p| p.get("output").is_none() && p.get("result").is_some());
                 format!("{location}.{}", if v4 { "result" } else { "output" })
             }
+            (BlockKind::ToolCall { .. }, [index]) => {
+                let part = message.get("content").and_then(|c| c.get(*index));
+                let field = part.and_then(Value::as_object).map_or("input", input_field);
+                format!("{location}.{field}")
+            }
             _ => location,
         }
+    }
+}
+
+/// The field of a tool-call part holding its input: v5 `input`, v4 `args`.
+fn input_field(call: &Map<String, Value>) -> &'static str {
+    if call.contains_key("input") || !call.contains_key("args") {
+        "input"
+    } else {
+        "args"
     }
 }
 
@@ -812,7 +838,7 @@ mod tests {
             )
         };
         assert_eq!(location(0, 0), "messages[0].content");
-        assert_eq!(location(2, 1), "messages[2].content[1]");
+        assert_eq!(location(2, 1), "messages[2].content[1].input");
         assert_eq!(location(3, 1), "messages[3].content[1].output");
         assert_eq!(location(3, 3), "messages[3].content[1].output.value[2]");
     }

@@ -12,10 +12,10 @@
 //! has a fixed shape that a text body would break.
 
 use super::common::{
-    Content, Path, compact_json, content_location, content_of, finish_message, media_block,
-    message_path, missing_block, object_at, object_field, optional_str, other_block, part_of,
-    plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
-    string_content, text_part, tool_call_not_replaceable,
+    Content, Path, compact_json, content_location, content_of, finish_message, input_value,
+    media_block, message_path, missing_block, object_at, object_field, optional_str, other_block,
+    part_of, plain_payload, read_each, removed_plain_path, replace_plain_block, required_str,
+    role_of, string_content, text_part, tool_call_not_replaceable,
 };
 use super::detect::{Field, Seen};
 use super::registry::{Adapter, MessageFields, Structured};
@@ -234,6 +234,14 @@ impl super::json::Writer for Writer {
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match (&block.kind, block.path.as_slice()) {
+            // A call keeps its id and name; its input, stubbed, stays an object.
+            (BlockKind::ToolCall { .. }, [index]) => {
+                let call = content_part_mut(&mut message, *index)
+                    .and_then(Value::as_object_mut)
+                    .ok_or_else(|| missing_block(block))?;
+                let input = input_value(call.get("input"), text);
+                call.insert("input".into(), input);
+            }
             (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
             // The result keeps tool_use_id, is_error, cache_control; its body becomes a string.
             (BlockKind::ToolResult { .. }, [index]) => {
@@ -259,7 +267,9 @@ impl super::json::Writer for Writer {
             (BlockKind::ToolResult { .. }, [index]) => {
                 vec![Key("content"), Index(*index), Key("content")]
             }
-            (BlockKind::ToolCall { .. }, [index]) => vec![Key("content"), Index(*index)],
+            (BlockKind::ToolCall { .. }, [index]) => {
+                vec![Key("content"), Index(*index), Key("input")]
+            }
             (_, [index, inner]) => {
                 vec![Key("content"), Index(*index), Key("content"), Index(*inner)]
             }
@@ -285,6 +295,7 @@ impl super::json::Writer for Writer {
         match (&block.kind, block.path.as_slice()) {
             // The body, not the whole block: the id and flags stay in the output.
             (BlockKind::ToolResult { .. }, [_]) => format!("{location}.content"),
+            (BlockKind::ToolCall { .. }, [_]) => format!("{location}.input"),
             _ => location,
         }
     }
@@ -613,16 +624,27 @@ mod tests {
     }
 
     #[test]
-    fn tool_use_cannot_become_text_and_overlapping_edits_fail() {
+    fn tool_use_keeps_its_id_with_a_stubbed_input_and_overlapping_edits_fail() {
         let messages = conversation();
         let transcript = read(&messages).expect("reads");
-        let error = apply_messages(
+        let applied = apply_messages(
             &messages,
             &transcript,
-            &[replace(1, 3, "x", ArchiveKind::Turn)],
+            &[replace(
+                1,
+                3,
+                r#"{"path":"[stub]"}"#,
+                ArchiveKind::ToolInput,
+            )],
         )
-        .unwrap_err();
-        assert!(error.to_string().contains("toolu_1"), "{error}");
+        .expect("applies");
+        let call = &applied.output[1]["content"][3];
+        assert_eq!(call["id"], "toolu_1");
+        assert_eq!(call["input"], json!({"path": "[stub]"}));
+        assert_eq!(
+            applied.archive[0].content,
+            messages[1]["content"][3]["input"]
+        );
         // The nested image is gone once its result's body is replaced: a plan must not do both.
         let error = apply_messages(
             &messages,
@@ -648,7 +670,7 @@ mod tests {
             )
         };
         assert_eq!(location(0, 1), "messages[0].content[1]");
-        assert_eq!(location(1, 3), "messages[1].content[3]");
+        assert_eq!(location(1, 3), "messages[1].content[3].input");
         assert_eq!(location(2, 2), "messages[2].content[1].content[1]");
         assert_eq!(location(4, 0), "messages[4].content");
     }

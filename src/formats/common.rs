@@ -289,6 +289,15 @@ pub(crate) fn tool_call_not_replaceable(block: &Block) -> CompactionError {
     )
 }
 
+/// A tool call's input written back from `text` (a stubbed input's JSON text): as JSON where the
+/// input was JSON other than a string, as a string otherwise.
+pub(crate) fn input_value(original: Option<&Value>, text: &str) -> Value {
+    match original {
+        Some(Value::String(_)) | None => Value::String(text.into()),
+        Some(_) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into())),
+    }
+}
+
 /// `message` with a block that is not a tool call or tool result (text, media, thinking, an
 /// unknown part) replaced by `text`. Text keeps its part and gets new `text`; anything else
 /// becomes a text part. Nested blocks are the adapter's business and are rejected here.

@@ -9,9 +9,9 @@
 
 use super::common::{
     Content, Path, compact_json, content_location, content_of, data_uri_media_type, finish_message,
-    media_block, message_path, object_at, object_field, other_block, part_of, plain_payload,
-    read_each, removed_plain_path, replace_plain_block, required_str, role_of, string_content,
-    text_or_json, tool_call_not_replaceable,
+    input_value, media_block, message_path, missing_block, object_at, object_field, other_block,
+    part_of, plain_payload, read_each, removed_plain_path, replace_plain_block, required_str,
+    role_of, string_content, text_or_json,
 };
 use super::detect::{Field, Seen};
 use super::registry::{Adapter, MessageFields, Structured};
@@ -245,17 +245,21 @@ fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Resu
     }
 }
 
+/// Where a call's input is: `function.arguments`, or a custom tool's `custom.input`.
+fn arguments_field(call: &Map<String, Value>) -> (&'static str, &'static str) {
+    if call.contains_key("custom") && !call.contains_key("function") {
+        ("custom", "input")
+    } else {
+        ("function", "arguments")
+    }
+}
+
 /// `{id, type: "function", function: {name, arguments}}`, or a custom tool's
 /// `{id, type: "custom", custom: {name, input}}`.
 fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result<Block<'v>> {
     let object = object_at(call, path)?;
     let id = required_str(object, path, "id")?;
-    let (field, arguments_field) =
-        if object.contains_key("custom") && !object.contains_key("function") {
-            ("custom", "input")
-        } else {
-            ("function", "arguments")
-        };
+    let (field, arguments_field) = arguments_field(object);
     let function = object_field(object, path, field)?;
     let name = required_str(function, &path.field(field), "name")?;
     let arguments = function
@@ -318,7 +322,22 @@ impl super::json::Writer for Writer {
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match block.kind {
-            BlockKind::ToolCall { .. } => return Err(tool_call_not_replaceable(block)),
+            // A call keeps its id and name; its arguments, stubbed, stay a JSON string.
+            BlockKind::ToolCall { .. } => {
+                let index = *block.path.first().ok_or_else(|| missing_block(block))?;
+                let call = message
+                    .get_mut("tool_calls")
+                    .and_then(|calls| calls.get_mut(index))
+                    .and_then(Value::as_object_mut)
+                    .ok_or_else(|| missing_block(block))?;
+                let (field, arguments) = arguments_field(call);
+                let function = call
+                    .get_mut(field)
+                    .and_then(Value::as_object_mut)
+                    .ok_or_else(|| missing_block(block))?;
+                let input = input_value(function.get(arguments), text);
+                function.insert(arguments.into(), input);
+            }
             // A tool message's body is its whole content; every other field stays.
             BlockKind::ToolResult { .. } => {
                 let object = message
@@ -335,8 +354,14 @@ impl super::json::Writer for Writer {
         match block.kind {
             BlockKind::ToolCall { .. } => {
                 let index = *block.path.first()?;
-                message.get("tool_calls")?.get(index)?;
-                Some(vec![PathStep::Key("tool_calls"), PathStep::Index(index)])
+                let call = message.get("tool_calls")?.get(index)?.as_object()?;
+                let (field, arguments) = arguments_field(call);
+                Some(vec![
+                    PathStep::Key("tool_calls"),
+                    PathStep::Index(index),
+                    PathStep::Key(field),
+                    PathStep::Key(arguments),
+                ])
             }
             BlockKind::ToolResult { .. } => {
                 message.get("content")?;
@@ -354,11 +379,16 @@ impl super::json::Writer for Writer {
         }
     }
 
-    fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
+    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
         match (&block.kind, block.path.as_slice()) {
             (BlockKind::ToolCall { .. }, [index]) => {
+                let call = message
+                    .get("tool_calls")
+                    .and_then(|calls| calls.get(*index))
+                    .and_then(Value::as_object);
+                let (field, arguments) = call.map_or(("function", "arguments"), arguments_field);
                 format!(
-                    "{}.tool_calls[{index}]",
+                    "{}.tool_calls[{index}].{field}.{arguments}",
                     message_path(ADAPTER.list_key, message_index)
                 )
             }
@@ -763,17 +793,24 @@ mod tests {
     }
 
     #[test]
-    fn tool_calls_cannot_become_text() {
+    fn a_tool_call_keeps_its_id_when_its_arguments_are_stubbed() {
         let messages = conversation();
         let transcript = read(&messages).expect("reads");
-        let error = apply_messages(
+        let applied = apply_messages(
             &messages,
             &transcript,
-            &[replace(2, 1, "x", ArchiveKind::Turn)],
+            &[replace(2, 1, r#"{"q":"[stub]"}"#, ArchiveKind::ToolInput)],
         )
-        .unwrap_err();
-        assert_eq!(error.kind, crate::error::ErrorKind::Range);
-        assert!(error.to_string().contains("call_b"), "{error}");
+        .expect("applies");
+        let call = &applied.output[2]["tool_calls"][1];
+        assert_eq!(call["id"], "call_b");
+        assert_eq!(call["function"]["name"], "grep");
+        assert_eq!(call["function"]["arguments"], r#"{"q":"[stub]"}"#);
+        assert_eq!(applied.archive[0].content, json!(r#"{"q":"fn"}"#));
+        assert_eq!(
+            applied.archive[0].location,
+            "messages[2].tool_calls[1].function.arguments"
+        );
     }
 
     #[test]
@@ -789,14 +826,20 @@ mod tests {
         };
         assert_eq!(location(0, 0), "messages[0].content");
         assert_eq!(location(1, 4), "messages[1].content[4]");
-        assert_eq!(location(2, 0), "messages[2].tool_calls[0]");
-        assert_eq!(location(2, 1), "messages[2].tool_calls[1]");
+        assert_eq!(
+            location(2, 0),
+            "messages[2].tool_calls[0].function.arguments"
+        );
+        assert_eq!(
+            location(2, 1),
+            "messages[2].tool_calls[1].function.arguments"
+        );
         assert_eq!(location(4, 0), "messages[4].content");
         let call = &transcript.messages[2].blocks[1];
         let path = Writer.removed_path(&messages[2], call).expect("a call");
         assert_eq!(
             crate::result::value_at(&messages[2], &path),
-            Some(&messages[2]["tool_calls"][1])
+            Some(&messages[2]["tool_calls"][1]["function"]["arguments"])
         );
     }
 }

@@ -7,6 +7,7 @@ use super::Rule;
 use super::TierEnv;
 use super::replacement_shrinks;
 use super::stub::{Frame, stub};
+use super::tool_input;
 use crate::base::cut;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
@@ -16,7 +17,7 @@ use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::protect::Protection;
-use crate::transcript::{BlockKind, Format, Transcript};
+use crate::transcript::{Block, BlockKind, Format, Transcript};
 use crate::working::Working;
 
 /// This tier.
@@ -59,10 +60,16 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
     let structured = transcript.format != Format::Text;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
-        if protection.is_protected(index) {
+        // A message protected for the user's words keeps them; its tool results are stubbed.
+        if protection.is_whole(index) {
             continue;
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
+            if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
+                let id = place_id(env.correlation_id, seq, index, block_index as u64);
+                edits.extend(input_edit(block, index, block_index, &id, env));
+                continue;
+            }
             if !matches!(block.kind, BlockKind::ToolResult { .. }) || block.is_nested() {
                 continue;
             }
@@ -95,18 +102,56 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
             }
         }
     }
-    let reason = if edits.is_empty() {
-        format!("no tool-result body over {threshold} chars outside the protected tail")
-    } else {
-        format!(
-            "stubbed {} tool-result bodies over {threshold} chars outside the protected tail",
-            edits.len()
-        )
+    let inputs = edits
+        .iter()
+        .filter(|edit| {
+            matches!(
+                edit,
+                Edit::ReplaceBlock {
+                    kind: ArchiveKind::ToolInput,
+                    ..
+                }
+            )
+        })
+        .count();
+    let reason = match (edits.len() - inputs, inputs) {
+        (0, 0) => format!(
+            "no tool-result body or input over {threshold} chars outside the protected tail"
+        ),
+        (results, 0) => format!(
+            "stubbed {results} tool-result bodies over {threshold} chars outside the protected tail"
+        ),
+        (results, inputs) => format!(
+            "stubbed {results} tool-result bodies and {inputs} tool inputs over {threshold} chars outside the protected tail"
+        ),
     };
     Ok(Plan {
         edits,
         reason,
         ..Plan::default()
+    })
+}
+
+/// The edit that stubs the long string values of tool call `block`'s input, if it has any and
+/// the stubbed input is smaller (time_based uses it for stale calls too).
+pub fn input_edit(
+    block: &Block<'_>,
+    message: usize,
+    index: usize,
+    id: &str,
+    env: &TierEnv<'_>,
+) -> Option<Edit> {
+    let text = tool_input::stubbed(
+        &block.text,
+        env.policy.micro_body_threshold_chars,
+        env.policy.micro_keep_head_chars,
+        id,
+    )?;
+    replacement_shrinks(&text, block, env.counter).then_some(Edit::ReplaceBlock {
+        message,
+        block: index,
+        text,
+        kind: ArchiveKind::ToolInput,
     })
 }
 

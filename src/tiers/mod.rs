@@ -9,6 +9,7 @@ pub mod none;
 pub mod session_memory;
 pub mod stub;
 pub mod time_based;
+pub mod tool_input;
 
 use crate::config::PolicyConfig;
 use crate::plan::Edit;

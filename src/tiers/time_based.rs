@@ -65,11 +65,16 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
         let age = message
             .explicit_age
             .unwrap_or_else(|| protection.steps.age(index));
-        if protection.is_protected(index) || message.has_user_words() || age <= cutoff {
+        if protection.is_whole(index) || age <= cutoff {
             continue;
         }
+        // A message protected for the user's words keeps them; its tool results are pruned.
+        let results_only = protection.is_protected(index) || message.has_user_words();
         for (block_index, block) in message.blocks.iter().enumerate() {
             if block.is_nested() || markers::is_collapsed_body(&block.text) {
+                continue;
+            }
+            if results_only && !matches!(block.kind, BlockKind::ToolResult { .. }) {
                 continue;
             }
             let id = place_id(env.correlation_id, seq, index, block_index as u64);
@@ -85,6 +90,16 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
                     Some(markers::thinking_archived(block.chars(), &id)),
                     ArchiveKind::Thinking,
                 ),
+                BlockKind::ToolCall { .. } => {
+                    edits.extend(super::micro::input_edit(
+                        block,
+                        index,
+                        block_index,
+                        &id,
+                        env,
+                    ));
+                    continue;
+                }
                 _ => (None, ArchiveKind::Turn),
             };
             let Some(text) = text else { continue };

@@ -17,6 +17,11 @@ use super::steps::Steps;
 pub struct Protection {
     /// `protected[i]`: message `i` is kept as it is.
     pub protected: Vec<bool>,
+    /// `whole[i]`: message `i` is a system prompt, in the tail or holds an excluded tool's call
+    /// or result: nothing in it may change. A protected message that is not whole is protected
+    /// for the user's words it holds, and its tool results (Anthropic carries them in user
+    /// messages) are the agent's, not the user's.
+    pub whole: Vec<bool>,
     /// `excluded[i][b]`: block `b` of message `i` is a call or result of an excluded tool.
     pub excluded: Vec<Vec<bool>>,
     /// First index of the protected tail (`len` when there is none).
@@ -51,21 +56,30 @@ impl Protection {
         let task = transcript.task_index();
         let newest_words = transcript.latest_turn_start();
         let excluded = excluded_blocks(transcript, excluded_tools);
-        let protected = transcript
+        let whole: Vec<bool> = transcript
             .messages
             .iter()
             .enumerate()
             .map(|(index, message)| {
                 message.is_system()
+                    || index >= tail_start
+                    || excluded[index].iter().any(|&excluded| excluded)
+            })
+            .collect();
+        let protected = transcript
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(index, message)| {
+                whole[index]
                     || Some(index) == task
                     || Some(index) == newest_words
-                    || index >= tail_start
                     || (keep_all_user_words && message.has_user_words())
-                    || excluded[index].iter().any(|&excluded| excluded)
             })
             .collect();
         Self {
             protected,
+            whole,
             excluded,
             tail_start,
             steps,
@@ -75,6 +89,11 @@ impl Protection {
     /// Whether message `index` is protected.
     pub fn is_protected(&self, index: usize) -> bool {
         self.protected.get(index).copied().unwrap_or(true)
+    }
+
+    /// Whether nothing in message `index` may change (see [`Protection::whole`]).
+    pub fn is_whole(&self, index: usize) -> bool {
+        self.whole.get(index).copied().unwrap_or(true)
     }
 }
 
