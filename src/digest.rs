@@ -11,10 +11,15 @@ use std::ops::Range;
 /// Characters of arguments and of a result's first line shown per tool call.
 const SHORT: usize = 80;
 
-/// A digest of tool runs: one line per call with its name, short arguments, outcome and size.
-pub fn run_digest(transcript: &Transcript, range: Range<usize>) -> String {
+/// A digest of tool runs: one line per call with its name, short arguments, outcome and size,
+/// then the lines that matter and the paths the run touched; `recall` names the archive entry
+/// that holds the run.
+pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&str>) -> String {
     let messages = &transcript.messages[range];
     let mut out = String::from(markers::RUN_DIGEST);
+    if let Some(id) = recall {
+        let _ = write!(out, "\nrecall: {id}");
+    }
     let notes = messages
         .iter()
         .filter(|m| !m.has_tool_blocks() && !m.is_library_summary)

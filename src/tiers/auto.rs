@@ -63,7 +63,7 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
         return Ok(());
     }
     let plan = match env.summariser {
-        None => digest_runs(&working.transcript, runs, env),
+        None => digest_runs(&working.transcript, runs, env, working.plans_applied),
         Some(_) => {
             let runs = with_earlier_summaries(&working.transcript, runs, env);
             match loop_guard(&working.transcript, &runs, env) {
@@ -271,17 +271,34 @@ fn with_earlier_summaries(
     crate::base::sort::sorted_by_key(all, &|r: &Range<usize>| r.start)
 }
 
-fn digest_runs(transcript: &Transcript, runs: Vec<Range<usize>>, env: &TierEnv<'_>) -> Plan {
+fn digest_runs(
+    transcript: &Transcript,
+    runs: Vec<Range<usize>>,
+    env: &TierEnv<'_>,
+    seq: usize,
+) -> Plan {
+    let structured = transcript.format != Format::Text;
     let edits: Vec<Edit> = runs
         .into_iter()
-        .map(|run| Edit::ReplaceMessages {
-            text: Some(for_format(
-                transcript,
-                digest::run_digest(transcript, run.clone()),
-            )),
-            range: run,
-            kind: ArchiveKind::Run,
-            is_summary: true,
+        .map(|run| {
+            // The digest names the entry that holds the run (and the stubs inside it).
+            let id = structured.then(|| {
+                place_id(
+                    env.correlation_id,
+                    seq,
+                    run.start,
+                    u64::MAX - run.end as u64,
+                )
+            });
+            Edit::ReplaceMessages {
+                text: Some(for_format(
+                    transcript,
+                    digest::run_digest(transcript, run.clone(), id.as_deref()),
+                )),
+                range: run,
+                kind: ArchiveKind::Run,
+                is_summary: true,
+            }
         })
         .collect();
     let edits = shrinking(transcript, edits, env.counter);
@@ -312,7 +329,7 @@ async fn summarise_runs(working: &Working<'_>, runs: &[Range<usize>], env: &Tier
     let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
     let digest = || {
         runs.iter()
-            .map(|r| digest::run_digest(transcript, r.clone()))
+            .map(|r| digest::run_digest(transcript, r.clone(), None))
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent_runs;
 mod auto;
 mod every_tier;
 mod micro;
