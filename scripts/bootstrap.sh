@@ -25,7 +25,7 @@ else
 fi
 
 # 2. wasm-bindgen-cli, pinned to the crate version in Cargo.lock. No --locked: the CLI's own
-#    lockfile pins a webpki-roots version the registry index here lacks (TOOLCHAIN.md).
+#    lockfile pins a webpki-roots version the registry index this project is built against lacks.
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 have=$(.tools/bin/wasm-bindgen --version 2>/dev/null || true)
 if [ "$have" = "wasm-bindgen $want" ]; then

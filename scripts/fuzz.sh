@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for a bounded time, one after the other, each checking the
-# SPEC §4 invariants (fuzz/src/checks.rs), and prints executions and crashes per target.
+# invariants of docs/design.md (fuzz/src/checks.rs), and prints executions and crashes per target.
 #
 #   scripts/fuzz.sh [seconds-per-target] [target...]
 #

@@ -3,13 +3,45 @@
 //! Decides, turn by turn, how an LLM agent's context is compacted and how much to spend doing it,
 //! and does the compaction. A policy ([`select_tier`]) picks exactly one tier per call from the
 //! session's [`BudgetPressure`]; each tier (`tiers/`) plans edits over one internal
-//! [`transcript::Transcript`]; format adapters (`formats/`) read the host's messages (OpenAI,
-//! Anthropic, AI SDK, flat text) and apply the plan without touching what did not change.
+//! [`transcript::Transcript`]; format adapters (`formats/`, registered once in
+//! [`formats::registry`]) read the host's messages (OpenAI, Anthropic, AI SDK, flat text) and
+//! apply the plan without touching what did not change. `docs/design.md` in the repository
+//! describes the tiers, the invariants and the formats.
 //!
-//! Layout: `pressure` → `policy` → `tiers/*` (each with trigger, weight, compact) over
-//! `transcript/*`, through `formats/*`; `summarise` (the delegated summariser and its guards),
-//! `digest` (structural fallback), `trace` (the JSONL step), `engine` (entry points), `legacy`.
-//! This crate's core is plain Rust; `wasm/` is the only code that knows about JavaScript.
+//! Layout by role: [`base`] (byte-level machinery), [`config`] (settings, declared once),
+//! [`transcript`] (the model), [`formats`] (adapters), [`tiers`] (one file per tier), [`engine`]
+//! (entry points), [`edge`] (request bodies), plus [`summarise`], [`digest`], [`salient`],
+//! [`restore`](mod@restore), [`recall`] and [`trace`]. This crate's core is plain Rust; `wasm/` is the only
+//! code that knows about JavaScript.
+//!
+//! ## Glossary
+//!
+//! - **Step**: one model call: an assistant message and the tool results that answer it. Ages and
+//!   the tail are counted in steps ([`transcript::steps`]).
+//! - **Protected tail**: the newest `keepRecentSteps` steps plus the newest message with user
+//!   words; no tier alters it ([`transcript::protect`]).
+//! - **User words**: text the user wrote (user messages other than tool results). A **directive**
+//!   is user-written text of at most 2,000 characters.
+//! - **Stub**: what stands in for a removed body: its first characters, the lines that matter,
+//!   its last line, its paths, and a marker naming the archive entry to recall it by
+//!   ([`tiers::stub`]).
+//! - **Lines that matter**: lines naming an error, exception, failure, panic or traceback
+//!   ([`salient`]).
+//! - **Archive entry**: what an edit removed, exactly, with where it was and what replaced it;
+//!   its id is what a stub names ([`ArchiveEntry`], [`plan::archive_id`]).
+//! - **Plan**: a tier's edits over a transcript, applied by a format's adapter ([`plan::Plan`]).
+//! - **Working context**: the context while a tier compacts it, borrowed where unchanged
+//!   ([`working::Working`]; `Current` is its messages or text as they stand).
+//! - **Run**: a stretch of tool calls and results outside protected content, closed under
+//!   pairing, that auto replaces by a digest or a summary.
+//! - **Digest**: the structural summary written without a model ([`digest`]).
+//! - **Elided text / facts**: a long string a binding handed over by its facts (ends, length,
+//!   CR LF) instead of its content ([`transcript::facts`], placeholders in [`elision`]).
+//! - **Skeleton** (binding): the JSON of the host's messages with long strings replaced by
+//!   placeholders, read into the core in one crossing.
+//! - **Rule**: the words of the trigger that selected a tier (`TierResult.reason`).
+//! - **Edge path**: [`compact_request_body`], a provider request body in and out as a string.
+
 // The core has no unsafe code. The binding has one use, allowed where it is (`wasm/text.rs`:
 // encoding a large JS string straight into wasm memory).
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]

@@ -6,7 +6,7 @@ use crate::result::SummariserUsage;
 use std::ops::Range;
 use xxhash_rust::xxh3::Xxh3;
 
-/// What an archive entry holds (SPEC §7 `kind`).
+/// What an archive entry holds (`docs/design.md`, "Archive").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArchiveKind {
     /// A tool-result body collapsed by `micro`.

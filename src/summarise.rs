@@ -10,7 +10,7 @@ use std::pin::Pin;
 /// A boxed future that need not be `Send` (wasm is single-threaded; JS promises are not `Send`).
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
-/// What the summariser is asked (SPEC §6).
+/// What the summariser is asked (`docs/design.md`, "Summaries").
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRequest {
     /// The tier asking (`auto` or `session_memory`).

@@ -85,7 +85,7 @@ impl fmt::Display for Tier {
     }
 }
 
-/// `tokens_saved / 1000 × cost_per_1k_tokens × weight`, unrounded (SPEC §7).
+/// `tokens_saved / 1000 × cost_per_1k_tokens × weight`, unrounded (`docs/design.md`, "Cost").
 pub fn cost_estimate(tokens_saved: u64, cost_per_1k_tokens: f64, weight: f64) -> f64 {
     tokens_saved as f64 / 1000.0 * cost_per_1k_tokens * weight
 }

@@ -97,7 +97,7 @@ pub fn estimate_tokens_with(text: &str, estimator: TokenEstimator) -> u64 {
 /// belongs to it), digits in groups of three, runs of ASCII punctuation, runs of whitespace
 /// (line breaks apart from the spaces after them), CJK characters, symbols (emoji) and emoji
 /// modifiers one by one, and base64-like runs. Each kind of piece costs a fitted number of
-/// tokens ([`HEURISTIC_COEFFICIENTS`]); the estimate is their sum, rounded, at least 1 for
+/// tokens (`HEURISTIC_COEFFICIENTS`); the estimate is their sum, rounded, at least 1 for
 /// non-empty text.
 ///
 /// All coefficients are >= 0 and every feature only grows when a piece grows, so repeating a

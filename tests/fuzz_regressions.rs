@@ -135,7 +135,7 @@ fn regression_flat_summary_quoting_a_split_data_image_stays_one_block() {
 }
 
 /// fuzz `structured` (finding 2, decided): the task message is protected whole, so micro leaves
-/// even a long tool result inside it alone (SPEC §4.4: the first user message is never altered).
+/// even a long tool result inside it alone (protected content: the first user message is never altered).
 #[test]
 fn regression_micro_leaves_the_task_message_whole() {
     let long = "result line\n".repeat(40);

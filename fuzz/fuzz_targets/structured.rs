@@ -1,6 +1,6 @@
 //! Every tier on a generated conversation decoded from the fuzz bytes, rendered in the format
 //! the bytes pick (OpenAI, Anthropic, AI SDK), with the summariser behaviour the bytes pick;
-//! every SPEC §4 invariant is checked on every run.
+//! every invariant of `docs/design.md` is checked on every run.
 #![no_main]
 
 use arbitrary::Unstructured;

@@ -1,4 +1,4 @@
-//! The SPEC §4 invariants, checked on one run of one tier (the same checks as
+//! The invariants of `docs/design.md`, checked on one run of one tier (the same checks as
 //! `tests/invariants.rs`, written for inputs that need not be clean: a property the input already
 //! breaks — a tool result without its call, an empty message — only has to not get worse).
 //! Each check panics with the tier, the format and what broke.
@@ -8,7 +8,7 @@ use crate::common::restore::restore;
 use serde_json::Value;
 use tiered_compaction::formats::read_messages;
 use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
-use tiered_compaction::transcript::{BlockKind, Format, Transcript};
+use tiered_compaction::transcript::{BlockKind, Format, Role, Transcript};
 use tiered_compaction::{
     BudgetPressure, CompactOptions, CompactionError, ContextData, ContextInput, FormatChoice,
     Summariser, Tier, TierContext, TierResult, compact_request_body, compact_with_tier,
@@ -168,17 +168,26 @@ fn check_protected(
     let users: Vec<usize> = (0..before.messages.len())
         .filter(|i| before.messages[*i].has_user_words())
         .collect();
-    let (Some(first), Some(last)) = (users.first(), users.last()) else {
-        return;
+    // The protected tail: from the third-newest assistant message (each starts a step; all
+    // steps when there are fewer) to the end.
+    let assistants: Vec<usize> = (0..before.messages.len())
+        .filter(|i| before.messages[*i].role == Role::Assistant)
+        .collect();
+    let tail = match assistants.len().checked_sub(3) {
+        Some(k) => assistants[k],
+        None => assistants.first().copied().unwrap_or(input.len()),
     };
     assert!(
-        output.ends_with(&input[*last..]),
-        "{tier} {format:?}: latest turn altered"
+        output.ends_with(&input[tail..]),
+        "{tier} {format:?}: protected tail altered"
     );
-    // micro edits blocks in place (the message count stays): a tool result that shares a user
-    // message with the user's words may be collapsed, the words may not (SPEC §4.4 protects
-    // "every piece of text the user wrote"; see RELIABILITY.md, finding 2).
-    let after = (tier == Tier::Micro)
+    let (Some(first), Some(_)) = (users.first(), users.last()) else {
+        return;
+    };
+    // micro and time_based edit blocks in place (the message count stays): a tool result that
+    // shares a user message with the user's words may be stubbed, the words may not (protected
+    // content "every piece of text the user wrote"; see RELIABILITY.md, finding 2).
+    let after = matches!(tier, Tier::Micro | Tier::TimeBased)
         .then(|| read_messages(output, format).ok())
         .flatten()
         .filter(|after| after.messages.len() == before.messages.len());

@@ -1,6 +1,6 @@
 //! What the fuzz targets share: the integration tests' helpers (`tests/common`: the fake
 //! summariser, `restore`, the conversation generator's types and renderers), a decoder from fuzz
-//! bytes to a generated conversation ([`decode`]), and the SPEC §4 invariant checks ([`checks`]),
+//! bytes to a generated conversation ([`decode`]), and the invariant checks of `docs/design.md` ([`checks`]),
 //! which panic — a crash to libFuzzer — on the first violation.
 
 #[path = "../../tests/common/mod.rs"]

@@ -1,7 +1,9 @@
 //! Byte searches over JSON text, eight bytes at a time, and serde_json's string escapes (counted
 //! here, and written by [`push_json_string`]). The body path skips every string of a request
 //! body and the limits measure every string's escaped length; a byte-by-byte loop over
-//! megabytes of tool output was most of a call's time in wasm (which has no `memchr`).
+//! megabytes of tool output was most of a call's time in wasm. (The `memchr` crate builds for
+//! wasm32, but this crate's wasm enables no SIMD, so its searches there fall back to a loop that
+//! is no faster than these word tricks.)
 //!
 //! The word tricks are the classic ones. To find: for a word `x`, `(x - 0x01..01) & !x &
 //! 0x80..80` is nonzero when some byte of `x` is zero, and its lowest set bit marks the first such

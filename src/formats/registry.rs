@@ -1,7 +1,7 @@
 //! Every wire format, registered once: its option name, the name people use for it, the key of
 //! its message list in a request body, and — for the structured ones — its reader, its writer
 //! and the evidence that detects it. A new format is one adapter file that declares its
-//! [`Adapter`] plus one line in [`ADAPTERS`] (and a variant of [`Format`]).
+//! `Adapter` plus one line in `ADAPTERS` (and a variant of [`Format`]).
 
 use super::detect::{Field, Seen};
 use super::json::Writer;

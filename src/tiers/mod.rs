@@ -1,7 +1,10 @@
-//! The tiers, one module each, cheapest first. Every module has the same three parts: its
-//! trigger predicate (`trigger`, which the policy asks in priority order), its cost weight
-//! (`TIER` and [`crate::PolicyConfig::cost_weight`]) and its `compact`, which plans edits over the
-//! [`Working`] context and applies them. No tier sees a wire format.
+//! The tiers, one module each, cheapest first. Every tier module has the same parts: `TIER`, its
+//! trigger predicate (`trigger`, which the policy asks in priority order) and its `compact`,
+//! which plans edits over the [`Working`] context and applies them. Its cost weight is
+//! [`Tier::default_cost_weight`] (the five weights live together in `tier.rs`, so
+//! `TIER_COST_WEIGHT` has one source; a call overrides them with `policy.costWeights`). Shared
+//! parts: [`stub`] (what stands in for a removed body), [`tool_input`] (long strings inside a
+//! call's input). No tier sees a wire format; `docs/design.md` describes each tier.
 
 pub mod auto;
 pub mod micro;

@@ -41,7 +41,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "tokenEstimator",
 ];
 
-/// The summariser's default timeout (SPEC §6).
+/// The summariser's default timeout (`docs/design.md`, "Summaries").
 pub const DEFAULT_TIMEOUT_MS: f64 = 60_000.0;
 
 /// The longest delay `setTimeout` honours (2^31 − 1 ms); longer ones fire at once.
@@ -82,7 +82,7 @@ pub struct Elide {
 }
 
 /// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
-/// (`pressure.contextPctUsed`, `messages[3].content`), as in SPEC §2. `elide` says, from the
+/// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them. `elide` says, from the
 /// pressure, whether the messages may be read elided; when they are, the host's long strings
 /// come back as the second value.
 pub fn context(

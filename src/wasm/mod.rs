@@ -1,7 +1,7 @@
 //! The JS binding: the only code that touches wasm-bindgen, js-sys, serde-wasm-bindgen and
 //! wasm-bindgen-futures. Each export converts its JS arguments into core types, calls one core
 //! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
-//! contract of SPEC §2; the package's JS entry points (`js/`) re-export exactly these.
+//! API in `docs/design.md`; the package's JS entry points (`js/`) re-export exactly these.
 
 mod body;
 mod counter;

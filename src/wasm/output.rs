@@ -284,7 +284,7 @@ fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsVa
     (!value.is_undefined()).then_some(value)
 }
 
-/// The object the host's `summarise` callback receives (SPEC §6).
+/// The object the host's `summarise` callback receives (`docs/design.md`, "Summaries").
 pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result<JsValue, JsValue> {
     Ok(Builder::new()
         .set("tier", request.tier.as_str())

@@ -2,12 +2,12 @@
 //! place.
 //!
 //! The text is cut into contiguous *segments* that cover it exactly; each becomes one assistant
-//! message (flat text has no user or system roles) with one block and a [`Source::Span`] of
+//! message (flat text has no user or system roles) with one block and a `Source::Span` of
 //! **byte** offsets into the text:
 //!
 //! - a tool-result fence: a line of three or more backticks followed by `tool_result`, up to the
 //!   end of its closing fence line (line ending excluded), or to the end of the text when it is
-//!   never closed. Fence lines inside the body nest (see [`Levels`](fences::Levels)), so a fenced code sample in a
+//!   never closed. Fence lines inside the body nest (see `fences::Levels`), so a fenced code sample in a
 //!   tool's output does not end the tool result early. The block's text is the body.
 //! - media: a markdown image whose target is a data URI, or a fenced block whose body starts with
 //!   a data URI. The block's text is the data URI's payload (what follows its comma, whitespace
@@ -24,11 +24,11 @@
 //!
 //! The parts, each a file, in the order they build on each other:
 //!
-//! - [`lines`]: lines and their endings (`\n`, `\r\n`) in byte offsets;
-//! - [`fences`]: fence lines and tool-result fences, with the nesting rule;
-//! - [`media`]: data-URI images, inline and fenced;
-//! - [`segment`]: cutting the text into segments and segments into messages ([`read`]);
-//! - [`splice`]: rewriting the text as a plan's edits say ([`apply`]).
+//! - `lines`: lines and their endings (`\n`, `\r\n`) in byte offsets;
+//! - `fences`: fence lines and tool-result fences, with the nesting rule;
+//! - `media`: data-URI images, inline and fenced;
+//! - `segment`: cutting the text into segments and segments into messages ([`read`]);
+//! - `splice`: rewriting the text as a plan's edits say ([`apply`]).
 
 mod fences;
 mod lines;
