@@ -142,7 +142,8 @@ pub fn shrinking(
         .collect()
 }
 
-/// `replacement` has fewer code points and no more tokens than `original`'s text.
+/// `replacement` has fewer code points and fewer tokens than `original`'s text under the call's
+/// counter: an edit that saves nothing is not made (invariant 3, never churns).
 pub fn replacement_shrinks(
     replacement: &str,
     original: &Block<'_>,
@@ -150,5 +151,5 @@ pub fn replacement_shrinks(
 ) -> bool {
     let new_chars = replacement.chars().count();
     new_chars < original.chars()
-        && counter.count_with_chars(replacement, new_chars) <= original.tokens(counter)
+        && counter.count_with_chars(replacement, new_chars) < original.tokens(counter)
 }

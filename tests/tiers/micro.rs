@@ -96,3 +96,31 @@ fn thresholds_are_read_per_call_not_frozen_regression() {
     let tuned = block_on(compact(&ctx, &options)).unwrap();
     assert!(tuned.tokens_saved > 0);
 }
+
+/// A host counter that sees the same count for any text (a tokenizer with a fixed overhead).
+struct Flat;
+
+impl tiered_compaction::TokenCounter for Flat {
+    fn count(&self, _text: &str) -> u64 {
+        7
+    }
+}
+
+#[test]
+fn an_edit_that_saves_nothing_under_the_hosts_counter_is_not_made() {
+    let ctx = messages_ctx(crate::agent_session(), pressure(9, 0.4, 0.0, false));
+    let saving = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    assert_eq!(saving.tier, Tier::Micro);
+    assert!(saving.tokens_saved > 0 && !saving.archive.is_empty());
+    let options = CompactOptions {
+        counter: Some(&Flat),
+        ..CompactOptions::default()
+    };
+    let result = block_on(compact(&ctx, &options)).unwrap();
+    assert_eq!(result.tokens_saved, 0);
+    assert!(result.archive.is_empty(), "{:?}", result.archive);
+    let tiered_compaction::ContextInput::Messages { messages, .. } = &ctx.input else {
+        unreachable!("a messages context")
+    };
+    assert_eq!(result.messages(), Some(&messages[..]));
+}
