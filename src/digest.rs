@@ -98,8 +98,9 @@ pub fn session_digest(
         .collect();
     if !user_words.is_empty() {
         out.push_str("## User directives\n");
+        // Verbatim, line breaks included: a directive is carried as the user wrote it.
         for words in &user_words {
-            let _ = writeln!(out, "- {}", one_line(words, usize::MAX));
+            let _ = writeln!(out, "- {words}");
         }
     }
     let calls = calls(messages.iter().copied());

@@ -6,6 +6,9 @@ use crate::salient::{is_error_line, tokens as references};
 use crate::transcript::{BlockKind, Transcript};
 use std::ops::Range;
 
+/// User-written text of at most this many code points is a directive, carried whole.
+pub const DIRECTIVE_MAX_CHARS: usize = 2000;
+
 /// At most this many items: a request is a prompt, not a second copy of the context.
 pub const MAX_ITEMS: usize = 64;
 /// Items longer than this are cut (on a grapheme cluster boundary) so one log line cannot
@@ -21,9 +24,14 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> Vec<String> 
             .iter()
             .flat_map(|r| transcript.messages[r.clone()].iter())
     };
+    // The user's directives, each whole; longer user content (a pasted log) is not a directive:
+    // its lines that matter and paths are collected below like any other text's.
     for message in messages().filter(|m| m.has_user_words()) {
         for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            items.push(crate::base::cut::trim(&block.text));
+            let words = crate::base::cut::trim(&block.text);
+            if words.chars().count() <= DIRECTIVE_MAX_CHARS {
+                items.push_whole(words);
+            }
         }
     }
     for block in messages().flat_map(|m| &m.blocks) {
@@ -53,6 +61,13 @@ struct Items {
 }
 
 impl Items {
+    /// A directive, never cut.
+    fn push_whole(&mut self, item: &str) {
+        if !item.is_empty() && self.list.len() < MAX_ITEMS && self.seen.insert(item.to_string()) {
+            self.list.push(item.to_string());
+        }
+    }
+
     fn push(&mut self, item: &str) {
         if item.is_empty() || self.list.len() >= MAX_ITEMS {
             return;

@@ -328,8 +328,8 @@ fn inline_media<'v>(data: &'v str, media_type: &str, path: Vec<usize>) -> Block<
 pub(crate) struct Writer;
 
 impl super::json::Writer for Writer {
-    fn text_message(&self, text: &str) -> Value {
-        json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
+    fn text_message(&self, text: &str, role: &str) -> Value {
+        json!({"role": role, "content": [{"type": "text", "text": text}]})
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {

@@ -228,8 +228,8 @@ fn tool_result_blocks<'v>(
 pub(crate) struct Writer;
 
 impl super::json::Writer for Writer {
-    fn text_message(&self, text: &str) -> Value {
-        serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
+    fn text_message(&self, text: &str, role: &str) -> Value {
+        serde_json::json!({"role": role, "content": [{"type": "text", "text": text}]})
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {

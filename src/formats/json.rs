@@ -4,7 +4,7 @@
 
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
-use crate::plan::Edit;
+use crate::plan::{ArchiveKind, Edit};
 use crate::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
 use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 /// What a JSON format must provide to have plans applied to it.
 pub(crate) trait Writer {
-    /// A new assistant message whose only content is `text`.
-    fn text_message(&self, text: &str) -> Value;
+    /// A new message of `role` (`"assistant"` or `"user"`) whose only content is `text`.
+    fn text_message(&self, text: &str, role: &str) -> Value;
 
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
     /// `text` as its body; media becomes a text part. Fields not involved are kept.
@@ -76,6 +76,13 @@ pub(crate) fn apply<'a>(
             Edit::ReplaceMessages {
                 range, text, kind, ..
             } => {
+                // A session summary stands as the user's message in every format; what replaces
+                // a run is the agent's.
+                let role = if *kind == ArchiveKind::Session {
+                    "user"
+                } else {
+                    "assistant"
+                };
                 // Unchanged input messages stay where they are until the call is done; the
                 // entry says where (their places hold `null` meanwhile).
                 let mut removed = Vec::with_capacity(range.len());
@@ -99,7 +106,7 @@ pub(crate) fn apply<'a>(
                 );
                 let replacement = text.clone().unwrap_or_default();
                 if let Some(text) = text {
-                    output.push(Cow::Owned(writer.text_message(text)));
+                    output.push(Cow::Owned(writer.text_message(text, role)));
                     origins.push(None);
                 }
                 archive.push(ArchiveEntry {

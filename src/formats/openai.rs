@@ -316,8 +316,8 @@ fn joined_parts(parts: &[Value], path: &Path<'_>) -> Result<String> {
 pub(crate) struct Writer;
 
 impl super::json::Writer for Writer {
-    fn text_message(&self, text: &str) -> Value {
-        serde_json::json!({"role": "assistant", "content": text})
+    fn text_message(&self, text: &str, role: &str) -> Value {
+        serde_json::json!({"role": role, "content": text})
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {

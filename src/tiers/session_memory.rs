@@ -1,8 +1,9 @@
 //! `session_memory` (weight 1.00): when the session is complete, build a durable cross-session
-//! summary of the whole session (through the summariser; a structural digest without one) and
-//! keep only it plus the protected content — system prompt, task and latest turn. The summary,
-//! with its provenance (session id, turn range, SHA-256 of the source), is also returned as
-//! `TierResult.summary` for the host to store; the library stores nothing.
+//! summary of the whole session (through the summariser; a structural digest without one). The
+//! output is the system prompt(s) and one user message starting with `[session summary]`, which
+//! carries the task and every user directive verbatim. The summary, with its provenance (session
+//! id, turn range, SHA-256 of the source), is also returned as `TierResult.summary` for the host
+//! to store; the library stores nothing.
 
 use super::Rule;
 use super::{TierEnv, range_tokens};
@@ -15,7 +16,6 @@ use crate::pressure::BudgetPressure;
 use crate::summarise;
 use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
-use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
 use crate::transcript::{Format, Message, Transcript};
 use crate::working::{Current, Working};
@@ -35,7 +35,7 @@ pub fn trigger(pressure: &BudgetPressure, _policy: &PolicyConfig) -> Option<Rule
 /// Summarises the session and keeps the summary plus protected content.
 pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let transcript = &working.transcript;
-    let ranges = foldable_ranges(transcript, env);
+    let ranges = foldable_ranges(transcript);
     if let Some(existing) = existing_summary(transcript, &ranges) {
         working.summary = Some(existing);
         working
@@ -55,15 +55,12 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
     working.apply(plan)
 }
 
-/// Everything outside protected content, closed under pairing.
-fn foldable_ranges(transcript: &Transcript, env: &TierEnv<'_>) -> Vec<Range<usize>> {
-    let protection = Protection::summarising(
-        transcript,
-        env.policy.keep_recent_steps,
-        &env.policy.exclude_tools,
-    );
-    let candidates: Vec<bool> = (0..transcript.messages.len())
-        .map(|index| !protection.is_protected(index))
+/// Everything but the system prompts: the whole conversation folds into the summary.
+fn foldable_ranges(transcript: &Transcript) -> Vec<Range<usize>> {
+    let candidates: Vec<bool> = transcript
+        .messages
+        .iter()
+        .map(|message| !message.is_system())
         .collect();
     closed_ranges(transcript, &candidates)
 }
