@@ -1,5 +1,5 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
-//! when the summariser's answer is refused. No model call; built from the transcript's skeleton.
+//! when the summariser's answer is refused. No model call; built from the transcript alone.
 
 use crate::base::hash::{FastMap, FastSet};
 use crate::markers;

@@ -44,7 +44,9 @@ fn every_field_is_declared_with_its_type_and_default() {
         let doc = &declared[declared[..at].rfind("/**").expect("a doc comment")..at];
         match spec.kind {
             Kind::TierWeights => assert!(doc.contains("TIER_COST_WEIGHT"), "{doc}"),
-            Kind::Strings => assert!(doc.contains(&format!("Default {default}")), "{doc}"),
+            Kind::Strings | Kind::Object { .. } => {
+                assert!(doc.contains(&format!("Default {default}")), "{doc}")
+            }
             _ => assert_eq!(
                 number_after(doc, "Default "),
                 default.parse::<f64>().ok(),
@@ -116,6 +118,7 @@ fn each_kind_refuses_with_the_words_it_states() {
                 "must be a finite number >= 0, got -1".to_string(),
             ),
             Kind::Strings => (json!(3), "must be an array, got number".to_string()),
+            Kind::Object { .. } => (json!(3), "must be an object, got number".to_string()),
         };
         let error = PolicyConfig::from_json(&json!({ spec.js: bad })).expect_err(spec.js);
         assert!(error.path.starts_with(spec.js), "{error}");

@@ -4,6 +4,7 @@
 mod policy;
 mod setting;
 mod source;
+mod table;
 
 pub use policy::{PolicyConfig, RENAMED};
 pub use setting::{FieldSpec, Kind, Setting};

@@ -1,70 +1,22 @@
 //! [`PolicyConfig`]: every threshold of the policy and the tiers, declared once. Each row of the
 //! table below gives the Rust field, its type, its default, its JS name, its [`Kind`] and its doc;
 //! the struct, its `Default`, [`PolicyConfig::FIELDS`], [`PolicyConfig::SPECS`], the reader
-//! ([`PolicyConfig::from_source`]) and the checks ([`PolicyConfig::validate`]) all come from it.
+//! ([`PolicyConfig::from_source`]) and the checks ([`PolicyConfig::validate`]) all come from it
+//! ([`super::table`]).
 //! A field that was renamed goes into [`RENAMED`], so a host still using the old name is told the
 //! new one.
 
-use super::setting::{FieldSpec, Kind, Setting};
-use super::source::{FieldSource, JsonFields, reject_unknown};
+use super::setting::Kind;
+use super::source::{FieldSource, JsonFields};
+use super::table::settings_table;
 use crate::error::{CompactionError, Result};
 use crate::limits::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_NESTING_DEPTH, Limits};
 use crate::tier::Tier;
 
-/// Declares [`PolicyConfig`] from its table (see the module doc).
-macro_rules! policy_table {
-    ($(
-        $(#[doc = $doc:literal])+
-        $field:ident: $ty:ty = $default:expr, $js:literal, $kind:expr;
-    )+) => {
-        /// Thresholds of the policy and the tiers, and the input limits. `Default` gives the
-        /// seed's values (and generous limits); each is per call. JS: `PolicyConfig`.
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct PolicyConfig {
-            $( $(#[doc = $doc])+ pub $field: $ty, )+
-        }
-
-        impl Default for PolicyConfig {
-            fn default() -> Self {
-                Self { $( $field: $default, )+ }
-            }
-        }
-
-        impl PolicyConfig {
-            /// Every field: JS name, kind and doc, in table order.
-            pub const SPECS: &'static [FieldSpec] = &[
-                $( FieldSpec { js: $js, kind: $kind, doc: concat!($($doc, "\n"),+) }, )+
-            ];
-
-            /// The option names a host may set, as they are spelled in JS.
-            pub const FIELDS: &'static [&'static str] = &[ $( $js, )+ ];
-
-            /// Reads every field `source` sets over the defaults (no checks of values yet).
-            fn read_fields(&mut self, source: &dyn FieldSource) -> Result<()> {
-                $(
-                    if let Some(value) = <$ty as Setting>::read(source, $js, $kind)? {
-                        self.$field = value;
-                    }
-                )+
-                Ok(())
-            }
-
-            /// Checks every field against its kind.
-            fn check_fields(&self) -> Result<()> {
-                $( <$ty as Setting>::check(&self.$field, $js, $kind)?; )+
-                Ok(())
-            }
-
-            /// Each field's value as the docs write it, in table order (`("autoContextPct",
-            /// "0.7")`).
-            pub fn describe(&self) -> Vec<(&'static str, String)> {
-                vec![ $( ($js, <$ty as Setting>::describe(&self.$field)), )+ ]
-            }
-        }
-    };
-}
-
-policy_table! {
+settings_table! {
+    /// Thresholds of the policy and the tiers, and the input limits. `Default` gives the seed's
+    /// values (and generous limits); each is per call. JS: `PolicyConfig`.
+    pub struct PolicyConfig {
     /// `auto` fires at or above this fraction of the context window (seed: 0.70).
     auto_context_pct: f64 = 0.70, "autoContextPct", Kind::Fraction;
     /// `time_based` fires at or above this idle time in seconds (seed: 300).
@@ -100,6 +52,7 @@ policy_table! {
     /// Deepest nesting of objects and arrays accepted inside one message (64 levels); the
     /// message itself is level 1.
     max_nesting_depth: usize = DEFAULT_MAX_NESTING_DEPTH, "maxNestingDepth", Kind::Integer32 { min: 1 };
+    }
 }
 
 /// Fields that were renamed: `(old JS name, new JS name)`. A host using an old name gets a
@@ -125,9 +78,8 @@ impl PolicyConfig {
     /// absent ones keep the seed's default. Errors are relative (`autoContextPct ...`,
     /// `costWeights.auto ...`); the result is validated.
     pub fn from_source(source: &dyn FieldSource) -> Result<Self> {
-        reject_unknown(&source.keys()?, Self::FIELDS, RENAMED)?;
         let mut policy = Self::default();
-        policy.read_fields(source)?;
+        policy.read_fields(source, RENAMED)?;
         policy.validate()?;
         Ok(policy)
     }
@@ -156,6 +108,7 @@ impl PolicyConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Setting, reject_unknown};
 
     #[test]
     fn reads_overrides_and_names_bad_fields() {

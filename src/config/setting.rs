@@ -31,6 +31,11 @@ pub enum Kind {
     TierWeights,
     /// A list of strings.
     Strings,
+    /// A nested object of its own table; `ts` is its TypeScript interface.
+    Object {
+        /// The interface `index.d.ts` declares for it.
+        ts: &'static str,
+    },
 }
 
 impl Kind {
@@ -44,6 +49,7 @@ impl Kind {
             | Kind::Integer32 { .. } => "number",
             Kind::TierWeights => "Partial<Record<Tier, number>>",
             Kind::Strings => "string[]",
+            Kind::Object { ts } => ts,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The one internal conversation model every tier works on. Format adapters (`formats/`) read the
 //! host's wire format into a [`Transcript`] and apply a tier's [`crate::plan::Plan`] back to it;
-//! tiers never see a wire format. A transcript is a skeleton: roles, tool ids, the text of each
+//! tiers never see a wire format. A transcript is an outline: roles, tool ids, the text of each
 //! block (what tokens are counted on and what summaries are made of) and where each came from.
 
 pub mod facts;
