@@ -1,6 +1,7 @@
-// Shared by the node:test files: pressures, contexts, the two properties every result must
-// have — camelCase keys, and "nothing lost" (the input restored from output + archive) — and a
-// worker thread to load the package in a JS realm of its own.
+// Shared by the node:test files: pressures, contexts, camelCase keys, the input rebuilt from
+// output + archive by location (one plan; lossless.mjs adds `restore`), and a worker thread to
+// load the package in a JS realm of its own. This module does not import the package: a test of
+// the explicit-init entry point must be able to use it before anything is initialised.
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
 
@@ -111,12 +112,6 @@ export function restoreMessages(input, result) {
   }
   assert.deepEqual(restored, input, "input = output + archive");
   return restored;
-}
-
-/** Either restore, by the result's shape. */
-export function assertNothingLost(ctx, result) {
-  if (ctx.text !== undefined) restoreText(ctx.text, result);
-  else restoreMessages(ctx.messages, result);
 }
 
 /**
