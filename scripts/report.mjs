@@ -1,6 +1,7 @@
 // The main job (`npm start`): compacts the generated sample transcripts (scripts/samples.mjs)
 // through every tier with the built package, and prints a readable report — the tier, why the
-// policy chose it, before → after tokens, cost — followed by the JSONL trace lines.
+// policy chose it, before → after tokens, cost, whether restore(result) gives the input back and
+// whether every id a stub names is recalled — then one of micro's stubs, and the JSONL trace lines.
 //
 // Each tier is reached the way a host reaches it: by a pressure that makes `selectTier` pick it,
 // then `compact`. The summarising tiers get a local stub summariser (no model call): it answers
@@ -16,7 +17,9 @@ import {
   compact,
   compactRequestBody,
   estimateTokens,
+  recall,
   recordTierEvent,
+  restore,
   selectTier,
 } from "tiered-compaction";
 import { agentRunsReport } from "../bench/agent-runs.mjs";
@@ -56,15 +59,34 @@ print(`cost weights: ${Object.entries(TIER_COST_WEIGHT).map(([tier, weight]) => 
 print();
 print("Policy: one tier per pressure (selectTier)");
 for (const pressure of PRESSURES) print(`  ${width(describePressure(pressure), 44)} -> ${selectTier(pressure)}`);
+print("  Structured contexts run in steps (an assistant message and the results of its calls); the newest 3 steps");
+print("  (keepRecentSteps) and the newest user message are the protected tail. Flat text follows the seed's rules.");
+
+/** Every `recall: ID` a stub names in a compacted context. */
+const recallIds = (result) => [...JSON.stringify(result.text ?? result.messages).matchAll(/recall: (a[0-9a-f]{12})/g)].map((match) => match[1]);
+const sameInput = (restored, input) => (typeof restored === "string" ? restored === input : JSON.stringify(restored) === JSON.stringify(input));
+let exampleStub = null;
 
 for (const { name, ...input } of samples()) {
   const size = input.text !== undefined ? `${input.text.length} chars` : `${input.messages.length} messages`;
   print();
   print(`Sample: ${name} (${size})`);
   print(`  ${width("tier", 15)} ${width("before -> after", 17)} ${width("saved", 6)} ${width("cost (USD)", 11)} why`);
+  const lossless = [];
+  let named = 0;
+  let recalled = 0;
   for (const pressure of PRESSURES) {
     const ctx = { sessionId: `sample-${name.split(" ")[0].toLowerCase()}`, pressure, ...input };
     const result = await compact(ctx, { summarise: stubSummariser });
+    if (sameInput(restore(result), input.text ?? input.messages)) lossless.push(result.tier);
+    for (const id of recallIds(result)) {
+      named += 1;
+      if (recall(result.archive, id) !== undefined) recalled += 1;
+    }
+    if (exampleStub === null && result.tier === "micro" && result.messages) {
+      const stub = result.messages.find((message) => typeof message.content === "string" && /recall: a[0-9a-f]{12}\]$/.test(message.content));
+      if (stub) exampleStub = { sample: name, text: stub.content, entry: recall(result.archive, recallIds({ text: stub.content })[0]) };
+    }
     const tokens = `${result.beforeTokens} -> ${result.afterTokens}`;
     const flags = [result.degraded ? "degraded" : "", result.summariserUsage ? `summariser used ${result.summariserUsage.inputTokens} in / ${result.summariserUsage.outputTokens} out` : ""]
       .filter(Boolean)
@@ -74,6 +96,14 @@ for (const { name, ...input } of samples()) {
     );
     traces.push(recordTierEvent(result, { sample: name, pressure: describePressure(pressure) }));
   }
+  print(`  restore(result) gives the input back: ${lossless.length === PRESSURES.length ? "every tier" : `only ${lossless.join(", ")}`}; stubs name ${named} recall id(s), ${recalled} found by recall()`);
+}
+
+if (exampleStub) {
+  print();
+  print(`One of micro's stubs (${exampleStub.sample}): head, the lines that matter, the last line, paths, the recall id`);
+  for (const line of exampleStub.text.split("\n")) print(`  | ${line}`);
+  print(`  recall(archive, "${exampleStub.entry.id}") -> the ${exampleStub.entry.kind} at ${exampleStub.entry.location}, ${[...exampleStub.entry.content].length} chars, whole`);
 }
 
 print();
@@ -82,6 +112,7 @@ const body = anthropicRequestBody();
 const { body: compacted, result } = await compactRequestBody(body, { sessionId: "edge", pressure: PRESSURES[3] });
 print(`  ${body.length} -> ${compacted.length} bytes; ${result.tier}: ${result.beforeTokens} -> ${result.afterTokens} tokens; ${result.reason}`);
 print(`  fields other than messages unchanged: ${["model", "max_tokens", "system", "metadata", "stream"].every((key) => JSON.stringify(JSON.parse(compacted)[key]) === JSON.stringify(JSON.parse(body)[key]))}`);
+print(`  restore({ body, archive }) gives the request back (the same JSON): ${JSON.stringify(JSON.parse(restore({ body: compacted, archive: result.archive }))) === JSON.stringify(JSON.parse(body))}`);
 traces.push(recordTierEvent(result, { sample: "anthropic request body" }));
 
 print();

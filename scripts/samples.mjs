@@ -24,7 +24,7 @@ function toolOutput(next, kind, lines) {
     const file = FILES[Math.floor(next() * FILES.length)];
     const line = 1 + Math.floor(next() * 400);
     if (kind === "test") {
-      out.push(next() < 0.15 ? `  ✗ ${file}:${line} expected 200, received 500` : `  ✓ ${file}:${line} passes (${Math.floor(next() * 90)} ms)`);
+      out.push(next() < 0.15 ? `  ✗ ${file}:${line} failed: expected 200, received 500` : `  ✓ ${file}:${line} passes (${Math.floor(next() * 90)} ms)`);
     } else if (kind === "grep") {
       out.push(`${file}:${line}:  const pool = createPool({ max: ${Math.floor(next() * 50)} });`);
     } else {
@@ -94,7 +94,7 @@ export function openaiMessages() {
   return messages;
 }
 
-/** Anthropic Messages API messages (with a screenshot in the first turn and cache_control). */
+/** Anthropic Messages API messages (a screenshot in the first turn, cache_control, and the model's thinking before each tool call). */
 export function anthropicMessages() {
   const messages = [];
   for (const [index, turn] of plan().entries()) {
@@ -105,6 +105,7 @@ export function anthropicMessages() {
       messages.push({
         role: "assistant",
         content: [
+          { type: "thinking", thinking: `The last output points at ${step.args.path ?? "the tests"}; ${step.tool} ${JSON.stringify(step.args)} should tell me more. `.repeat(4), signature: `sig_${step.id}` },
           { type: "text", text: `Running ${step.tool}.` },
           { type: "tool_use", id: `toolu_${step.id}`, name: step.tool, input: step.args },
         ],

@@ -1,11 +1,12 @@
 // The demo page: wires the panels to the package's browser build. Every number shown comes from
 // the package (selectTier, compact / compactWithTier, recordTierEvent; token counts of a pasted
 // or partly restored context from a `none` run, which counts and changes nothing); the page only
-// reads input, renders, restores from the archive and sums the trace lines.
-import { TIER_COST_WEIGHT, compact, compactWithTier, init, recordTierEvent, selectTier } from "tiered-compaction";
+// reads input, renders, restores from the archive and sums the trace lines. The package's own
+// `restore` checks the result against the input, and `recall` answers ids from every run's archive.
+import { TIER_COST_WEIGHT, compact, compactWithTier, init, recall, recallToolDefinition, recordTierEvent, restore, selectTier } from "tiered-compaction";
 import { buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "./archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "./ledger.mjs";
-import { DEFAULT_THRESHOLDS, explainTier } from "./rules.mjs";
+import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, RECALL_WORDS, describeTail, describeTier, explainTier } from "./rules.mjs";
 import { STUB_MODES, createStubSummariser } from "./stub.mjs";
 import { readTranscript } from "./transcript.mjs";
 import { el, renderOriginal, renderOutput, renderPlain, shortId } from "./views.mjs";
@@ -29,6 +30,8 @@ const state = {
   /** The last run: its context, result and archive model. */
   last: null,
   trace: [],
+  /** Every run's archive, oldest first, as a host would store them (what `recall` searches). */
+  archives: [],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -116,6 +119,20 @@ function readThresholds() {
   };
 }
 
+/** The tiers' policy fields (the tail, the age of a stale step, the tools never compacted). */
+function readTierPolicy() {
+  return {
+    keepRecentSteps: $("policy-keep-steps").valueAsNumber,
+    maxBlockAgeSteps: $("policy-max-age").valueAsNumber,
+    excludeTools: $("policy-exclude").value.split(",").map((name) => name.trim()).filter(Boolean),
+  };
+}
+
+/** Everything the page passes as `policy` (selectTier's thresholds and the tiers' fields). */
+function readPolicy() {
+  return { ...readThresholds(), ...readTierPolicy() };
+}
+
 /** The pressure as typed (an empty field reads as NaN, which selectTier rejects by name). */
 function readPressure() {
   return {
@@ -129,9 +146,10 @@ function readPressure() {
 function updateTier() {
   const pressure = readPressure();
   const thresholds = readThresholds();
+  const policy = readPolicy();
   let tier;
   try {
-    tier = selectTier(pressure, thresholds);
+    tier = selectTier(pressure, policy);
   } catch (error) {
     $("tier").textContent = "invalid";
     $("tier").dataset.tier = "invalid";
@@ -161,9 +179,11 @@ function updateTier() {
         el("span", { class: "check" }, rule.holds ? "✓" : "✗"),
         " ",
         rule.condition,
+        el("span", { class: "does" }, `${rule.tier} ${describeTier(rule.tier, policy)}`),
       ),
     ),
   );
+  $("tail-rule").textContent = describeTail(policy);
   updateButtons();
 }
 
@@ -235,7 +255,7 @@ async function runCompact() {
     ...structuredClone(state.source),
   };
   if (context.format === "auto") delete context.format;
-  const options = { policy: readThresholds(), timeoutMs: $("timeout").valueAsNumber };
+  const options = { policy: readPolicy(), timeoutMs: $("timeout").valueAsNumber };
   const summarise = summariser();
   if (summarise) options.summarise = summarise;
   const forced = $("force-tier").value;
@@ -248,10 +268,13 @@ async function runCompact() {
     const line = recordTierEvent(result, { trace_id: `demo-${context.sessionId}`, turn_number: context.pressure.turnCount });
     state.trace.push(line);
     state.last = { context, result, model: buildModel(context, result) };
+    state.archives.push(result.archive);
     state.runs += 1;
     showResult(result);
     showComparison();
     showTrace();
+    showRestoreCheck();
+    showRecall();
     setRunState("done", `done: ${result.tier}${result.degraded ? " (degraded)" : ""}`);
   } catch (error) {
     $("run-error").hidden = false;
@@ -352,7 +375,7 @@ function showArchive() {
     const action =
       entryState === "restored"
         ? el("span", { class: "restored-note" }, "restored ✓")
-        : el("button", { class: "restore", disabled: entryState !== "restorable" || model.problems.length > 0, title: entryState === "hidden" ? "inside a removed range: restore that first" : "put the archived content back into the shown output", onclick: () => restore(entry.id) }, "Restore");
+        : el("button", { class: "restore", disabled: entryState !== "restorable" || model.problems.length > 0, title: entryState === "hidden" ? "inside a removed range: restore that first" : "put the archived content back into the shown output", onclick: () => restoreOne(entry.id) }, "Restore");
     const replacement = entry.replacement === "" ? el("span", { class: "muted" }, "(removed outright)") : entry.replacement.length > 90 ? `${entry.replacement.slice(0, 90)}…` : entry.replacement;
     return el(
       "tr",
@@ -393,8 +416,65 @@ function focusEntry(id, on) {
   for (const node of document.querySelectorAll(`[data-entry="${CSS.escape(id)}"]`)) node.classList.toggle("focus", on);
 }
 
-function restore(id) {
+function restoreOne(id) {
   if (state.last && restoreEntry(state.last.model, id)) showComparison();
+}
+
+/** The package's own check: `restore(result)` is the input of the run. */
+function showRestoreCheck() {
+  const { context, result } = state.last;
+  const box = $("restore-check");
+  try {
+    const restored = restore(result);
+    const input = context.text ?? context.messages;
+    const equal = typeof restored === "string" ? restored === input : JSON.stringify(restored) === JSON.stringify(input);
+    box.dataset.equal = String(equal);
+    box.textContent = equal
+      ? "restore(result) gives the input back exactly."
+      : "restore(result) does not give the input back: please report this.";
+  } catch (error) {
+    box.dataset.equal = "false";
+    box.textContent = `restore(result) failed: ${error.name}: ${error.message}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recall: the tool a model calls for a pruned body, answered from the stored archives
+
+/** The tool definition for the last run's format (flat text has none: its error says why). */
+function showRecall() {
+  const { result } = state.last;
+  $("recall-format").textContent = result.format;
+  try {
+    $("recall-tool").textContent = JSON.stringify(recallToolDefinition(result.format), null, 2);
+  } catch (error) {
+    $("recall-tool").textContent = `${error.name}: ${error.message}. Flat text's archive entries are found by location.`;
+  }
+  // The first id a stub in the output names (flat text names none: the first entry's id).
+  const shown = result.text ?? JSON.stringify(result.messages);
+  const named = /recall: (a[0-9a-f]{12})/.exec(shown)?.[1] ?? result.archive[0]?.id ?? "";
+  $("recall-id").value = named;
+  $("recall").disabled = state.archives.length === 0;
+  $("recall-answer").hidden = true;
+  $("recall-status").textContent = `${state.archives.length} archive(s) stored, ${state.archives.reduce((sum, archive) => sum + archive.length, 0)} entries`;
+  $("recall-status").dataset.found = "";
+}
+
+/** Answers a recall_archived call for the typed id, as a host would. */
+function answerRecall() {
+  const id = $("recall-id").value.trim();
+  const entry = recall(state.archives, id);
+  const answer = $("recall-answer");
+  if (entry === undefined) {
+    $("recall-status").dataset.found = "false";
+    $("recall-status").textContent = `no archived entry has the id ${JSON.stringify(id)}`;
+    answer.hidden = true;
+    return;
+  }
+  $("recall-status").dataset.found = "true";
+  $("recall-status").textContent = `${entry.id} · ${entry.kind} · ${entry.location}`;
+  answer.hidden = false;
+  answer.textContent = typeof entry.content === "string" ? entry.content : JSON.stringify(entry.content, null, 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,6 +529,11 @@ async function main() {
   for (const [id, key] of [["policy-auto", "autoContextPct"], ["policy-idle", "idleSeconds"], ["policy-micro-turn", "microMinTurn"], ["policy-micro-pct", "microMinContextPct"]]) {
     $(id).value = String(DEFAULT_THRESHOLDS[key]);
   }
+  for (const [id, key] of [["policy-keep-steps", "keepRecentSteps"], ["policy-max-age", "maxBlockAgeSteps"]]) {
+    $(id).value = String(DEFAULT_TIER_POLICY[key]);
+  }
+  $("policy-exclude").value = DEFAULT_TIER_POLICY.excludeTools.join(", ");
+  $("recall-words").textContent = RECALL_WORDS;
 
   await init();
   $("status").dataset.ready = "true";
@@ -483,7 +568,7 @@ async function main() {
     if (!Number.isNaN($("pct").valueAsNumber)) $("pct-range").value = String($("pct").valueAsNumber);
     updateTier();
   });
-  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct"]) {
+  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
     $(id).addEventListener("input", updateTier);
     $(id).addEventListener("change", updateTier);
   }
@@ -492,6 +577,10 @@ async function main() {
     if (state.last && restoreAll(state.last.model) > 0) showComparison();
   });
   $("download").addEventListener("click", downloadTrace);
+  $("recall").addEventListener("click", answerRecall);
+  $("recall-id").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") answerRecall();
+  });
   $("clear-trace").addEventListener("click", () => {
     state.trace = [];
     showTrace();

@@ -1,23 +1,23 @@
 // The compacted context as a tree that remembers what each archive entry replaced, so the page
 // can highlight removed and replaced parts and put any archived item back.
 //
-// A tier applies one or more steps (auto: strip media, then summarise runs); every entry's
-// `location` is in the coordinates of the input of its step, and one step's entries share a
-// `kind`. So the tree is built step by step from the input: each entry becomes a node whose
-// children are what stood at its location then (possibly an earlier step's node: a media
-// placeholder inside a summarised run). Restoring a node shows its children instead of its
+// A tier makes one or more plans, one pass each (auto: micro's stubs, then thinking archived,
+// then media stripped, then runs summarised); every entry's `location` is in the coordinates of
+// the input of its plan, and one plan's entries share a `kind`. So the tree is built plan by plan
+// from the input: each entry becomes a node whose children are what stood at its location then
+// (possibly an earlier plan's node: a stub or a media placeholder inside a summarised run). Restoring a node shows its children instead of its
 // replacement; a node inside a removed range becomes restorable once that range is restored.
 // The finished tree must reproduce the tier's output exactly; when it does not (an archive this
 // code does not understand), `problems` says why and restoring is disabled.
 
-/** Consecutive entries of one kind: one step of the tier. */
-export function archiveSteps(archive) {
-  const steps = [];
+/** Consecutive entries of one kind: one plan of the tier (the runs `restore` undoes). */
+export function archivePlans(archive) {
+  const plans = [];
   for (const entry of archive) {
-    if (steps.length > 0 && steps.at(-1)[0].kind === entry.kind) steps.at(-1).push(entry);
-    else steps.push([entry]);
+    if (plans.length > 0 && plans.at(-1)[0].kind === entry.kind) plans.at(-1).push(entry);
+    else plans.push([entry]);
   }
-  return steps;
+  return plans;
 }
 
 const TEXT_RANGE = /^text\[(\d+)\.\.(\d+)\]$/;
@@ -90,8 +90,8 @@ function spliceText(nodes, entry, start, end, problems) {
 function buildText(input, result) {
   const problems = [];
   let nodes = [{ type: "text", text: input }];
-  for (const step of archiveSteps(result.archive)) {
-    const ranges = step.map((entry) => {
+  for (const plan of archivePlans(result.archive)) {
+    const ranges = plan.map((entry) => {
       const match = TEXT_RANGE.exec(entry.location);
       if (!match) problems.push(`${entry.id}: location ${entry.location} is not a text range`);
       return match ? { entry, start: Number(match[1]), end: Number(match[2]) } : null;
@@ -116,12 +116,12 @@ function isPresent(slot) {
 function buildMessages(input, result) {
   const problems = [];
   let slots = input.map((message, index) => ({ type: "message", message: structuredClone(message), original: message, inputIndex: index, edits: [] }));
-  for (const step of archiveSteps(result.archive)) {
-    // Locations count the messages of this step's input: slots that stand for one.
+  for (const plan of archivePlans(result.archive)) {
+    // Locations count the messages of this plan's input: slots that stand for one.
     const present = slots.flatMap((slot, index) => (isPresent(slot) ? [index] : []));
     const slotIndex = (messageIndex) => (messageIndex < present.length ? present[messageIndex] : slots.length);
     const ranges = [];
-    for (const entry of step) {
+    for (const entry of plan) {
       const range = MESSAGE_RANGE.exec(entry.location);
       const path = MESSAGE_PATH.exec(entry.location);
       if (range) {
@@ -146,7 +146,7 @@ function buildMessages(input, result) {
       if (shown.length !== content.length) {
         problems.push(`${entry.id}: ${entry.location} does not match the archived ${content.length} message(s)`);
       }
-      // What each covered message was at this step (e.g. with a media placeholder in it).
+      // What each covered message was at this plan (e.g. with a media placeholder in it).
       shown.forEach((child, index) => {
         if (content[index] !== undefined) child.message = structuredClone(content[index]);
       });

@@ -50,3 +50,65 @@ export function explainTier(pressure, thresholds = DEFAULT_THRESHOLDS) {
   const fired = rules.find((rule) => rule.holds);
   return { rules, fired, words: `${fired.tier}, because ${fired.condition}` };
 }
+
+// ---------------------------------------------------------------------------------------------
+// What each tier does (SPEC §4, §5), in words, from the same policy the page passes to
+// `compact`. Agents run in steps: each assistant message starts one, the tool results that
+// answer its calls belong to it. The protected tail is the newest `keepRecentSteps` steps plus
+// the newest message with user words.
+
+/** The defaults of the policy fields the tiers' words name (PolicyConfig spellings). */
+export const DEFAULT_TIER_POLICY = Object.freeze({
+  keepRecentSteps: 3,
+  maxBlockAgeSteps: 5,
+  microBodyThresholdChars: 240,
+  microKeepHeadChars: 80,
+  excludeTools: Object.freeze([]),
+});
+
+const steps = (count) => `${count} step${count === 1 ? "" : "s"}`;
+const excluded = (policy) => (policy.excludeTools.length > 0 ? ` Results of ${policy.excludeTools.join(", ")} (excludeTools) stay whole.` : "");
+
+/** Steps and the protected tail, in words. */
+export function describeTail(policy = DEFAULT_TIER_POLICY) {
+  const { keepRecentSteps } = { ...DEFAULT_TIER_POLICY, ...policy };
+  return (
+    "Agents run in steps: each assistant message starts one, and the tool results that answer its calls belong to it. " +
+    `The protected tail is the newest ${steps(keepRecentSteps)} (keepRecentSteps) plus the newest message with user words; ` +
+    "micro and time_based never touch it, nor the system prompt, the task or anything the user wrote. " +
+    "Flat text has no steps: the seed's fences and [age:N] tags decide there."
+  );
+}
+
+/** What `tier` does, in words (structured messages first, then flat text where it differs). */
+export function describeTier(tier, policy = DEFAULT_TIER_POLICY) {
+  const p = { ...DEFAULT_TIER_POLICY, ...policy };
+  switch (tier) {
+    case "session_memory":
+      return "folds the session into one [session summary] (the summariser's, or a structural digest) that carries the task and every user directive verbatim; the system prompt stays.";
+    case "auto":
+      return (
+        "reduces cheapest first: micro's stubs outside the tail, thinking outside the tail archived, media stripped, " +
+        "then the oldest tool runs (then older conversation) replaced by the summariser's summary or a structural digest. The system prompt, the task and the tail stay." +
+        excluded(p)
+      );
+    case "time_based":
+      return (
+        `prunes the steps more than ${steps(p.maxBlockAgeSteps)} old (maxBlockAgeSteps): their tool results become [stale block pruned: TOOL, N chars; recall: ID] with the lines that matter and the paths, their thinking goes to the archive. ` +
+        `Flat text: blocks tagged [age:N] with N > ${p.maxBlockAgeSteps} become [stale block pruned].` +
+        excluded(p)
+      );
+    case "micro":
+      return (
+        `stubs each tool result over ${p.microBodyThresholdChars} characters outside the tail: its first ${p.microKeepHeadChars} characters, the lines that matter (errors, failures, tracebacks), the last line, the paths and URLs, then [tool result body pruned: N chars; recall: ID]; a stub is at most half its body. ` +
+        "Flat text: the same inside ```tool_result fences, without a recall id." +
+        excluded(p)
+      );
+    default:
+      return "changes nothing: the context comes back as it was, at no cost.";
+  }
+}
+
+/** The recall loop, in words. */
+export const RECALL_WORDS =
+  "Every stub names its archive entry (recall: ID). Offer the model the tool recallToolDefinition(format) describes; when it calls recall_archived with an id, answer with recall(archives, id).content from the archives you stored.";

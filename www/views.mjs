@@ -17,8 +17,8 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-/** A short label for an entry: its id before the hash, "a3". */
-export const shortId = (entry) => entry.id.split("-")[0];
+/** A short label for an entry: the first characters of its id (`a3f9c1b2e07d4` → "a3f9c"). */
+export const shortId = (entry) => entry.id.slice(0, 5);
 
 function markSpan(cls, entry, ...children) {
   return el("span", { class: `mark ${cls}`, dataset: { entry: entry.id }, title: `${entry.id} · ${entry.kind} · ${entry.location}` }, el("span", { class: "tag" }, shortId(entry)), ...children);

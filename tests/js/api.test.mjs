@@ -15,7 +15,8 @@ import {
   selectTier,
 } from "tiered-compaction";
 import { anthropicRequestBody, samples } from "../../scripts/samples.mjs";
-import { SEED_MICRO_TEXT, TIERS, assertCamelCase, assertNothingLost, pressure } from "./helpers.mjs";
+import { SEED_MICRO_TEXT, TIERS, assertCamelCase, pressure } from "./helpers.mjs";
+import { assertNothingLost } from "./lossless.mjs";
 
 describe("exports", () => {
   it("are exactly the SPEC §2 names plus init/initSync", () => {
@@ -27,7 +28,10 @@ describe("exports", () => {
       "estimateTokens",
       "init",
       "initSync",
+      "recall",
+      "recallToolDefinition",
       "recordTierEvent",
+      "restore",
       "runLegacyCompaction",
       "selectTier",
     ]);

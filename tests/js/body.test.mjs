@@ -105,11 +105,15 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
     "a raw lone surrogate": "half \uDE00 pair, nothing escaped ",
   };
 
-  /** A body holding each `token` (raw JSON string text) as a tool result, with turns after. */
+  /**
+   * A body holding each `token` (raw JSON string text) as a tool result, with turns after: five
+   * steps, so the oldest two (openai: three, its "Done." is a step) are outside the protected
+   * tail of the default three steps and micro archives them.
+   */
   const BODIES = {
     openai: (token) => {
       const messages = ['{"role":"system","content":"You are a coding agent."}', '{"role":"user","content":"Fix it."}'];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         messages.push(
           `{"role":"assistant","content":"step ${i}","tool_calls":[{"id":"c${i}","type":"function","function":{"name":"bash","arguments":"{}"}}]}`,
           `{"role":"tool","tool_call_id":"c${i}","content":"${token}"}`,
@@ -121,7 +125,7 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
     },
     anthropic: (token) => {
       const messages = ['{"role":"user","content":"Fix it."}'];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         messages.push(
           `{"role":"assistant","content":[{"type":"text","text":"step ${i}"},{"type":"tool_use","id":"t${i}","name":"bash","input":{"cmd":"make"}}]}`,
           `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t${i}","content":"${token}"},{"type":"text","text":"turn ${i}"}]}`,
@@ -131,7 +135,7 @@ describe("compactRequestBody, archived strings are JSON.parse's", () => {
     },
     "ai-sdk": (token) => {
       const messages = ['{"role":"system","content":"You are a coding agent."}', '{"role":"user","content":"Fix it."}'];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         messages.push(
           `{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c${i}","toolName":"bash","input":{"cmd":"make"}}]}`,
           `{"role":"tool","content":[{"type":"tool-result","toolCallId":"c${i}","toolName":"bash","output":{"type":"text","value":"${token}"}}]}`,

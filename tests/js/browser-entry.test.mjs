@@ -13,11 +13,13 @@ const wasmPath = require.resolve("tiered-compaction/tiered_compaction_bg.wasm");
 
 describe("tiered-compaction/web", () => {
   it("exports the API with init and initSync", () => {
-    for (const name of ["init", "initSync", "selectTier", "compact", "compactWithTier", "recordTierEvent", "runLegacyCompaction", "compactRequestBody", "estimateTokens"]) {
+    for (const name of ["init", "initSync", "selectTier", "compact", "compactWithTier", "recordTierEvent", "runLegacyCompaction", "compactRequestBody", "estimateTokens", "restore", "recallToolDefinition", "recall"]) {
       assert.equal(typeof web[name], "function", name);
     }
-    // The constant needs no init.
+    // The constant needs no init, nor does recall (plain JS over the host's archives).
     assert.equal(web.TIER_COST_WEIGHT.auto, 0.5);
+    const entry = { id: "a0123456789ab", kind: "tool_result", content: "body", location: "messages[3].content", replacement: "stub" };
+    assert.equal(web.recall([entry], "a0123456789ab"), entry);
   });
 
   it("throws a clear Error before init, and the async exports reject", async () => {
@@ -28,6 +30,9 @@ describe("tiered-compaction/web", () => {
       return true;
     });
     await assert.rejects(web.compact({ sessionId: "s", pressure, text: "x" }), { code: "ERR_TC_NOT_INITIALISED" });
+    // The synchronous exports that run in WebAssembly throw the same.
+    assert.throws(() => web.restore({ text: "x", archive: [] }), { code: "ERR_TC_NOT_INITIALISED" });
+    assert.throws(() => web.recallToolDefinition("openai"), { code: "ERR_TC_NOT_INITIALISED" });
   });
 
   it("init(bytes) instantiates; later calls are no-ops", async () => {

@@ -17,7 +17,10 @@ describe("require('tiered-compaction')", () => {
       "estimateTokens",
       "init",
       "initSync",
+      "recall",
+      "recallToolDefinition",
       "recordTierEvent",
+      "restore",
       "runLegacyCompaction",
       "selectTier",
     ]);

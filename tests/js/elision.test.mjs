@@ -1,8 +1,10 @@
-// Long strings are read elided (src/wasm/skeleton.rs, src/elision.rs): none, micro and
-// time_based under the seed's counting rule see a long text's head, tail, length and CRLF flag,
-// never its content. The results must be exactly those of the same call reading everything: a
-// `countTokens` callback that implements the seed's rule forces the whole read, so the two runs
-// differ only in how the messages crossed into wasm.
+// Long strings are read elided (src/wasm/skeleton.rs, src/elision.rs): tier none under the
+// seed's counting rule sees a long text's head, tail, length and CRLF flag, never its content.
+// micro and time_based read long strings whole (their stubs keep lines from the whole body: the
+// lines that matter, the last line, paths), as auto and session_memory do. Either way the results
+// must be exactly those of the same call reading everything: a `countTokens` callback that
+// implements the seed's rule forces the whole read, so the two runs differ only in how the
+// messages crossed into wasm.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
@@ -70,14 +72,20 @@ function aiSdk(outputs) {
 const OUTPUTS = [LOG, CJK, EMOJI, CRLF, "short output", LOG.slice(0, 900)];
 const FORMATS = { openai, anthropic, "ai-sdk": aiSdk };
 const ctxOf = (format, messages, idle = 0) => ({ sessionId: "elision", pressure: pressure(12, 0.5, idle), messages, format });
+/**
+ * The tail is the newest step only. The conversations have one step per output (openai one more,
+ * its "Done."): with the default three steps protected, anthropic and ai-sdk would leave only
+ * three of the six outputs outside the tail.
+ */
+const TAIL_OF_ONE = { policy: { keepRecentSteps: 1 } };
 
 describe("elided reading", () => {
   for (const [format, build] of Object.entries(FORMATS)) {
     for (const tier of ["none", "micro", "time_based"]) {
       it(`${format} ${tier}: the same result as reading everything`, async () => {
         const messages = build(OUTPUTS);
-        const elided = await compactWithTier(tier, ctxOf(format, messages));
-        const read = await compactWithTier(tier, ctxOf(format, messages), whole);
+        const elided = await compactWithTier(tier, ctxOf(format, messages), TAIL_OF_ONE);
+        const read = await compactWithTier(tier, ctxOf(format, messages), { ...whole, ...TAIL_OF_ONE });
         assert.deepEqual(elided, read);
         if (tier === "micro") assert.ok(elided.archive.length >= 4, "the long outputs are collapsed");
       });
@@ -101,7 +109,8 @@ describe("elided reading", () => {
 
   it("a long string left in an edited message is the caller's string again", async () => {
     const note = long("provider metadata ", 3000);
-    const messages = aiSdk([LOG]);
+    // Three more steps after LOG's, so LOG's step is outside the protected tail (three steps).
+    const messages = aiSdk([LOG, "short output", "short output", "short output"]);
     messages[3].content[0].providerOptions = { host: { note } };
     const result = await compactWithTier("micro", ctxOf("ai-sdk", messages));
     const edited = result.messages[3];
@@ -130,11 +139,14 @@ describe("elided reading", () => {
       // Text that looks like a placeholder is just text.
       openai([`head\u0000abc:0:5000:0:tail${LOG}`]),
     ];
+    // none reads elided and must fall back to the whole read here; micro and time_based read
+    // whole anyway and, with the tail of one step, collapse LOG.
     for (const messages of cases) {
-      for (const tier of ["micro", "time_based"]) {
+      for (const tier of ["none", "micro", "time_based"]) {
         const idle = tier === "time_based" ? 400 : 0;
-        const result = await compactWithTier(tier, ctxOf("openai", messages, idle));
-        assert.deepEqual(result, await compactWithTier(tier, ctxOf("openai", messages, idle), whole));
+        const result = await compactWithTier(tier, ctxOf("openai", messages, idle), TAIL_OF_ONE);
+        assert.deepEqual(result, await compactWithTier(tier, ctxOf("openai", messages, idle), { ...whole, ...TAIL_OF_ONE }));
+        if (tier === "micro") assert.equal(result.archive.length, 1, "micro collapses the long output");
       }
     }
   });
@@ -144,10 +156,11 @@ describe("elided reading", () => {
       const messages = build([LOG, CJK]);
       const call = format === "anthropic" ? messages[1].content[1] : messages[2].content[0];
       call.input = { file_path: "NOTES.md", content: long("Line \"of\" the file.\n", 4000) };
-      for (const tier of ["micro", "time_based"]) {
+      for (const tier of ["none", "micro", "time_based"]) {
         const idle = tier === "time_based" ? 400 : 0;
-        const result = await compactWithTier(tier, ctxOf(format, messages, idle));
-        assert.deepEqual(result, await compactWithTier(tier, ctxOf(format, messages, idle), whole));
+        const result = await compactWithTier(tier, ctxOf(format, messages, idle), TAIL_OF_ONE);
+        assert.deepEqual(result, await compactWithTier(tier, ctxOf(format, messages, idle), { ...whole, ...TAIL_OF_ONE }));
+        if (tier === "micro") assert.ok(result.archive.some((entry) => entry.kind === "tool_result"), "micro collapses the long output");
       }
     }
   });
@@ -172,16 +185,25 @@ describe("elided reading", () => {
   });
 
   // 10 MB: a string is elided only while the input is certainly within maxInputBytes (32 MiB)
-  // at three bytes per UTF-16 unit; closer to the limit it is read whole, to be measured.
-  it("does not copy a long string into wasm memory (and reading it whole does)", async () => {
+  // at three bytes per UTF-16 unit; closer to the limit it is read whole, to be measured. Tier
+  // none is the one that reads elided; micro, which reads whole, comes last (wasm memory only grows).
+  it("tier none does not copy a long string into wasm memory (and reading it whole does)", async () => {
     const huge = long("0123456789abcdef", 10_000_000);
     const messages = openai([huge]);
     const diagnostics = () => [...registry.values()][0].diagnostics();
-    const first = await compactWithTier("micro", ctxOf("openai", messages));
+    const first = await compactWithTier("none", ctxOf("openai", messages));
     const elidedMemory = diagnostics().memoryBytes;
     assert.ok(elidedMemory < 10_000_000, `wasm memory ${elidedMemory} bytes after an elided 10 MB string`);
-    const second = await compactWithTier("micro", ctxOf("openai", messages), whole);
+    assert.equal(first.messages[3], messages[3], "none returns the caller's message");
+    const second = await compactWithTier("none", ctxOf("openai", messages), whole);
     assert.ok(diagnostics().memoryBytes >= 10_000_000, "the whole read copies it");
     assert.deepEqual(first, second);
+    // micro reads the 10 MB string whole: it is collapsed to a stub naming its archive entry,
+    // the same with or without a host counter.
+    const stubbed = await compactWithTier("micro", ctxOf("openai", messages), TAIL_OF_ONE);
+    assert.equal(stubbed.archive.length, 1);
+    assert.equal(stubbed.archive[0].content, huge);
+    assert.match(stubbed.messages[3].content, new RegExp(`\\[tool result body pruned: ${huge.length} chars; recall: ${stubbed.archive[0].id}\\]$`));
+    assert.deepEqual(stubbed, await compactWithTier("micro", ctxOf("openai", messages), { ...whole, ...TAIL_OF_ONE }));
   });
 });

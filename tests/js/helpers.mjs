@@ -1,6 +1,7 @@
-// Shared by the node:test files: pressures, contexts, the two properties every result must
-// have — camelCase keys, and "nothing lost" (the input restored from output + archive) — and a
-// worker thread to load the package in a JS realm of its own.
+// Shared by the node:test files: pressures, contexts, camelCase keys, the input rebuilt from
+// output + archive by location (one plan; lossless.mjs adds `restore`), and a worker thread to
+// load the package in a JS realm of its own. This module does not import the package: a test of
+// the explicit-init entry point must be able to use it before anything is initialised.
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
 
@@ -15,6 +16,49 @@ export const pressure = (turnCount, contextPctUsed, idleSeconds = 0, sessionComp
 
 /** The seed's micro example: 232 -> 36 tokens. */
 export const SEED_MICRO_TEXT = "```tool_result name=bash\n" + "C".repeat(900) + "\n```";
+
+/**
+ * A tool result body: a command line, 20 passing lines naming a file each, one error line naming
+ * src/lib.rs, and a last line. 677 characters for a one-digit `step`: micro stubs it.
+ */
+export const toolBody = (step) =>
+  `$ make test${step}\n${Array.from({ length: 20 }, (_, k) => `ok ${k} src/mod${step}/file${k}.rs passes`).join("\n")}\nerror: test t${step} failed at src/lib.rs:${step}\ndone ${step}`;
+
+/** Where step `step`'s tool result stands in `agentRun(format, ...)` (its message index). */
+export const resultIndex = (format, step) => (format === "anthropic" ? 2 : 3) + 2 * step;
+
+/**
+ * An agent run as hosts hold it: one human prompt, then `steps` steps, each one assistant message
+ * calling one tool (`bash` on even steps, `read` on odd ones) and that call's result; no user words
+ * after the prompt. `options.id(step)` names the call ids (default `call_<step>`, Anthropic
+ * `toolu_<step>`); `options.thinking` gives every Anthropic assistant message a thinking block
+ * first (an AI SDK one a reasoning part).
+ */
+export function agentRun(format, steps, options = {}) {
+  const id = options.id ?? ((step) => (format === "anthropic" ? `toolu_${step}` : `call_${step}`));
+  const thought = (step) => `Step ${step}: the failing test points at the parser; read it next. `.repeat(12);
+  const messages = format === "anthropic" ? [] : [{ role: "system", content: "You are a coding agent." }];
+  messages.push(format === "openai" ? { role: "user", content: "Fix the failing tests." } : { role: "user", content: [{ type: "text", text: "Fix the failing tests." }] });
+  for (let step = 0; step < steps; step += 1) {
+    const tool = step % 2 === 0 ? "bash" : "read";
+    const input = { step };
+    if (format === "openai") {
+      messages.push({ role: "assistant", content: null, tool_calls: [{ id: id(step), type: "function", function: { name: tool, arguments: JSON.stringify(input) } }] });
+      messages.push({ role: "tool", tool_call_id: id(step), content: toolBody(step) });
+    } else if (format === "anthropic") {
+      const content = [{ type: "tool_use", id: id(step), name: tool, input }];
+      if (options.thinking) content.unshift({ type: "thinking", thinking: thought(step), signature: `sig-${step}` });
+      messages.push({ role: "assistant", content });
+      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: id(step), content: toolBody(step) }] });
+    } else {
+      const content = [{ type: "tool-call", toolCallId: id(step), toolName: tool, input }];
+      if (options.thinking) content.unshift({ type: "reasoning", text: thought(step) });
+      messages.push({ role: "assistant", content });
+      messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: id(step), toolName: tool, output: { type: "text", value: toolBody(step) } }] });
+    }
+  }
+  return messages;
+}
 
 /** Keys allowed to contain `_`: tier names (TIER_COST_WEIGHT, costWeights) and what the host sent. */
 const FOREIGN = new Set(["messages", "content"]);
@@ -111,12 +155,6 @@ export function restoreMessages(input, result) {
   }
   assert.deepEqual(restored, input, "input = output + archive");
   return restored;
-}
-
-/** Either restore, by the result's shape. */
-export function assertNothingLost(ctx, result) {
-  if (ctx.text !== undefined) restoreText(ctx.text, result);
-  else restoreMessages(ctx.messages, result);
 }
 
 /**

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compactWithTier } from "tiered-compaction";
 import { openaiMessages } from "../../scripts/samples.mjs";
-import { assertNothingLost, pressure } from "./helpers.mjs";
+import { pressure } from "./helpers.mjs";
+import { assertNothingLost } from "./lossless.mjs";
 
 describe("structural sharing", () => {
   for (const tier of ["none", "micro", "time_based", "auto"]) {

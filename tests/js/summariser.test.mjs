@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact } from "tiered-compaction";
 import { flatText, openaiMessages } from "../../scripts/samples.mjs";
-import { assertCamelCase, assertNothingLost, pressure } from "./helpers.mjs";
+import { assertCamelCase, pressure } from "./helpers.mjs";
+import { assertNothingLost } from "./lossless.mjs";
 
 const DIGEST = "[digest of earlier tool runs]";
 const contexts = [

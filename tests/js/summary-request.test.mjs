@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, compactWithTier } from "tiered-compaction";
-import { assertNothingLost, pressure } from "./helpers.mjs";
+import { pressure } from "./helpers.mjs";
+import { assertNothingLost } from "./lossless.mjs";
 
 const SCREENSHOT = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ".repeat(300);
 

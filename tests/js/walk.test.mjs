@@ -9,18 +9,27 @@ import { pressure } from "./helpers.mjs";
 
 const BODY = "log line\n".repeat(200);
 
-/** A conversation whose tool result micro collapses; `extra` rides on that tool message. */
+/**
+ * A conversation whose tool result micro collapses; `extra` rides on that tool message. Two
+ * steps (the call and its result, then the answer): with `keepRecentSteps: 1` (ctx) the tail is
+ * the answer and the newest user words, so the tool result is outside it.
+ */
 function conversation(extra) {
   return [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: "Fix the build." },
     { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }] },
     { role: "tool", tool_call_id: "c1", content: BODY, extra },
+    { role: "assistant", content: "The log repeats one line." },
     { role: "user", content: "next" },
   ];
 }
 
 const ctx = (messages) => ({ sessionId: "walk", pressure: pressure(3, 0.5), messages, format: "openai" });
+/** The tail is the newest step only, so micro collapses the one tool result. */
+const TAIL_OF_ONE = { policy: { keepRecentSteps: 1 } };
+/** micro's stub of BODY: its head, its last line, the marker naming the archive id. */
+const STUB_END = /\[tool result body pruned: 1800 chars; recall: a[0-9a-f]{12}\]$/;
 
 class Point {
   constructor() {
@@ -62,10 +71,11 @@ const VALUES = {
 describe("messages read from JS objects", () => {
   for (const [name, extra] of Object.entries(VALUES)) {
     it(`${name}: reads as JSON.stringify would`, async () => {
-      const result = await compactWithTier("micro", ctx(conversation(extra)));
+      const result = await compactWithTier("micro", ctx(conversation(extra)), TAIL_OF_ONE);
       const edited = result.messages[3];
       assert.notEqual(edited, conversation(extra)[3], "the tool message was edited");
-      assert.match(edited.content, /\[tool result body pruned: 1800 chars\]$/);
+      assert.match(edited.content, STUB_END);
+      assert.equal(result.archive[0].id, /recall: (a[0-9a-f]{12})/.exec(edited.content)[1]);
       const expected = JSON.parse(JSON.stringify({ extra })).extra;
       assert.deepEqual(edited.extra, expected);
       assert.equal("extra" in edited, expected !== undefined);
@@ -74,7 +84,7 @@ describe("messages read from JS objects", () => {
 
   it("a lone surrogate is refused, as serde_json refuses JSON.stringify's escape of it", async () => {
     for (const text of ["a\uD800b", "\uDC00", "x".repeat(100) + "\uD83D"]) {
-      await assert.rejects(compactWithTier("micro", ctx(conversation(text))), (error) => {
+      await assert.rejects(compactWithTier("micro", ctx(conversation(text)), TAIL_OF_ONE), (error) => {
         assert.ok(error instanceof TypeError, `${error.name}: ${error.message}`);
         assert.match(error.message, /^messages\[3\] is not JSON-compatible: /);
         return true;
@@ -92,7 +102,7 @@ describe("messages read from JS objects", () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     for (const extra of [10n, throwing, proxy]) {
-      await assert.rejects(compactWithTier("micro", ctx(conversation(extra))), (error) => {
+      await assert.rejects(compactWithTier("micro", ctx(conversation(extra)), TAIL_OF_ONE), (error) => {
         assert.ok(error instanceof TypeError, `${error.name}: ${error.message}`);
         assert.match(error.message, /^messages\[3\] is not JSON-compatible: /);
         return true;
@@ -101,14 +111,15 @@ describe("messages read from JS objects", () => {
   });
 
   it("the same counts, ids and archive whichever way a message is read", async () => {
-    const plain = await compactWithTier("micro", ctx(conversation({ n: 1 })));
+    const plain = await compactWithTier("micro", ctx(conversation({ n: 1 })), TAIL_OF_ONE);
+    assert.equal(plain.archive.length, 1, "the tool result is collapsed");
     // A toJSON on the tool message sends the whole array the JSON.stringify way.
     const messages = conversation({ n: 1 });
     messages[3] = { ...messages[3], toJSON() {
       const { toJSON, ...rest } = this; // eslint-disable-line no-unused-vars
       return rest;
     } };
-    const stringified = await compactWithTier("micro", ctx(messages));
+    const stringified = await compactWithTier("micro", ctx(messages), TAIL_OF_ONE);
     for (const key of ["beforeTokens", "afterTokens", "correlationId", "reason"]) {
       assert.deepEqual(stringified[key], plain[key], key);
     }
@@ -129,7 +140,7 @@ describe("messages read from JS objects", () => {
       let reads = 0;
       const messages = conversation(undefined);
       messages[3] = { role: "tool", tool_call_id: "c1", get content() { reads += 1; return body; } };
-      await compactWithTier(tier, ctx(messages), { summarise: async () => "summary" });
+      await compactWithTier(tier, ctx(messages), { summarise: async () => "summary", ...TAIL_OF_ONE });
       assert.equal(reads, 1, `${tier}, ${body.length} chars`);
     }
   });

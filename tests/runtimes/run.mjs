@@ -23,20 +23,24 @@ function run(command, args, options = {}) {
   return execFileSync(command, args, { cwd: consumer, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], ...options });
 }
 
-/** Packs pkg/ and installs the tarball into a fresh consumer project (skipped when current). */
+/**
+ * Packs pkg/ and installs the tarball into a fresh consumer project (skipped when current), then
+ * copies the smoke script and the samples in (always: they change without pkg/ changing).
+ */
 function install() {
   const stamp = fs.readFileSync(path.join(root, "pkg", ".build-stamp"), "utf8");
   const stampFile = path.join(consumer, ".pkg-stamp");
-  if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) return;
-  fs.rmSync(consumer, { recursive: true, force: true });
-  fs.mkdirSync(consumer, { recursive: true });
-  const packed = JSON.parse(run("npm", ["pack", path.join(root, "pkg"), "--json", "--pack-destination", consumer]))[0];
-  console.log(`packed ${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1024).toFixed(1)} KiB`);
-  fs.writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }, null, 2));
-  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `./${packed.filename}`]);
+  if (!fs.existsSync(stampFile) || fs.readFileSync(stampFile, "utf8") !== stamp) {
+    fs.rmSync(consumer, { recursive: true, force: true });
+    fs.mkdirSync(consumer, { recursive: true });
+    const packed = JSON.parse(run("npm", ["pack", path.join(root, "pkg"), "--json", "--pack-destination", consumer]))[0];
+    console.log(`packed ${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1024).toFixed(1)} KiB`);
+    fs.writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }, null, 2));
+    run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `./${packed.filename}`]);
+    fs.writeFileSync(stampFile, stamp);
+  }
   for (const file of ["smoke.mjs"]) fs.copyFileSync(path.join(here, file), path.join(consumer, file));
   fs.copyFileSync(path.join(root, "scripts", "samples.mjs"), path.join(consumer, "samples.mjs"));
-  fs.writeFileSync(stampFile, stamp);
 }
 
 const checks = {
@@ -129,10 +133,13 @@ const proxy :Workerd.Worker = (
       if (response.headers.get("x-compaction-tier") !== "auto" || text.length >= body.length) {
         throw new Error(`workerd did not compact: ${response.headers.get("x-compaction-tier")}`);
       }
+      if (response.headers.get("x-compaction-restores") !== "true" || !(Number(response.headers.get("x-compaction-archive")) > 0)) {
+        throw new Error(`workerd: restore({ body, archive }) did not give the request back (${response.headers.get("x-compaction-archive")} entries)`);
+      }
       const bad = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers: { "x-pressure": JSON.stringify(pressure) }, body: "{" });
       if (bad.status !== 400) throw new Error(`malformed body gave ${bad.status}`);
       console.log(
-        `workerd: POST ${body.length} bytes -> ${text.length} bytes, tier ${response.headers.get("x-compaction-tier")}, tokens ${response.headers.get("x-compaction-tokens")}; malformed body -> 400 (${(await bad.text()).trim()})`,
+        `workerd: POST ${body.length} bytes -> ${text.length} bytes, tier ${response.headers.get("x-compaction-tier")}, tokens ${response.headers.get("x-compaction-tokens")}, ${response.headers.get("x-compaction-archive")} archived, restores; malformed body -> 400 (${(await bad.text()).trim()})`,
       );
     } finally {
       server.kill("SIGTERM");

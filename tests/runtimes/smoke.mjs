@@ -7,7 +7,10 @@ import {
   compactRequestBody,
   compactWithTier,
   estimateTokens,
+  recall,
+  recallToolDefinition,
   recordTierEvent,
+  restore,
   runLegacyCompaction,
   selectTier,
 } from "tiered-compaction";
@@ -34,11 +37,19 @@ const hung = await compact({ sessionId: "smoke", pressure, messages }, { summari
 check(hung.degraded === true, "summariser timeout falls back");
 const micro = await compactWithTier("micro", { sessionId: "smoke", pressure, messages });
 check(micro.tier === "micro" && micro.archive.length > 0, "compactWithTier");
+// restore gives the input back; the id a stub names is recalled; the tool has its format's shape.
+check(JSON.stringify(restore(micro)) === JSON.stringify(messages), "restore(messages)");
+check(JSON.stringify(restore(auto)) === JSON.stringify(messages), "restore after auto's plans");
+const named = /recall: (a[0-9a-f]{12})/.exec(JSON.stringify(micro.messages))?.[1];
+const recalled = recall([auto.archive, micro.archive], named ?? "");
+check(recalled !== undefined && messages.some((message) => message.content === recalled.content), "recall by the id a stub names");
+check(recallToolDefinition("openai").function.name === "recall_archived" && recallToolDefinition("anthropic").input_schema.required[0] === "id", "recallToolDefinition");
 const legacy = await runLegacyCompaction("smoke", "[age:9] old\n\n[age:0] new");
 check(legacy.tier === "auto", "runLegacyCompaction");
 const body = anthropicRequestBody();
 const proxied = await compactRequestBody(body, { sessionId: "smoke", pressure });
 check(JSON.parse(proxied.body).model === JSON.parse(body).model && proxied.body.length < body.length, "compactRequestBody");
+check(JSON.stringify(JSON.parse(restore({ body: proxied.body, archive: proxied.result.archive }))) === JSON.stringify(JSON.parse(body)), "restore(body)");
 const line = JSON.parse(recordTierEvent(auto, { runtime }));
 check(line.type === "compact" && line.compaction_tier === "auto", "recordTierEvent");
 try {

@@ -1,6 +1,7 @@
 // The demo page's plain modules, in Node against the Node build: the archive model (restore
 // gives back the input, for every sample, tier and summariser outcome), the rules in words
-// (they agree with selectTier), transcript reading (line and column of bad JSON), the stub, the
+// (they agree with selectTier; the tiers' words quote the stubs the library writes and follow the
+// policy), transcript reading (line and column of bad JSON), the stub, the
 // ledger, the static server's path guard, and the samples being what generate.mjs writes.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -8,9 +9,9 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { compactWithTier, recordTierEvent, selectTier } from "tiered-compaction";
-import { archiveSteps, buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "../../www/archive-model.mjs";
+import { archivePlans, buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "../../www/archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "../../www/ledger.mjs";
-import { DEFAULT_THRESHOLDS, explainTier } from "../../www/rules.mjs";
+import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, RECALL_WORDS, describeTail, describeTier, explainTier } from "../../www/rules.mjs";
 import { sampleFiles } from "../../www/samples/generate.mjs";
 import { resolveFile } from "../../www/serve.mjs";
 import { createStubSummariser, stubSummary } from "../../www/stub.mjs";
@@ -87,6 +88,38 @@ describe("archive model", () => {
 
   it("keeps media inside a replaced run hidden until the run is back (structured)", async () => {
     const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo".repeat(120) } };
+    // A short text beside the image: micro leaves the result alone (a long one would be stubbed
+    // whole, image included: the next test), so auto strips the image on its own.
+    const long = Array.from({ length: 3 }, (_, index) => `line ${index}: output of the screenshot tool`).join("\n");
+    const messages = [
+      { role: "user", content: "Look at the page." },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "screenshot", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: long }, image] }] },
+      { role: "assistant", content: [{ type: "text", text: "Seen." }] },
+      { role: "user", content: "Now fix it." },
+      { role: "assistant", content: [{ type: "text", text: "Fixed." }] },
+    ];
+    const ctx = { sessionId: "s", pressure: pressure(3, 0.9), messages };
+    // Three steps: with a tail of one step ("Fixed.") the screenshot's step lies outside it.
+    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1 } });
+    const plans = archivePlans(result.archive);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["media", "run"]);
+    const [[media], [run]] = plans;
+    const model = buildModel(ctx, result);
+    assert.deepEqual(model.problems, []);
+    assert.equal(entryStates(model).get(media.id), "hidden");
+    assert.equal(restoreEntry(model, media.id), false, "not while its run is replaced");
+    assert.ok(restoreEntry(model, run.id));
+    assert.equal(entryStates(model).get(media.id), "restorable");
+    assert.ok(JSON.stringify(shownContext(model)).includes(media.replacement), "the run comes back with the placeholder");
+    assert.ok(restoreEntry(model, media.id));
+    assert.ok(equalsInput(model));
+  });
+
+  it("keeps micro's stub inside a replaced run hidden until the run is back (structured)", async () => {
+    // auto's first plan is micro's: the long result (text and image) becomes one stub, which the
+    // run's digest then covers.
+    const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo".repeat(120) } };
     const long = Array.from({ length: 30 }, (_, index) => `line ${index}: output of the screenshot tool`).join("\n");
     const messages = [
       { role: "user", content: "Look at the page." },
@@ -97,18 +130,19 @@ describe("archive model", () => {
       { role: "assistant", content: [{ type: "text", text: "Fixed." }] },
     ];
     const ctx = { sessionId: "s", pressure: pressure(3, 0.9), messages };
-    const result = await compactWithTier("auto", ctx);
-    const steps = archiveSteps(result.archive);
-    assert.deepEqual(steps.map((step) => step[0].kind), ["media", "run"]);
-    const [[media], [run]] = steps;
+    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1 } });
+    const plans = archivePlans(result.archive);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "run"]);
+    const [[stub], [run]] = plans;
+    assert.deepEqual(stub.content, [{ type: "text", text: long }, image], "the stub's entry holds the text and the image");
     const model = buildModel(ctx, result);
     assert.deepEqual(model.problems, []);
-    assert.equal(entryStates(model).get(media.id), "hidden");
-    assert.equal(restoreEntry(model, media.id), false, "not while its run is replaced");
+    assert.equal(entryStates(model).get(stub.id), "hidden");
+    assert.equal(restoreEntry(model, stub.id), false, "not while its run is replaced");
     assert.ok(restoreEntry(model, run.id));
-    assert.equal(entryStates(model).get(media.id), "restorable");
-    assert.ok(JSON.stringify(shownContext(model)).includes(media.replacement), "the run comes back with the placeholder");
-    assert.ok(restoreEntry(model, media.id));
+    assert.equal(entryStates(model).get(stub.id), "restorable");
+    assert.ok(JSON.stringify(shownContext(model)).includes(`recall: ${stub.id}`), "the run comes back with the stub naming its id");
+    assert.ok(restoreEntry(model, stub.id));
     assert.ok(equalsInput(model));
   });
 
@@ -166,6 +200,55 @@ describe("rules in words", () => {
       [pressure(3, 0.2, 400), "time_based"],
     ];
     for (const [at, tier] of cases) assert.equal(explainTier(at).fired.tier, tier, JSON.stringify(at));
+  });
+});
+
+describe("what each tier does, in words", () => {
+  /** The marker a description quotes (`[tool result body pruned: N chars; recall: ID]`) as a pattern. */
+  const markerPattern = (words, start) => {
+    const marker = words.slice(words.indexOf(start), words.indexOf("]", words.indexOf(start)) + 1);
+    const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(escaped.replace("N", "\\d+").replace("ID", "a[0-9a-f]{12}").replace("TOOL", "\\w+"));
+  };
+  const run = () => {
+    const messages = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "Fix the build." }];
+    for (let step = 0; step < 8; step += 1) {
+      const body = `$ make\n${"ok src/lib.rs compiles\n".repeat(20)}error: build failed at src/main.rs:${step}\ndone`;
+      messages.push({ role: "assistant", content: null, tool_calls: [{ id: `c${step}`, type: "function", function: { name: "bash", arguments: "{}" } }] });
+      messages.push({ role: "tool", tool_call_id: `c${step}`, content: body });
+    }
+    return messages;
+  };
+
+  it("quote the stubs micro and time_based write, exactly", async () => {
+    const micro = await compactWithTier("micro", { sessionId: "s", pressure: pressure(9, 0.3), messages: run() });
+    assert.match(micro.messages[3].content, markerPattern(describeTier("micro"), "[tool result body pruned"));
+    const stale = await compactWithTier("time_based", { sessionId: "s", pressure: pressure(9, 0.3, 900), messages: run() });
+    assert.match(stale.messages[3].content, markerPattern(describeTier("time_based"), "[stale block pruned:"));
+    const flat = await compactWithTier("micro", { sessionId: "s", pressure: pressure(2, 0.1), text: "```tool_result name=bash\n" + "C".repeat(900) + "\n```" });
+    assert.match(flat.text, /\[tool result body pruned: 900 chars\]/, "flat text: without a recall id, as the words say");
+    assert.match(describeTier("micro"), /without a recall id/);
+  });
+
+  it("follow the policy: the tail, the age, the thresholds, the excluded tools", async () => {
+    assert.equal(DEFAULT_TIER_POLICY.keepRecentSteps, 3);
+    assert.match(describeTail(), /the newest 3 steps \(keepRecentSteps\) plus the newest message with user words/);
+    assert.match(describeTail({ keepRecentSteps: 1 }), /the newest 1 step \(keepRecentSteps\)/);
+    assert.match(describeTier("time_based"), /more than 5 steps old \(maxBlockAgeSteps\)/);
+    assert.match(describeTier("time_based", { maxBlockAgeSteps: 2 }), /more than 2 steps old .*\[age:N\] with N > 2/);
+    assert.match(describeTier("micro", { microBodyThresholdChars: 500, microKeepHeadChars: 120 }), /over 500 characters outside the tail: its first 120 characters/);
+    for (const tier of ["micro", "time_based", "auto"]) {
+      assert.doesNotMatch(describeTier(tier), /excludeTools/);
+      assert.match(describeTier(tier, { excludeTools: ["memory", "todo"] }), /Results of memory, todo \(excludeTools\) stay whole\./);
+    }
+    assert.match(describeTier("none"), /changes nothing/);
+    assert.match(describeTier("session_memory"), /\[session summary\]/);
+    assert.match(RECALL_WORDS, /recallToolDefinition\(format\).*recall\(archives, id\)/);
+    // The tail in the words is the tail the library keeps: a tail of 1 step leaves 7 of 8 results to micro.
+    const one = await compactWithTier("micro", { sessionId: "s", pressure: pressure(9, 0.3), messages: run() }, { policy: { keepRecentSteps: 1 } });
+    assert.equal(one.archive.length, 7);
+    const three = await compactWithTier("micro", { sessionId: "s", pressure: pressure(9, 0.3), messages: run() });
+    assert.equal(three.archive.length, 8 - DEFAULT_TIER_POLICY.keepRecentSteps);
   });
 });
 

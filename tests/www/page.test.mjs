@@ -1,6 +1,7 @@
 // The demo page (www/) in real headless Chromium, driven by playwright-core: pressure inputs and
-// the live tier, bad input, one compaction per tier with every shown number checked against the
-// Node build of the package for the same input, restoring from the archive, the summariser
+// the live tier and what each tier does in words (steps, the tail, stubs, recall), bad input, one
+// compaction per tier with every shown number checked against the Node build of the package for
+// the same input, restoring from the archive, answering a recall by id, the summariser
 // stub's failure modes and the degraded fallback, and the JSONL trace download. Screenshots go to
 // test-artifacts/www/ (git-ignored). Any console error or page error fails the run.
 //   node --test tests/www/
@@ -10,9 +11,10 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { TIER_COST_WEIGHT, compact, selectTier } from "tiered-compaction";
+import { TIER_COST_WEIGHT, compact, recallToolDefinition, selectTier } from "tiered-compaction";
+import { archivePlans } from "../../www/archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "../../www/ledger.mjs";
-import { DEFAULT_THRESHOLDS } from "../../www/rules.mjs";
+import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, describeTail, describeTier } from "../../www/rules.mjs";
 import { startServer } from "../../www/serve.mjs";
 import { createStubSummariser } from "../../www/stub.mjs";
 import { readTranscript } from "../../www/transcript.mjs";
@@ -29,12 +31,12 @@ const sampleText = (file) => fs.readFileSync(path.join(root, "www", "samples", f
 const number = (value) => value.toLocaleString("en-US");
 const pressure = (turnCount, contextPctUsed, idleSeconds = 0, sessionComplete = false) => ({ turnCount, contextPctUsed, idleSeconds, sessionComplete });
 
-/** The same call the page makes, in Node, against the Node build. */
-async function compactInNode(file, tierPressure, stub = null, timeoutMs = 2000) {
+/** The same call the page makes, in Node, against the Node build (`policy`: fields changed on the page). */
+async function compactInNode(file, tierPressure, stub = null, timeoutMs = 2000, policy = {}) {
   const read = readTranscript(sampleText(file), "auto");
   assert.ok(read.ok, read.message);
   const context = { sessionId: SESSION_ID, pressure: tierPressure, costPer1kTokens: COST_PER_1K, ...(read.kind === "text" ? { text: read.text } : { messages: read.messages }) };
-  const options = { policy: { ...DEFAULT_THRESHOLDS }, timeoutMs };
+  const options = { policy: { ...DEFAULT_THRESHOLDS, ...DEFAULT_TIER_POLICY, excludeTools: [...DEFAULT_TIER_POLICY.excludeTools], ...policy }, timeoutMs };
   if (stub) options.summarise = createStubSummariser(stub);
   return { context, result: await compact(context, options) };
 }
@@ -192,6 +194,7 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
       assert.equal(await page.getAttribute("#tier-why", "data-agrees"), "true");
       assert.equal(await page.textContent("#tier-weight"), `cost weight ${TIER_COST_WEIGHT[tier]}`);
       assert.equal(await page.getAttribute("#rules li.fired", "data-tier"), tier);
+      assert.equal(await page.textContent("#rules li.fired .does"), `${tier} ${describeTier(tier)}`, "what the tier does, in words");
       await shot(`02-pressure-${tier}`, "#pressure-panel");
     }
 
@@ -212,6 +215,26 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     assert.equal(await page.textContent("#tier"), selectTier(pressure(2, 0.6, 0, false), { ...DEFAULT_THRESHOLDS, autoContextPct: 0.5 }));
     assert.match(await page.textContent("#tier-why"), /^auto, because live session and context used 60 % ≥ 50 %$/);
     await page.fill("#policy-auto", "0.7");
+    // The tiers' policy fields change the words: the tail, the age of a stale step, excluded tools.
+    assert.equal(await page.textContent("#tail-rule"), describeTail());
+    await page.fill("#policy-keep-steps", "1");
+    await page.fill("#policy-max-age", "2");
+    await page.fill("#policy-exclude", "memory, todo_write");
+    const changed = { keepRecentSteps: 1, maxBlockAgeSteps: 2, excludeTools: ["memory", "todo_write"] };
+    assert.equal(await page.textContent("#tail-rule"), describeTail(changed));
+    assert.match(await page.textContent("#tail-rule"), /newest 1 step \(keepRecentSteps\)/);
+    assert.equal(await page.textContent('#rules li[data-tier="time_based"] .does'), `time_based ${describeTier("time_based", changed)}`);
+    assert.match(await page.textContent('#rules li[data-tier="micro"] .does'), /Results of memory, todo_write \(excludeTools\) stay whole/);
+    await shot("02-pressure-policy", "#pressure-panel");
+    // A field out of range is the package's error, naming it.
+    await page.fill("#policy-keep-steps", "0");
+    assert.equal(await page.textContent("#tier"), "invalid");
+    assert.match(await page.textContent("#pressure-error"), /RangeError: policy\.keepRecentSteps must be an integer >= 1, got 0/);
+    await page.fill("#policy-keep-steps", "3");
+    await page.fill("#policy-max-age", "5");
+    await page.fill("#policy-exclude", "");
+    assert.equal(await page.textContent("#tail-rule"), describeTail());
+    assert.equal(await page.textContent("#tier"), "micro");
     await page.click("#policy summary");
 
     // Invalid input: the package's error, naming the field, inline; Compact is off; no crash.
@@ -293,12 +316,18 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     runs.push("auto");
     const { context, result } = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false));
     assertSameAsNode(shown, result);
-    const [media, run] = result.archive;
-    assert.deepEqual([media.kind, run.kind], ["media", "run"]);
+    // auto's plans: micro's stubs, the media, then one run (holding the stubs and the media).
+    const plans = archivePlans(result.archive);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "media", "run"]);
+    const [stubs, [media], [run]] = plans;
     const rowState = (entry) => page.getAttribute(`#archive tr[data-entry="${entry.id}"]`, "data-state");
     assert.equal(await rowState(media), "hidden", "the media lies inside the replaced run");
     assert.equal(await page.isDisabled(`#archive tr[data-entry="${media.id}"] button.restore`), true);
     assert.equal(await rowState(run), "restorable");
+    // The run covers micro's stubs too (it replaced everything before the tail): they wait for it.
+    assert.deepEqual(await Promise.all(stubs.map(rowState)), stubs.map(() => "hidden"));
+    assert.equal(await page.getAttribute("#restore-check", "data-equal"), "true");
+    assert.equal(await page.textContent("#restore-check"), "restore(result) gives the input back exactly.");
 
     await page.click(`#archive tr[data-entry="${run.id}"] button.restore`);
     await page.waitForFunction((id) => document.querySelector(`#archive tr[data-entry="${id}"]`).dataset.state === "restored", run.id);
@@ -312,6 +341,12 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     await shot("06-restore-partial-compare", "#compare-panel");
 
     await page.click(`#archive tr[data-entry="${media.id}"] button.restore`);
+    await page.waitForFunction((id) => document.querySelector(`#archive tr[data-entry="${id}"]`).dataset.state === "restored", media.id);
+    // micro's stubs are still in: one at a time, each row once its text is shown.
+    for (const stub of stubs) {
+      assert.equal(await rowState(stub), "restorable", `${stub.id} can come back now`);
+      await page.click(`#archive tr[data-entry="${stub.id}"] button.restore`);
+    }
     await page.waitForFunction(() => document.getElementById("restore-status").dataset.equal === "true");
     assert.equal(await page.textContent("#output-json"), context.text);
     await shot("06-restore-done-archive", "#archive-panel");
@@ -358,6 +393,43 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
       if (mode === "hang") await shot("07-degraded-hang-stub", "#stub-panel");
     });
   }
+
+  it("answers a recall by the id a stub names, from every run's archive, and shows the tool", async () => {
+    // micro on the OpenAI sample: every stub names its entry.
+    await loadSample("openai-chat.json");
+    await setPressure({ turn: 4, pct: 30, idle: 0, complete: false });
+    await setStub("off");
+    const shown = await compactOnPage();
+    runs.push("micro");
+    const { context, result } = await compactInNode("openai-chat.json", pressure(4, 0.3, 0, false));
+    assertSameAsNode(shown, result);
+    assert.equal(await page.getAttribute("#restore-check", "data-equal"), "true");
+    assert.equal(await page.textContent("#recall-format"), "openai");
+    assert.equal(await page.textContent("#recall-tool"), JSON.stringify(recallToolDefinition("openai"), null, 2));
+    // The id field holds the first id a stub names; recall shows that entry's content.
+    const [, firstId] = /recall: (a[0-9a-f]{12})/.exec(shown.outputJson);
+    assert.equal(await page.inputValue("#recall-id"), firstId);
+    await page.click("#recall");
+    const entry = result.archive.find((candidate) => candidate.id === firstId);
+    const original = context.messages[Number(/^messages\[(\d+)\]/.exec(entry.location)[1])].content;
+    assert.equal(await page.getAttribute("#recall-status", "data-found"), "true");
+    assert.equal(await page.textContent("#recall-answer"), original, "the pruned body, whole");
+    await page.locator("#recall-box").scrollIntoViewIfNeeded();
+    await shot("06-recall", "#recall-box");
+    // Every run's archive is searched: an id of an earlier run (the flat-text auto run) is found too.
+    const earlier = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false));
+    const old = earlier.result.archive[0];
+    await page.fill("#recall-id", old.id);
+    await page.press("#recall-id", "Enter");
+    assert.equal(await page.getAttribute("#recall-status", "data-found"), "true");
+    assert.equal(await page.textContent("#recall-answer"), old.content);
+    // An unknown id says so.
+    await page.fill("#recall-id", "a000000000000");
+    await page.click("#recall");
+    assert.equal(await page.getAttribute("#recall-status", "data-found"), "false");
+    assert.equal(await page.textContent("#recall-status"), 'no archived entry has the id "a000000000000"');
+    assert.equal(await page.isVisible("#recall-answer"), false);
+  });
 
   it("accumulates one JSONL trace line per run, downloads them, and sums the ledger from them", async () => {
     const count = await page.locator("#trace .trace-line").count();

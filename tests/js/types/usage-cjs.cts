@@ -7,5 +7,9 @@ export async function viaRequire(): Promise<number> {
   // @ts-expect-error results are numbers, not strings
   const wrong: string = result.afterTokens;
   void wrong;
+  const input: string = tc.restore(result);
+  const entry: tc.ArchiveEntry | undefined = tc.recall([result.archive], "a3f9c1b2e07d4");
+  const tool: "recall_archived" = tc.recallToolDefinition("anthropic").name;
+  void [input, entry, tool];
   return result.afterTokens + tc.TIER_COST_WEIGHT[tc.selectTier(pressure)];
 }
