@@ -308,12 +308,12 @@ export function restore(result: { body: string; archive: ArchiveEntry[] }): stri
 export type ToolFormat = "openai" | "anthropic" | "ai-sdk";
 
 /** The JSON Schema of the recall tool's input: `{ id: string }`. */
-export interface RecallInputSchema {
+export type RecallInputSchema = {
   type: "object";
   properties: { id: { type: "string"; description: string } };
   required: ["id"];
   additionalProperties: false;
-}
+};
 
 /** The `recall_archived` tool in each format's own shape. */
 export interface RecallToolByFormat {

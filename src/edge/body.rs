@@ -93,7 +93,8 @@ pub(crate) async fn compact<S: BodySource>(
     let result = call.run(messages, None).await?;
     let output = context_messages(&result)?;
     let body = splice_messages(&source, span, input_len, output, &result.origins, None)?;
-    Ok((body, result, None))
+    let originals = source.whole_read(&result);
+    Ok((body, result, originals))
 }
 
 /// The call on elided messages, when the tier allows and the core takes it; `None` reads the
@@ -855,6 +856,11 @@ mod tests {
             })
         }
 
+        fn whole_read(self, result: &TierResult) -> Option<()> {
+            self.note("whole read".into());
+            self.host.whole_read(result)
+        }
+
         fn put_back(self, result: &mut TierResult, elided: ElidedBody) {
             self.note("put back".into());
             self.host.put_back(result, elided);
@@ -954,7 +960,7 @@ mod tests {
                     .into_iter()
                     .map(|index| format!("original {index}")),
             )
-            .chain(["finish".to_string()])
+            .chain(["finish".to_string(), "whole read".to_string()])
             .collect();
         let (log, out) = recorded(&small, &CompactOptions::default());
         assert_eq!(log, stubbed);
@@ -985,7 +991,8 @@ mod tests {
                 "message 1 from text",
                 "message 2 from text",
                 "message 3 from text",
-                "unchanged"
+                "unchanged",
+                "whole read"
             ]
         );
         assert_eq!(out, BODY);

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// `body` (a compacted request body) with `archive` undone.
 pub fn restore_body(body: &str, archive: &[ArchiveEntry]) -> Result<String> {
-    let laid_out = layout(body, &PolicyConfig::default().limits()).map_err(|e| e.under("body"))?;
+    let laid_out = layout(body, &PolicyConfig::default().limits())?;
     let span = &laid_out.span;
     let raw: Vec<&str> = span
         .elements

@@ -69,6 +69,11 @@ pub(crate) trait BodySource {
     /// archive and output messages) are put back, or handed over as [`Self::Originals`] for the
     /// binding to put back as it converts the result.
     fn put_back(self, result: &mut TierResult, elided: ElidedBody) -> Self::Originals;
+
+    /// A whole read's `result` is final: the host's own values of what it archived, where the
+    /// host holds them more exactly than the text did (a JS string's lone surrogates, which its
+    /// UTF-8 copy could not keep); `None` when the text was exact.
+    fn whole_read(self, result: &TierResult) -> Option<Self::Originals>;
 }
 
 /// A compacted body being written: the bytes before the `messages` array are in; then the array,
@@ -125,6 +130,10 @@ impl BodySource for &str {
             after,
             out,
         })
+    }
+
+    fn whole_read(self, _result: &TierResult) -> Option<()> {
+        None
     }
 
     fn put_back(self, result: &mut TierResult, elided: ElidedBody) {

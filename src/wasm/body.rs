@@ -17,7 +17,7 @@ use crate::edge::body::{MessagesSpan, scanner_disagrees, utf16_positions};
 use crate::edge::elision::ElidedBody;
 use crate::edge::source::{BodySource, Splice};
 use crate::error::Result;
-use crate::result::TierResult;
+use crate::result::{ArchiveOrigin, TierResult};
 use js_sys::JsString;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -97,6 +97,32 @@ impl BodySource for JsBody<'_> {
     /// The placeholders stay in the result: the binding hands the caller's own strings back
     /// for them as it converts the result (`output`), decoded from the copy, which goes with
     /// them.
+    fn whole_read(self, result: &TierResult) -> Option<Originals> {
+        // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are.
+        if self.body.is_valid_utf16() {
+            return None;
+        }
+        // Otherwise the messages the archive took from are parsed from the caller's own string
+        // (`JSON.parse` keeps lone surrogates), and the archive's values come from them.
+        let messages = js_sys::Array::new_with_length(self.units.elements.len() as u32);
+        let parse = |at: usize| {
+            if let Some(span) = self.units.elements.get(at) {
+                if let Ok(value) =
+                    super::skeleton::json_parse(&self.body.slice(span.start, span.end))
+                {
+                    messages.set(at as u32, value);
+                }
+            }
+        };
+        for origin in result.archive_origins.iter().flatten() {
+            match origin {
+                ArchiveOrigin::Part { message, .. } => parse(*message),
+                ArchiveOrigin::Messages(from) => from.iter().flatten().for_each(|at| parse(*at)),
+            }
+        }
+        Some(Originals::of_messages(messages))
+    }
+
     fn put_back(self, _result: &mut TierResult, elided: ElidedBody) -> Originals {
         let text = self.text.unwrap_or_default();
         let positions: Vec<usize> = elided

@@ -148,7 +148,9 @@ fn result_object(
         }
         (ContextData::Text(text), Some(_)) => put(&object, "text", &JsValue::from_str(text)),
     }
-    let input = context.flatten();
+    let input = context
+        .flatten()
+        .or_else(|| originals.and_then(Originals::host_messages));
     let archive = get(&object, "archive");
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);

@@ -31,7 +31,7 @@ extern "C" {
 
     /// `JSON.parse(text)` of a JS string (js-sys's takes a Rust string).
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
-    fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
+    pub(super) fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
 /// A skeleton read from the host.
@@ -63,6 +63,9 @@ enum Source {
     /// copy the call read: kept, not made again, so memory stays at one body); each string is
     /// made when asked for, one at a time.
     Body(BodyTokens),
+    /// No placeholders: the host's own messages (parsed from its body where the result archived
+    /// from them), for archive content the UTF-8 copy could not hold exactly.
+    Messages(Array),
 }
 
 /// The string tokens of a request body's placeholders.
@@ -110,10 +113,28 @@ impl Originals {
         }
     }
 
+    /// The host's own messages (sparse: those a whole read's archive took from), standing for
+    /// the caller's input where there was no input array.
+    pub fn of_messages(messages: Array) -> Self {
+        Self {
+            key: ElisionKey::new(""),
+            source: Source::Messages(messages),
+        }
+    }
+
+    /// The host's messages, when these originals are messages.
+    pub fn host_messages(&self) -> Option<&Array> {
+        match &self.source {
+            Source::Messages(messages) => Some(messages),
+            _ => None,
+        }
+    }
+
     /// The host's string behind placeholder `text`, if it is one.
     pub fn original(&self, text: &str) -> Option<JsValue> {
         let index = self.key.parse(text)?.index;
         match &self.source {
+            Source::Messages(_) => None,
             Source::Strings(strings) => {
                 let index = u32::try_from(index).ok()?;
                 (index < strings.length()).then(|| strings.get(index))
