@@ -9,6 +9,9 @@ pub const RUN_SUMMARY: &str = "[summary of earlier tool runs]";
 pub const RUN_DIGEST: &str = "[digest of earlier tool runs]";
 /// First line of a session summary (`session_memory`, seed text).
 pub const SESSION_SUMMARY: &str = "[session summary]";
+/// The message that keeps roles alternating after a replaced run, where the format needs it
+/// (Anthropic: a run replaced between a user message and an assistant message).
+pub const ROLE_BRIDGE: &str = "[earlier tool results: folded into the digest above]";
 /// Heading of `mustKeep` items a summary left out, appended verbatim.
 pub const KEPT_VERBATIM: &str = "[kept verbatim]";
 
@@ -86,9 +89,15 @@ pub fn covered_tokens(text: &str) -> Option<u64> {
 /// Whether `text` is something this library wrote in place of removed content.
 pub fn is_library_text(text: &str) -> bool {
     let text = text.trim_start();
-    [STALE_BLOCK, RUN_SUMMARY, RUN_DIGEST, SESSION_SUMMARY]
-        .iter()
-        .any(|marker| text.starts_with(marker))
+    [
+        STALE_BLOCK,
+        RUN_SUMMARY,
+        RUN_DIGEST,
+        SESSION_SUMMARY,
+        ROLE_BRIDGE,
+    ]
+    .iter()
+    .any(|marker| text.starts_with(marker))
 }
 
 /// Whether `text` is a summary (not a stale-block marker): the loop guard looks for these.

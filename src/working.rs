@@ -9,7 +9,7 @@ use crate::context::{ContextInput, FormatChoice};
 use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
-use crate::plan::{Plan, archive_id};
+use crate::plan::{Edit, Plan, archive_id, place_id};
 use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
 use serde_json::Value;
@@ -209,15 +209,21 @@ impl<'a> Working<'a> {
                 }
             };
             let seq = self.plans_applied;
-            self.archive.extend(
-                archive
-                    .into_iter()
-                    .zip(&plan.edits)
-                    .map(|(mut entry, edit)| {
+            // One entry per edit, and a bridge entry after an edit whose replacement needed
+            // one (`formats::json`); the bridge's id follows its edit's.
+            let mut edits = plan.edits.iter();
+            let mut last = None;
+            for mut entry in archive {
+                if entry.id == formats::json::BRIDGE_ID {
+                    entry.id = bridge_id(&self.id_seed, seq, last);
+                } else {
+                    last = edits.next();
+                    if let Some(edit) = last {
                         entry.id = archive_id(&self.id_seed, seq, edit);
-                        entry
-                    }),
-            );
+                    }
+                }
+                self.archive.push(entry);
+            }
             self.plans_applied += 1;
             // Flat text (and any adapter that says nothing) has no origins.
             self.archive_origins.resize(self.archive.len(), None);
@@ -287,4 +293,14 @@ fn reread<'a>(
         });
     }
     Ok(Transcript { format, messages })
+}
+
+/// The id of the bridge entry after `edit` (a replaced range): the edit's place, apart from it.
+fn bridge_id(seed: &str, seq: usize, edit: Option<&Edit>) -> String {
+    let end = match edit {
+        Some(Edit::ReplaceMessages { range, .. }) => range.end,
+        Some(edit) => edit.first_message(),
+        None => 0,
+    };
+    place_id(seed, seq, end, u64::MAX / 2)
 }

@@ -222,6 +222,24 @@ function isPrefix(prefix, steps) {
   return prefix.length <= steps.length && prefix.every((step, index) => step === steps[index]);
 }
 
+/** An entry that inserted a message and removed nothing (`messages[i..i]`). */
+function isBridge(entry) {
+  const range = MESSAGE_RANGE.exec(entry.location);
+  return range !== null && range[1] === range[2] && Array.isArray(entry.content) && entry.content.length === 0;
+}
+
+/** The item right after `target` in the list that holds it. */
+function siblingAfter(model, target) {
+  let found;
+  const walk = (items) => {
+    const at = items.indexOf(target);
+    if (at >= 0) found = items[at + 1];
+    for (const item of items) if (found === undefined && item.children) walk(item.children);
+  };
+  walk(model.kind === "text" ? model.nodes : model.slots);
+  return found;
+}
+
 function findItem(model, id) {
   let found = null;
   const walk = (items) => {
@@ -245,6 +263,10 @@ export function restoreEntry(model, id) {
   const { item, edit } = findItem(model, id);
   if (!edit) {
     item.restored = true;
+    // A run replaced where the format's roles must alternate may have a bridge message after
+    // it (an entry of an empty range that removed nothing): it goes with the run.
+    const bridge = siblingAfter(model, item);
+    if (bridge?.type === "range" && isBridge(bridge.entry)) bridge.restored = true;
     return true;
   }
   const parent = edit.steps.slice(0, -1).reduce((value, step) => value?.[step], item.message);
@@ -257,14 +279,14 @@ export function restoreEntry(model, id) {
   return true;
 }
 
-/** Restores everything, outermost first, until nothing restorable is left. */
+/** Restores everything, outermost first, until nothing restorable is left; returns how many
+ * entries are restored (a bridge comes back with its run). */
 export function restoreAll(model) {
-  let restored = 0;
   for (;;) {
     const next = [...entryStates(model)].find(([, state]) => state === "restorable");
-    if (!next || !restoreEntry(model, next[0])) return restored;
-    restored += 1;
+    if (!next || !restoreEntry(model, next[0])) break;
   }
+  return [...entryStates(model).values()].filter((state) => state === "restored").length;
 }
 
 /** Whether the shown context is exactly the input again. */

@@ -232,6 +232,10 @@ impl super::json::Writer for Writer {
         serde_json::json!({"role": role, "content": [{"type": "text", "text": text}]})
     }
 
+    fn alternates(&self) -> bool {
+        true
+    }
+
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match (&block.kind, block.path.as_slice()) {
             // A call keeps its id and name; its input, stubbed, stays an object.

@@ -4,9 +4,10 @@
 
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
+use crate::markers::ROLE_BRIDGE;
 use crate::plan::{ArchiveKind, Edit};
 use crate::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
-use crate::transcript::{Block, Source, Transcript};
+use crate::transcript::{Block, Role, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -14,6 +15,12 @@ use std::borrow::Cow;
 pub(crate) trait Writer {
     /// A new message of `role` (`"assistant"` or `"user"`) whose only content is `text`.
     fn text_message(&self, text: &str, role: &str) -> Value;
+
+    /// Whether the format needs user and assistant messages to alternate, the first from the
+    /// user (Anthropic); a replacement then takes the role that keeps the order, or a bridge.
+    fn alternates(&self) -> bool {
+        false
+    }
 
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
     /// `text` as its body; media becomes a text part. Fields not involved are kept.
@@ -77,11 +84,21 @@ pub(crate) fn apply<'a>(
                 range, text, kind, ..
             } => {
                 // A session summary stands as the user's message in every format; what replaces
-                // a run is the agent's.
-                let role = if *kind == ArchiveKind::Session {
+                // a run is the agent's, unless the format's role order asks otherwise.
+                let preferred = if *kind == ArchiveKind::Session {
                     "user"
                 } else {
                     "assistant"
+                };
+                let before = output.last().and_then(|m| m["role"].as_str());
+                let after = transcript.messages.get(range.end).map(|m| match m.role {
+                    Role::Assistant => "assistant",
+                    _ => "user",
+                });
+                let (role, bridge) = if writer.alternates() {
+                    arrange(preferred, before, after)
+                } else {
+                    (preferred, None)
                 };
                 // Unchanged input messages stay where they are until the call is done; the
                 // entry says where (their places hold `null` meanwhile).
@@ -109,6 +126,7 @@ pub(crate) fn apply<'a>(
                     output.push(Cow::Owned(writer.text_message(text, role)));
                     origins.push(None);
                 }
+                let bridge = bridge.filter(|_| text.is_some());
                 archive.push(ArchiveEntry {
                     id: String::new(),
                     kind: kind.as_str(),
@@ -116,6 +134,21 @@ pub(crate) fn apply<'a>(
                     location: messages_location(transcript, range.clone()),
                     replacement,
                 });
+                if let Some(bridge_role) = bridge {
+                    // The bridge removes nothing: an entry of an empty range, so `restore`
+                    // takes it out again.
+                    output.push(Cow::Owned(writer.text_message(ROLE_BRIDGE, bridge_role)));
+                    origins.push(None);
+                    archive_origins.push(None);
+                    let at = insertion_index(transcript, range.end);
+                    archive.push(ArchiveEntry {
+                        id: BRIDGE_ID.to_string(),
+                        kind: kind.as_str(),
+                        content: Value::Array(Vec::new()),
+                        location: format!("messages[{at}..{at}]"),
+                        replacement: ROLE_BRIDGE.to_string(),
+                    });
+                }
                 next = range.end;
                 edits.next();
             }
@@ -257,6 +290,46 @@ fn take_message<'a>(
         .ok_or_else(|| {
             CompactionError::range_error("plan", format!("message {index} does not exist"))
         })
+}
+
+/// The id a bridge entry carries until the plan's ids are given out (`Working::apply`).
+pub(crate) const BRIDGE_ID: &str = "bridge";
+
+/// The role for a replacement that would rather be `preferred`, between a message of role
+/// `before` and one of role `after` in a format whose roles alternate, the first from the user;
+/// and the role of a bridge message after it when no single role fits.
+fn arrange(
+    preferred: &'static str,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> (&'static str, Option<&'static str>) {
+    let other = |role: &str| if role == "user" { "assistant" } else { "user" };
+    let fits = |role: &str| {
+        Some(role) != before && Some(role) != after && (before.is_some() || role == "user")
+    };
+    if fits(preferred) {
+        return (preferred, None);
+    }
+    if fits(other(preferred)) {
+        return (other(preferred), None);
+    }
+    let first = match before {
+        Some(role) => other(role),
+        None => "user",
+    };
+    (first, Some(other(first)))
+}
+
+/// The input index a message inserted before transcript message `at` stands at.
+fn insertion_index(transcript: &Transcript, at: usize) -> usize {
+    match transcript.messages.get(at) {
+        Some(_) => source_index(transcript, at),
+        None => transcript
+            .messages
+            .len()
+            .checked_sub(1)
+            .map_or(0, |last| source_index(transcript, last) + 1),
+    }
 }
 
 fn messages_location(transcript: &Transcript, range: std::ops::Range<usize>) -> String {

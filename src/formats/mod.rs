@@ -7,7 +7,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod common;
 pub mod detect;
-mod json;
+pub(crate) mod json;
 pub mod openai;
 pub mod registry;
 pub mod text;

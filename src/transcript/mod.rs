@@ -189,7 +189,9 @@ impl Message<'_> {
     /// A user message that holds words of the user, not only tool results (Anthropic carries tool
     /// results in `user` messages; those are the agent's work, not the user's words).
     pub fn has_user_words(&self) -> bool {
+        // A summary, digest or bridge this library wrote as a user message is not the user's.
         self.role == Role::User
+            && !self.is_library_summary
             && self.blocks.iter().any(|block| {
                 !matches!(block.kind, BlockKind::ToolResult { .. }) && !block.is_nested()
             })
