@@ -176,3 +176,40 @@ fn regression_flat_summary_quoting_a_marker_stays_one_block() {
         assert_eq!(again.context, result.context, "{marker}");
     }
 }
+
+/// fuzz `body` (Anthropic, time_based): a stale assistant text part became a stub, and its
+/// archive entry named the part (`messages[i].content[0]`) while holding only its text, so
+/// `restore` put a bare string where the part had been. Locations now follow the removed path
+/// (`messages[i].content[0].text`).
+#[test]
+fn regression_a_stubbed_text_part_restores_as_a_part() {
+    let long = format!(
+        "{}\nerror: the pool is exhausted in src/db/pool.ts",
+        "Pool state: ok. ".repeat(40)
+    );
+    let mut messages = vec![json!({"role": "user", "content": "Why does the pool run dry?"})];
+    for step in 0..9 {
+        messages.push(json!({"role": "assistant", "content": [
+            {"type": "text", "text": long.clone()},
+            {"type": "tool_use", "id": format!("t{step}"), "name": "bash", "input": {}}
+        ]}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": format!("t{step}"), "content": "ok"}
+        ]}));
+    }
+    let result = run_tier(Tier::TimeBased, &detected_ctx(messages.clone()), None);
+    let text_entry = result
+        .archive
+        .iter()
+        .find(|entry| entry.kind == "turn")
+        .expect("a stale text was stubbed");
+    assert!(
+        text_entry.location.ends_with(".content[0].text"),
+        "{}",
+        text_entry.location
+    );
+    assert_eq!(
+        restore(&result.context, &result.archive),
+        ContextData::Messages(messages)
+    );
+}

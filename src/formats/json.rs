@@ -178,6 +178,12 @@ pub(crate) fn apply<'a>(
                             )
                         })?;
                     let path = writer.removed_path(&original, block);
+                    // Where the removed value is, in the caller's terms: the removed path itself
+                    // where there is one, so `restore` puts back exactly what was taken out.
+                    let location = match &path {
+                        Some(path) => path_location(source_index(transcript, index), path),
+                        None => writer.location(&original, source_index(transcript, index), block),
+                    };
                     let (content, origin) = match (&original, path) {
                         (Cow::Borrowed(_), Some(path)) => (
                             Value::Null,
@@ -197,11 +203,7 @@ pub(crate) fn apply<'a>(
                         id: String::new(),
                         kind: kind.as_str(),
                         content,
-                        location: writer.location(
-                            &original,
-                            source_index(transcript, index),
-                            block,
-                        ),
+                        location,
                         replacement: text.clone(),
                     });
                     steps.push((block, text));
@@ -290,6 +292,21 @@ fn take_message<'a>(
         .ok_or_else(|| {
             CompactionError::range_error("plan", format!("message {index} does not exist"))
         })
+}
+
+/// `messages[i]` followed by `path` (`messages[3].content[0].text`).
+fn path_location(message: usize, path: &[crate::result::PathStep]) -> String {
+    let mut location = format!("messages[{message}]");
+    for step in path {
+        match step {
+            crate::result::PathStep::Key(key) => {
+                location.push('.');
+                location.push_str(key);
+            }
+            crate::result::PathStep::Index(index) => location.push_str(&format!("[{index}]")),
+        }
+    }
+    location
 }
 
 /// The id a bridge entry carries until the plan's ids are given out (`Working::apply`).

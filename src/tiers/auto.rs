@@ -24,7 +24,7 @@ use crate::tier::Tier;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
-use crate::transcript::{BlockKind, Format, Message, Transcript, message_tokens};
+use crate::transcript::{Block, BlockKind, Format, Message, Transcript, message_tokens};
 use crate::working::Working;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -78,30 +78,69 @@ pub async fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::err
 /// Thinking and reasoning blocks outside protected content go to the archive, each on its own
 /// (as Anthropic's `clear_thinking` does); their messages keep their text and tool calls.
 fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+    block_plan(
+        transcript,
+        env,
+        "archived {} thinking block(s)",
+        |index, at, block| {
+            if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
+                return None;
+            }
+            let id = place_id(env.correlation_id, seq, index, at as u64);
+            Some((
+                markers::thinking_archived(block.chars(), &id),
+                ArchiveKind::Thinking,
+            ))
+        },
+    )
+}
+
+/// Media placeholders for inline media outside protected content.
+fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    block_plan(
+        transcript,
+        env,
+        "stripped {} inline media block(s)",
+        |_, _, block| match &block.kind {
+            BlockKind::Media {
+                media_type,
+                inline: true,
+            } => Some((placeholder(media_type, &block.text), ArchiveKind::Media)),
+            _ => None,
+        },
+    )
+}
+
+/// The plan that replaces each block outside protected content for which `replace` (given the
+/// message index, the block index and the block) has a text, where it saves tokens; `done`
+/// says what was done, `{}` standing for how many.
+fn block_plan(
+    transcript: &Transcript,
+    env: &TierEnv<'_>,
+    done: &str,
+    replace: impl Fn(usize, usize, &Block<'_>) -> Option<(String, ArchiveKind)>,
+) -> Plan {
     let protection = protection(transcript, env);
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         if protection.is_protected(index) {
             continue;
         }
-        for (block_index, block) in message.blocks.iter().enumerate() {
-            if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
-                continue;
+        for (at, block) in message.blocks.iter().enumerate() {
+            if let Some((text, kind)) = replace(index, at, block) {
+                edits.push(Edit::ReplaceBlock {
+                    message: index,
+                    block: at,
+                    text,
+                    kind,
+                });
             }
-            let id = place_id(env.correlation_id, seq, index, block_index as u64);
-            edits.push(Edit::ReplaceBlock {
-                message: index,
-                block: block_index,
-                text: markers::thinking_archived(block.chars(), &id),
-                kind: ArchiveKind::Thinking,
-            });
         }
     }
     let edits = shrinking(transcript, edits, env.counter);
-    let reason = if edits.is_empty() {
-        String::new()
-    } else {
-        format!("archived {} thinking block(s)", edits.len())
+    let reason = match edits.len() {
+        0 => String::new(),
+        count => done.replace("{}", &count.to_string()),
     };
     Plan {
         edits,
@@ -118,42 +157,6 @@ fn protection(transcript: &Transcript, env: &TierEnv<'_>) -> Protection {
         env.policy.keep_recent_steps,
         &env.policy.exclude_tools,
     )
-}
-
-/// Media placeholders for inline media outside protected content.
-fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
-    let protection = protection(transcript, env);
-    let mut edits = Vec::new();
-    for (index, message) in transcript.messages.iter().enumerate() {
-        if protection.is_protected(index) {
-            continue;
-        }
-        for (block_index, block) in message.blocks.iter().enumerate() {
-            if let BlockKind::Media {
-                media_type,
-                inline: true,
-            } = &block.kind
-            {
-                edits.push(Edit::ReplaceBlock {
-                    message: index,
-                    block: block_index,
-                    text: placeholder(media_type, &block.text),
-                    kind: ArchiveKind::Media,
-                });
-            }
-        }
-    }
-    let edits = shrinking(transcript, edits, env.counter);
-    let reason = if edits.is_empty() {
-        String::new()
-    } else {
-        format!("stripped {} inline media block(s)", edits.len())
-    };
-    Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    }
 }
 
 /// The placeholder for inline media `data`: its type, decoded size and SHA-256 of the data as
