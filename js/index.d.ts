@@ -341,6 +341,10 @@ export function recall(archives: ArchiveEntry[] | ArchiveEntry[][], id: string):
  * - `ERR_TC_CALLBACK`: a `TypeError`; a host callback (`countTokens`) threw or broke its contract
  *   (what it threw is the `cause`);
  * - `ERR_TC_NOT_INITIALISED`: an `Error`; an export called before `init()` (browsers, workers);
+ * - `ERR_TC_WASM_LOAD`: an `Error`; the WebAssembly module could not be loaded: `init()` got a 404,
+ *   a network error or something that is not wasm (an HTML page), or the Node entry point found no
+ *   `.wasm` file (then every call throws it). The message says where it looked and what fixes it;
+ *   the underlying error, if any, is the `cause`;
  * - `ERR_TC_INSTANCE_TRAPPED`: an `Error`; the WebAssembly instance trapped and the call was
  *   abandoned (the trap is the `cause`); the next call runs on a fresh instance;
  * - `ERR_TC_INTERNAL`: an `Error`; a bug of this library.
@@ -351,7 +355,7 @@ export type ErrorCode = InputErrorCode | StateErrorCode;
 export type InputErrorCode = "ERR_TC_INVALID_TYPE" | "ERR_TC_OUT_OF_RANGE" | "ERR_TC_PARSE" | "ERR_TC_CALLBACK";
 
 /** The codes of errors about the library's state, not about one field: no `path`. */
-export type StateErrorCode = "ERR_TC_NOT_INITIALISED" | "ERR_TC_INSTANCE_TRAPPED" | "ERR_TC_INTERNAL";
+export type StateErrorCode = "ERR_TC_NOT_INITIALISED" | "ERR_TC_WASM_LOAD" | "ERR_TC_INSTANCE_TRAPPED" | "ERR_TC_INTERNAL";
 
 /** An error about the caller's input (a `TypeError`, `RangeError` or `SyntaxError`). */
 export interface InputError extends Error {
@@ -365,11 +369,11 @@ export interface InputError extends Error {
   cause?: unknown;
 }
 
-/** An error about the library's state (an `Error`): not initialised, trapped, or a bug. */
+/** An error about the library's state (an `Error`): not initialised, not loaded, trapped, or a bug. */
 export interface StateError extends Error {
   code: StateErrorCode;
   path?: undefined;
-  /** `ERR_TC_INSTANCE_TRAPPED`: the trap. */
+  /** `ERR_TC_INSTANCE_TRAPPED`: the trap; `ERR_TC_WASM_LOAD`: the error underneath, if any. */
   cause?: unknown;
 }
 

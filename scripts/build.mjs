@@ -136,6 +136,10 @@ fs.writeFileSync(
     replace: [['createApi(createGlue, "index.mjs")', 'createApi(createGlue, "index.cjs")']],
   }),
 );
+fs.writeFileSync(
+  path.join(pkg, "node-load.cjs"),
+  commonJs(source("node-load.mjs"), "js/node-load.mjs", { requires: { "node:fs": "node:fs", "node:module": "node:module" } }),
+);
 // TIER_COST_WEIGHT has one source, the core's table; it is written into the package as a
 // constant so that it exists before init() in browsers. Read through the glue just written, from
 // the module as shipped.
