@@ -218,6 +218,6 @@ function describeStart(bytes) {
 
 function wasmLoadError(message, cause) {
   const error = new Error(`tiered-compaction: ${message}`, cause === undefined ? undefined : { cause });
-  error.code = "ERR_TC_WASM_LOAD";
+  error.code = "ERR_TC_NOT_INITIALISED";
   return error;
 }

@@ -12,7 +12,7 @@
 //    working directory.
 // The calls go through an object so that bundlers do not take `createRequire(…).resolve(…)` for
 // a module to bundle (the .wasm is not JavaScript). When nothing is found, the entry point does not
-// throw on import: every call throws an Error with code ERR_TC_WASM_LOAD that says where it
+// throw on import: every call throws an Error with code ERR_TC_NOT_INITIALISED that says where it
 // looked and what fixes it (and `initSync(bytes)` still works).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -52,7 +52,7 @@ export function readWasm(beside, self) {
           "the bundle (esbuild --packages=external or --external:tiered-compaction; Next serverExternalPackages), " +
           "or the module loaded by hand: initSync(readFileSync(pathToTheWasmFile))",
       );
-      error.code = "ERR_TC_WASM_LOAD";
+      error.code = "ERR_TC_NOT_INITIALISED";
       return error;
     },
   };

@@ -123,7 +123,7 @@ const projects = {
         run(dir, esbuild, ["src/browser.js", "--bundle", "--format=esm", "--outfile=out/app.js", "--log-level=warning"]);
         fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
         const shown = await withStatic(out, (url) => page(url, { expectError: true }));
-        for (const words of ["ERR_TC_WASM_LOAD", "404", "--loader:.wasm=file", "init("]) {
+        for (const words of ["ERR_TC_NOT_INITIALISED", "404", "--loader:.wasm=file", "init("]) {
           if (!shown.includes(words)) throw new Error(`the error does not name ${words}: ${shown}`);
         }
         return shown;
