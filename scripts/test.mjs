@@ -29,6 +29,9 @@ const steps = [
   // examples/ wires `summarise` to the OpenAI, Anthropic and AI SDKs; its own package.json links
   // ../pkg, so it is installed here, after the build (a no-op when current).
   ["tsc --noEmit on examples/ (SDK summarisers)", ["bash", "-c", "cd examples && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && ../node_modules/.bin/tsc --noEmit -p ."], fs.existsSync(path.join(root, "examples", "package.json")) ? null : "no examples/"],
+  // tests/types/ (own package.json: the SDKs): the SDK message types in and out, no DOM lib, the
+  // README's examples, prepareStep in a real generateText loop, and @arethetypeswrong/cli.
+  ["types: tsc against the SDKs + README, the AI SDK helper's loop, attw", ["node", "tests/types/run.mjs"]],
   // The packed tarball in a fresh project per toolchain (Vite 6/7/8 dev and build, webpack 5,
   // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node), pages in Chromium, and
   // tests/runtimes/run.mjs's Node ESM + CJS, Deno, Bun and workerd checks: tests/consumers/run.mjs.
