@@ -10,10 +10,12 @@
 //      the first wasm-opt on PATH, and Debian's produces a module that fails to load.
 //   3. what wasm-pack does not do: the entry points and types from js/, the web glue rewritten
 //      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
-//      CommonJS copies of it, of js/api.mjs and of js/index.mjs (the export list every entry
-//      point re-exports), so that every entry point loads the one web/tiered_compaction_bg.wasm;
-//      the TIER_COST_WEIGHT constant read from the built module; pkg/package.json with its
-//      exports map; pkg/README.md
+//      CommonJS copies of it, of js/api.mjs, js/index.mjs (the export list every entry point
+//      re-exports), js/node-load.mjs (where Node finds the .wasm) and js/ai-sdk.mjs, so that
+//      every entry point loads the one web/tiered_compaction_bg.wasm; CommonJS types (.d.cts)
+//      beside the ES module ones; the command line from bin/; the TIER_COST_WEIGHT constant read
+//      from the built module; pkg/package.json ("type": "module", its exports map, `bin`);
+//      pkg/README.md
 //   4. node_modules/tiered-compaction -> pkg, so tests import the package by name
 // Skips steps 2-3 when their inputs did not change. `--force` rebuilds anyway.
 // `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
@@ -78,6 +80,7 @@ const inputs = [
   path.join(root, "README.md"),
   path.join(root, "Cargo.toml"),
   ...fs.readdirSync(path.join(root, "js")).map((name) => path.join(root, "js", name)),
+  ...fs.readdirSync(path.join(root, "bin")).map((name) => path.join(root, "bin", name)),
 ];
 const hash = createHash("sha256");
 for (const file of inputs.sort()) {
@@ -122,6 +125,12 @@ writeJson(path.join(pkg, "node", "package.json"), { type: "commonjs" });
 // 3. Entry points, types, the constant, the manifest.
 for (const name of fs.readdirSync(path.join(root, "js"))) {
   fs.copyFileSync(path.join(root, "js", name), path.join(pkg, name));
+}
+// The command line (`npx tiered-compaction FILE`): bin/ imports the package's files from "../".
+fs.mkdirSync(path.join(pkg, "bin"));
+for (const name of fs.readdirSync(path.join(root, "bin"))) {
+  fs.copyFileSync(path.join(root, "bin", name), path.join(pkg, "bin", name));
+  fs.chmodSync(path.join(pkg, "bin", name), 0o755);
 }
 // One API source for every entry point: the glue as a factory, CommonJS copies for node.cjs.
 const webGlue = path.join(pkg, "web", `${crateName}.js`);
@@ -225,11 +234,12 @@ function manifest() {
       },
       "./package.json": "./package.json",
     },
+    bin: { "tiered-compaction": "./bin/tiered-compaction.mjs" },
     main: "./node.cjs",
     module: "./browser.mjs",
     types: "./index.d.cts",
     sideEffects: ["./node.mjs", "./deno.mjs", "./workerd.mjs", "./node.cjs"],
-    files: ["*.mjs", "*.cjs", "*.d.ts", "*.d.cts", "web/", "node/", "README.md"],
+    files: ["*.mjs", "*.cjs", "*.d.ts", "*.d.cts", "web/", "node/", "bin/", "README.md"],
     engines: { node: ">=18" },
   };
 }

@@ -16,7 +16,7 @@
 // The checks, and what they prove, are in `projects` below; Node ESM/CJS, Deno, Bun and workerd
 // run through tests/runtimes/run.mjs. A summary table with timings follows; exit code 1 if any
 // check failed.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -151,6 +151,49 @@ const projects = {
           });
         });
       }
+    },
+  },
+  cli: {
+    shared: [],
+    async checks(dir) {
+      run(dir, "node", ["make-inputs.mjs"]);
+      const cli = (cliArgs, options) => run(dir, "npx", ["--no-install", "tiered-compaction", ...cliArgs], options);
+      await step("npx tiered-compaction session.jsonl (Claude Code): every tier, what it cuts, keeps, costs", () => {
+        const out = cli(["session.jsonl"]);
+        for (const words of ["Claude Code session", "main thread", "the policy would pick", "kept: paths", "cost (USD)", "micro: ", "cuts "]) {
+          if (!out.includes(words)) throw new Error(`the report lacks ${JSON.stringify(words)}:\n${out}`);
+        }
+        const table = out.split("\n").filter((line) => /^(none|micro|time_based|auto|session_memory) +[\d,]+ /.test(line));
+        if (table.length !== 5) throw new Error(`expected a row per tier:\n${out}`);
+        return table.map((line) => line.replace(/\s+/g, " ")).join(" | ");
+      });
+      await step("npx tiered-compaction body.json --tier micro --out (OpenAI request body)", () => {
+        cli(["body.json", "--tier", "micro", "--out", "compacted.json"]);
+        const before = JSON.parse(fs.readFileSync(path.join(dir, "body.json"), "utf8"));
+        const after = JSON.parse(fs.readFileSync(path.join(dir, "compacted.json"), "utf8"));
+        const archive = JSON.parse(fs.readFileSync(path.join(dir, "compacted.json.archive.json"), "utf8"));
+        if (after.model !== before.model || after.temperature !== before.temperature || after.messages.length !== before.messages.length) throw new Error("the body's other fields changed");
+        if (archive.length === 0 || !archive.every((entry) => typeof entry.id === "string" && entry.kind === "tool_result")) throw new Error(`archive: ${JSON.stringify(archive).slice(0, 300)}`);
+        const stubbed = after.messages.filter((message) => message.role === "tool" && /recall: /.test(message.content)).length;
+        if (stubbed !== archive.length) throw new Error(`${stubbed} stubs for ${archive.length} archive entries`);
+        return `${archive.length} results stubbed and archived; model, temperature, stream unchanged`;
+      });
+      await step("npx tiered-compaction messages.json --json (AI SDK messages)", () => {
+        const report = JSON.parse(cli(["messages.json", "--json", "--tier", "auto"]));
+        if (report.format !== "ai-sdk" || report.tiers[0].tier !== "auto" || !(report.tiers[0].afterTokens < report.beforeTokens)) throw new Error(JSON.stringify(report));
+        return `${report.format}: auto ${report.beforeTokens} -> ${report.tiers[0].afterTokens} tokens`;
+      });
+      await step("npx tiered-compaction large.jsonl (> 1 MB): progress on standard error", () => {
+        const child = spawnSync("npx", ["--no-install", "tiered-compaction", "large.jsonl", "--tier", "micro"], { cwd: dir, env, encoding: "utf8" });
+        if (child.status !== 0) throw new Error(child.stderr);
+        if (!/reading large\.jsonl: 100 % of [\d.]+ MB/.test(child.stderr) || !/running micro/.test(child.stderr)) throw new Error(`no progress: ${child.stderr}`);
+        return child.stderr.trim().split("\n").at(-1);
+      });
+      await step("npx tiered-compaction with a bad option: usage, exit code 2", () => {
+        const child = spawnSync("npx", ["--no-install", "tiered-compaction", "session.jsonl", "--tier", "fast"], { cwd: dir, env, encoding: "utf8" });
+        if (child.status !== 2 || !child.stderr.includes("--tier must be one of")) throw new Error(`exit ${child.status}: ${child.stderr}`);
+        return "exit 2";
+      });
     },
   },
   "sveltekit-dep": sveltekit("sveltekit-dep"),
@@ -369,6 +412,14 @@ async function prepare(name) {
     fs.rmSync(target, { recursive: true, force: true });
     fs.mkdirSync(target, { recursive: true });
     run(dir, "tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
+    // And its commands, linked as npm links them.
+    const { bin = {} } = JSON.parse(fs.readFileSync(path.join(target, "package.json"), "utf8"));
+    for (const [command, file] of Object.entries(bin)) {
+      const link = path.join(dir, "node_modules", ".bin", command);
+      fs.mkdirSync(path.dirname(link), { recursive: true });
+      fs.rmSync(link, { force: true });
+      fs.symlinkSync(path.join("..", "tiered-compaction", file), link);
+    }
     return { dir, how: "tiered-compaction refreshed from the tarball" };
   }
   await npm(dir, ["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
