@@ -187,7 +187,7 @@ async function compileBytes(bytes, where, type, given) {
         ? `init() expected the WebAssembly module at ${where} but got an HTML page (${describeStart(view)}): the server ` +
             "answered a file it does not have with a page, as dev servers do. Vite 6 and 7 dev servers pre-bundle " +
             'dependencies away from their files: add optimizeDeps: { exclude: ["tiered-compaction"] } to vite.config. ' +
-            fix(given)
+            (given ? "Check the URL given to init()." : "Elsewhere, pass the module's URL, its bytes or a Response to init().")
         : `init() expected the WebAssembly module at ${where} but got ${view.length} bytes that are not one (${describeStart(view)}). ${fix(given)}`,
     );
   }

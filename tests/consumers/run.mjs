@@ -67,9 +67,28 @@ const vite = (name, { excludeConfigInDev }) => ({
       withServer(dir, [bin(dir, "vite"), "--host", "127.0.0.1", "--port", "{port}", "--strictPort", "--force"], (url) => page(url, { worker: true })),
     );
     if (excludeConfigInDev) {
-      // The README's line for layouts where the fallback cannot find the package (a hoisted monorepo).
+      // The README's line, in the project itself, and in a hoisted monorepo: an app in
+      // packages/app whose dependencies are installed in the workspace root's node_modules, where
+      // init()'s fallback from .vite/deps cannot find the package. Without the line, the page shows
+      // the error that gives it; with it, the page works.
       await step(`${name} dev with optimizeDeps.exclude (page + module worker)`, () =>
         withServer(dir, [bin(dir, "vite"), "--config", "vite.exclude.config.js", "--host", "127.0.0.1", "--port", "{port}", "--strictPort", "--force"], (url) => page(url, { worker: true })),
+      );
+      const app = path.join(dir, "packages", "app");
+      fs.mkdirSync(app, { recursive: true });
+      fs.cpSync(path.join(here, "shared", "vite"), app, { recursive: true });
+      fs.copyFileSync(path.join(here, "shared", "check.js"), path.join(app, "src", "check.js"));
+      fs.writeFileSync(path.join(app, "package.json"), `${JSON.stringify({ name: "app", private: true, type: "module" }, null, 2)}\n`);
+      fs.writeFileSync(path.join(dir, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n");
+      await step(`${name} dev in a hoisted monorepo, no config: the error names the line`, async () => {
+        const shown = await withServer(app, [bin(dir, "vite"), "--host", "127.0.0.1", "--port", "{port}", "--strictPort", "--force"], (url) => page(url, { expectError: true }));
+        for (const words of ["ERR_TC_NOT_INITIALISED", "HTML page", 'optimizeDeps: { exclude: ["tiered-compaction"] }']) {
+          if (!shown.includes(words)) throw new Error(`the error does not name ${words}: ${shown}`);
+        }
+        return shown;
+      });
+      await step(`${name} dev in a hoisted monorepo with optimizeDeps.exclude (page + module worker)`, () =>
+        withServer(app, [bin(dir, "vite"), "--config", "vite.exclude.config.js", "--host", "127.0.0.1", "--port", "{port}", "--strictPort", "--force"], (url) => page(url, { worker: true })),
       );
     }
     await step(`${name} build + preview (page + module worker)`, async () => {
