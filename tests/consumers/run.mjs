@@ -208,6 +208,20 @@ const projects = {
         if (!/reading large\.jsonl: 100 % of [\d.]+ MB/.test(child.stderr) || !/running micro/.test(child.stderr)) throw new Error(`no progress: ${child.stderr}`);
         return child.stderr.trim().split("\n").at(-1);
       });
+      // The same plain Node project: the explicit-init entry point and the AI SDK helper, both kinds.
+      await step("Node: tiered-compaction/web, init() with no argument (ESM, CJS); tiered-compaction/ai-sdk (ESM, CJS)", () => {
+        fs.writeFileSync(
+          path.join(dir, "web.mjs"),
+          'import { init, estimateTokens } from "tiered-compaction/web";\nimport { prepareStep } from "tiered-compaction/ai-sdk";\nawait init();\nconsole.log(`ESM ${estimateTokens("abcdefgh")} ${typeof prepareStep({ contextWindow: 1000 })}`);\n',
+        );
+        fs.writeFileSync(
+          path.join(dir, "web.cjs"),
+          'const { init, estimateTokens } = require("tiered-compaction/web");\nconst { prepareStep } = require("tiered-compaction/ai-sdk");\ninit().then(() => console.log(`CJS ${estimateTokens("abcdefgh")} ${typeof prepareStep({ contextWindow: 1000 })}`));\n',
+        );
+        const out = `${run(dir, "node", ["web.mjs"]).trim()}; ${run(dir, "node", ["web.cjs"]).trim()}`;
+        if (out !== "ESM 2 function; CJS 2 function") throw new Error(out);
+        return out;
+      });
       await step("npx tiered-compaction with a bad option: usage, exit code 2", () => {
         const child = spawnSync("npx", ["--no-install", "tiered-compaction", "session.jsonl", "--tier", "fast"], { cwd: dir, env, encoding: "utf8" });
         if (child.status !== 2 || !child.stderr.includes("--tier must be one of")) throw new Error(`exit ${child.status}: ${child.stderr}`);
