@@ -420,6 +420,8 @@ export function createApi(createGlue, entry) {
       live = finish(state, instance);
     },
     isReady: () => module !== null,
+    /** The entry point's load failure as `name`'s error (see `reportLoadFailure`), or null. */
+    loadFailure: (name) => (module === null ? (loadFailure?.(name) ?? null) : null),
     selectTier: (pressure, policy) =>
       now("selectTier", (glue) =>
         (policy === undefined && isPlainPressure(pressure)

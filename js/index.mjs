@@ -72,6 +72,9 @@ function typeName(value) {
  */
 export function init(input) {
   if (api.isReady()) return Promise.resolve();
+  // Node's entry points load on import; when they found no .wasm, init() says so (init(bytes) still works).
+  const failed = input === undefined ? api.loadFailure("init") : null;
+  if (failed !== null) return Promise.reject(failed);
   if (loading === null) {
     loading = compile(input).then(
       (compiled) => api.bindAsync(compiled),

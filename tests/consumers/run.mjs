@@ -137,6 +137,19 @@ const projects = {
         run(dir, esbuild, ["src/server.js", "--bundle", "--platform=node", "--format=cjs", "--outfile=out/server.cjs", "--log-level=warning"]);
         return expectOutput(run(dir, "node", ["out/server.cjs"]));
       });
+      await step("esbuild --platform=node bundle run where the package is not installed: a clear error", () => {
+        const away = fs.mkdtempSync(path.join(os.tmpdir(), "tc-bundle-"));
+        try {
+          fs.copyFileSync(path.join(out, "server.mjs"), path.join(away, "server.mjs"));
+          const child = spawnSync("node", ["server.mjs"], { cwd: away, env, encoding: "utf8" });
+          for (const words of ["ERR_TC_NOT_INITIALISED", "was not found", "--packages=external", "initSync("]) {
+            if (!child.stderr.includes(words)) throw new Error(`exit ${child.status}; the error does not name ${words}: ${child.stderr}`);
+          }
+          return oneLine(child.stderr.split("\n").find((line) => line.includes("ERR_TC_NOT_INITIALISED") || line.includes("was not found")) ?? "");
+        } finally {
+          fs.rmSync(away, { recursive: true, force: true });
+        }
+      });
       await step("esbuild browser --format=esm, no loader: a clear error", async () => {
         fs.rmSync(out, { recursive: true, force: true });
         run(dir, esbuild, ["src/browser.js", "--bundle", "--format=esm", "--outfile=out/app.js", "--log-level=warning"]);
