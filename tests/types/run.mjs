@@ -1,5 +1,5 @@
 // The package's types and the AI SDK helper against the real SDKs (this directory's own
-// package.json and lockfile: openai, @anthropic-ai/sdk, ai, @types/node, typescript; the package
+// package.json and lockfile: openai, @anthropic-ai/sdk, ai, @types/node, typescript 7 and 5; the package
 // linked from ../../pkg), then @arethetypeswrong/cli on the packed package:
 //   tsc -p tsconfig.json          the providers' SDK message types in and out, prepareStep in
 //                                 generateText, ESM and CJS declarations (nodenext, no DOM lib)
@@ -7,6 +7,7 @@
 //   tsc -p tsconfig.bare.json     no DOM lib, no @types/node, skipLibCheck off
 //   tsc -p tsconfig.bundler.json  moduleResolution bundler, DOM lib, skipLibCheck off
 //   tsc -p tsconfig.readme.json   the README's examples as written (readme.mjs)
+//   (each with TypeScript 7, this project's `typescript`, and 5.9, its `typescript5`)
 //   node --test ai-sdk.test.mjs   prepareStep in a real generateText tool loop (MockLanguageModelV4)
 //   attw --pack ../../pkg         no masquerading, every subpath typed, in every resolution mode
 // Installs with `npm ci` when the lockfile changed. Exits 1 if any check failed.
@@ -18,6 +19,8 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const tsc = path.join(here, "node_modules", ".bin", "tsc");
+// Most users are still on TypeScript 5: every configuration is checked with it too.
+const tsc5 = path.join(here, "node_modules", "typescript5", "bin", "tsc");
 const installed = path.join(here, "node_modules", ".package-lock.json");
 const lock = path.join(here, "package-lock.json");
 
@@ -27,6 +30,7 @@ const steps = [
   ["tsc: no DOM lib, no @types/node, skipLibCheck off", [tsc, "-p", "tsconfig.bare.json"]],
   ["tsc: moduleResolution bundler", [tsc, "-p", "tsconfig.bundler.json"]],
   ["tsc: README examples as written", ["bash", "-c", `node readme.mjs && "${tsc}" -p tsconfig.readme.json`]],
+  ["TypeScript 5.9: every configuration above", ["bash", "-c", ["tsconfig.json", "tsconfig.nodom.json", "tsconfig.bare.json", "tsconfig.bundler.json", "tsconfig.readme.json"].map((config) => `node "${tsc5}" -p ${config}`).join(" && ")]],
   ["node --test ai-sdk.test.mjs (generateText + MockLanguageModelV4)", ["node", "--test", "ai-sdk.test.mjs"]],
   ["attw --pack pkg/", [path.join(root, "node_modules", ".bin", "attw"), "--pack", path.join(root, "pkg")]],
 ];
