@@ -34,6 +34,19 @@ const TESTING = Symbol.for("tiered-compaction.testing");
 /** What an entry into a dead instance returns: reads as empty/0/false wherever the glue looks. */
 const INERT = Object.freeze([]);
 
+/**
+ * Set by an entry point that loads the module on import and could not (node.mjs, node.cjs: see
+ * js/node-load.mjs): until `init`/`initSync` succeeds, every call throws (or rejects with)
+ * `loadFailure(name)` instead of the not-initialised error. One per module graph, as the API is.
+ * @type {((name: string) => Error) | null}
+ */
+let loadFailure = null;
+
+/** @param {(name: string) => Error} failure */
+export function reportLoadFailure(failure) {
+  loadFailure = failure;
+}
+
 /** @param {string} name */
 function notInitialised(name) {
   const error = new Error(
@@ -309,7 +322,7 @@ export function createApi(createGlue, entry) {
   }
 
   function current(name) {
-    if (module === null) throw notInitialised(name);
+    if (module === null) throw loadFailure?.(name) ?? notInitialised(name);
     if (live === null) live = open();
     return live;
   }
@@ -407,6 +420,8 @@ export function createApi(createGlue, entry) {
       live = finish(state, instance);
     },
     isReady: () => module !== null,
+    /** The entry point's load failure as `name`'s error (see `reportLoadFailure`), or null. */
+    loadFailure: (name) => (module === null ? (loadFailure?.(name) ?? null) : null),
     selectTier: (pressure, policy) =>
       now("selectTier", (glue) =>
         (policy === undefined && isPlainPressure(pressure)

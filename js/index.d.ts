@@ -1,5 +1,9 @@
 // Type declarations of the tiered-compaction package (every entry point has the same API).
-// Hand-written, kept small, and checked by `tsc --noEmit` in the test suite (tests/js/types).
+// Hand-written, kept small, and checked by `tsc --noEmit` in the test suite (tests/js/types,
+// tests/types). An ES module (the package is "type": "module"); scripts/build.mjs writes the same
+// declarations as index.d.cts for `require`. They need no DOM lib and no @types/node: the few host
+// types the API names (AbortSignal, URL, Request, Response, WebAssembly.Module) are the host's own
+// where its libs declare them, and otherwise what the library uses of them (see `Global`).
 
 /** One compaction strategy, cheapest first. */
 export type Tier = "none" | "micro" | "time_based" | "auto" | "session_memory";
@@ -79,6 +83,17 @@ export interface AiSdkModelMessage {
 /** A message in any supported wire format. */
 export type Message = OpenAIChatMessage | AnthropicMessage | AiSdkModelMessage;
 
+/**
+ * What `compact` and `compactWithTier` take as messages: any object with a `role`, so that the
+ * providers' own SDK types (OpenAI `ChatCompletionMessageParam`, Anthropic `MessageParam`, AI SDK
+ * `ModelMessage`) and plain object literals whose `role` TypeScript widened to `string` are
+ * accepted as they are, and come back as the same type. The library checks the rest at run time
+ * (a `TypeError` naming the message).
+ */
+export interface MessageLike {
+  role: string;
+}
+
 /** Which wire format `messages` are in; `"auto"` (the default) detects it. */
 export type MessageFormat = "auto" | "openai" | "anthropic" | "ai-sdk";
 
@@ -133,7 +148,7 @@ export interface SummaryRequest {
   /** Identifiers, paths, error lines and the user's directives the summary must carry verbatim. */
   mustKeep: string[];
   /** Aborted when the call times out or the host's `options.signal` aborts: pass it on to fetch. */
-  signal: AbortSignal;
+  signal: HostAbortSignal;
 }
 
 /** A summariser's answer: the summary, or the summary with the spend it reports. */
@@ -160,7 +175,7 @@ export interface CompactOptions {
   /** How long `summarise` may take, in milliseconds. Default 60000. */
   timeoutMs?: number;
   /** Aborts a pending `summarise` call (the tier then falls back to the digest). */
-  signal?: AbortSignal;
+  signal?: HostAbortSignal;
   /** The event's correlation id; derived from session, turn and content when absent. */
   correlationId?: string;
   /** Overrides the default summarisation prompt. */
@@ -255,12 +270,12 @@ export interface RequestBodyOptions extends CompactOptions {
 export function selectTier(pressure: BudgetPressure, policy?: PolicyConfig): Tier;
 
 /** Selects a tier from `ctx.pressure` and runs it. */
-export function compact<M extends Message>(ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
+export function compact<M extends MessageLike>(ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
 export function compact(ctx: TextContext, options?: CompactOptions): Promise<TextResult>;
 export function compact(ctx: TierContext, options?: CompactOptions): Promise<TierResult>;
 
 /** Runs `tier` whatever the pressure says. */
-export function compactWithTier<M extends Message>(tier: Tier, ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
+export function compactWithTier<M extends MessageLike>(tier: Tier, ctx: MessagesContext<M>, options?: CompactOptions): Promise<MessagesResult<M>>;
 export function compactWithTier(tier: Tier, ctx: TextContext, options?: CompactOptions): Promise<TextResult>;
 export function compactWithTier(tier: Tier, ctx: TierContext, options?: CompactOptions): Promise<TierResult>;
 
@@ -340,7 +355,11 @@ export function recall(archives: ArchiveEntry[] | ArchiveEntry[][], id: string):
  * - `ERR_TC_PARSE`: a `SyntaxError`; a malformed request body;
  * - `ERR_TC_CALLBACK`: a `TypeError`; a host callback (`countTokens`) threw or broke its contract
  *   (what it threw is the `cause`);
- * - `ERR_TC_NOT_INITIALISED`: an `Error`; an export called before `init()` (browsers, workers);
+ * - `ERR_TC_NOT_INITIALISED`: an `Error`; an export called before `init()` (browsers, workers), or
+ *   the WebAssembly module could not be loaded: `init()` got a 404, a network error or something
+ *   that is not wasm (an HTML page), or the Node entry point found no `.wasm` file (then every call
+ *   throws it). The message says where it looked and what fixes it; the underlying error, if any,
+ *   is the `cause`;
  * - `ERR_TC_INSTANCE_TRAPPED`: an `Error`; the WebAssembly instance trapped and the call was
  *   abandoned (the trap is the `cause`); the next call runs on a fresh instance;
  * - `ERR_TC_INTERNAL`: an `Error`; a bug of this library.
@@ -365,11 +384,11 @@ export interface InputError extends Error {
   cause?: unknown;
 }
 
-/** An error about the library's state (an `Error`): not initialised, trapped, or a bug. */
+/** An error about the library's state (an `Error`): not initialised (or not loadable), trapped, or a bug. */
 export interface StateError extends Error {
   code: StateErrorCode;
   path?: undefined;
-  /** `ERR_TC_INSTANCE_TRAPPED`: the trap. */
+  /** `ERR_TC_INSTANCE_TRAPPED`: the trap; `ERR_TC_NOT_INITIALISED`: why loading failed, if known. */
   cause?: unknown;
 }
 
@@ -379,8 +398,34 @@ export interface StateError extends Error {
  */
 export type CompactionError = InputError | StateError;
 
+/**
+ * The host types the API names, taken from the host's own declarations when its libs have them
+ * (the DOM lib, @types/node, Deno, Bun, workers), so that a request's `signal` passes straight to
+ * `fetch`; without them, the part of each that the library uses (no DOM lib needed).
+ */
+type Global<Name extends string, Fallback> = typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
+
+/** What the library uses of an `AbortSignal`. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: (event: any) => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: (event: any) => void): void;
+}
+
+/** The host's `AbortSignal` (DOM lib, @types/node), else `AbortSignalLike`. */
+export type HostAbortSignal = Global<"AbortSignal", AbortSignalLike>;
+/** The host's `URL`, `Request` and `Response`, where declared. */
+export type HostURL = Global<"URL", never>;
+export type HostRequest = Global<"Request", never>;
+export type HostResponse = Global<"Response", never>;
+/** A compiled module: the host's `WebAssembly.Module`, where declared. */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : never;
+/** The module's bytes (what the DOM lib calls `BufferSource`). */
+export type WasmBytes = ArrayBuffer | ArrayBufferView;
+
 /** What `init` can load the WebAssembly module from. */
-export type InitInput = URL | string | Request | Response | BufferSource | WebAssembly.Module;
+export type InitInput = HostURL | string | HostRequest | HostResponse | WasmBytes | WasmModule;
 
 /**
  * Browsers and web workers: instantiates the WebAssembly module; await it once before anything
@@ -390,4 +435,4 @@ export type InitInput = URL | string | Request | Response | BufferSource | WebAs
 export function init(input?: InitInput | Promise<InitInput>): Promise<void>;
 
 /** Synchronous `init` from the module's bytes or a compiled module. */
-export function initSync(module: BufferSource | WebAssembly.Module): void;
+export function initSync(module: WasmBytes | WasmModule): void;

@@ -72,6 +72,9 @@ function typeName(value) {
  */
 export function init(input) {
   if (api.isReady()) return Promise.resolve();
+  // Node's entry points load on import; when they found no .wasm, init() says so (init(bytes) still works).
+  const failed = input === undefined ? api.loadFailure("init") : null;
+  if (failed !== null) return Promise.reject(failed);
   if (loading === null) {
     loading = compile(input).then(
       (compiled) => api.bindAsync(compiled),
@@ -97,21 +100,127 @@ export function initSync(module) {
 
 /** The compiled module from whatever `init` was given (the module is kept: a trap re-instantiates it). */
 async function compile(input) {
+  const given = input !== undefined;
   let source = await (input ?? new URL("./web/tiered_compaction_bg.wasm", import.meta.url));
   if (source instanceof WebAssembly.Module) return source;
-  if (typeof source === "string" || source instanceof URL || (typeof Request === "function" && source instanceof Request)) {
-    source = await fetch(source);
-  }
-  if (typeof Response === "function" && source instanceof Response) {
-    if (!source.ok) {
-      throw new Error(`tiered-compaction: failed to fetch the WebAssembly module: ${source.status} ${source.statusText} (${source.url})`);
+  if (typeof Response === "function" && source instanceof Response) return fromResponse(source, String(source.url), given);
+  if (typeof Request === "function" && source instanceof Request) return fromUrl(source, String(source.url), given);
+  // A URL, a string, or a bundler's stand-in for a URL (webpack's RelativeURL has `href`).
+  if (typeof source === "string" || source instanceof URL || typeof source?.href === "string") {
+    const url = typeof source === "string" ? source : String(source.href);
+    try {
+      return await fromUrl(url, url, given);
+    } catch (error) {
+      // Vite 6 and 7 dev servers serve dependencies pre-bundled from node_modules/.vite/deps/, away
+      // from the .wasm file, and answer the missing file with index.html. The package itself is
+      // still served from node_modules/tiered-compaction/ beside that directory.
+      const beside = given ? null : viteDepsFallback();
+      if (beside === null) throw error;
+      try {
+        return await fromUrl(beside, beside, given);
+      } catch {
+        throw error;
+      }
     }
-    // Streaming compilation needs the right content type; servers that send another get the slow path.
-    const type = source.headers.get("content-type") ?? "";
-    if (typeof WebAssembly.compileStreaming === "function" && type.split(";")[0].trim() === "application/wasm") {
-      return WebAssembly.compileStreaming(source);
-    }
-    return WebAssembly.compile(await source.arrayBuffer());
   }
-  return WebAssembly.compile(source);
+  try {
+    return await WebAssembly.compile(source);
+  } catch (cause) {
+    throw wasmLoadError(`init() could not compile the bytes it was given (${describeStart(source)}): ${cause?.message ?? cause}`, cause);
+  }
+}
+
+/** Where Vite's dev server serves the package's own .wasm when it pre-bundled this module (or null). */
+function viteDepsFallback() {
+  const self = String(import.meta.url);
+  const at = self.indexOf("/node_modules/.vite/");
+  return at === -1 ? null : `${self.slice(0, at)}/node_modules/tiered-compaction/web/tiered_compaction_bg.wasm`;
+}
+
+/** Fetches (or, for a file: URL in Node, reads) the module at `url` and compiles it. */
+async function fromUrl(request, url, given) {
+  if (url.startsWith("file:") && typeof globalThis.process?.versions?.node === "string") {
+    // Node's fetch does not read files (tiered-compaction/web's init() in Node). A module name in a
+    // variable, marked for bundlers to leave alone: this path never runs in a browser.
+    const fsName = "node:fs/promises";
+    const fs = globalThis.process.getBuiltinModule?.(fsName) ?? (await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName));
+    let bytes;
+    try {
+      bytes = await fs.readFile(new URL(url));
+    } catch (cause) {
+      throw wasmLoadError(`init() could not read the WebAssembly module at ${url}: ${cause?.code ?? cause?.message ?? cause}`, cause);
+    }
+    return compileBytes(bytes, url, null, given);
+  }
+  let response;
+  try {
+    response = await fetch(request);
+  } catch (cause) {
+    throw wasmLoadError(`init() could not fetch the WebAssembly module from ${url} (${cause?.message ?? cause}). ${fix(given)}`, cause);
+  }
+  return fromResponse(response, url, given);
+}
+
+/** Compiles a fetched module, or says what came back instead. */
+async function fromResponse(response, url, given) {
+  const where = response.url || url;
+  if (!response.ok) {
+    throw wasmLoadError(`init() could not load the WebAssembly module: ${where} answered ${response.status} ${response.statusText}`.trimEnd() + `. ${fix(given)}`);
+  }
+  // Streaming compilation needs the right content type; servers that send another get the slow path.
+  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (typeof WebAssembly.compileStreaming === "function" && type === "application/wasm") {
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch (cause) {
+      throw wasmLoadError(`init() could not compile the WebAssembly module from ${where}: ${cause?.message ?? cause}`, cause);
+    }
+  }
+  return compileBytes(new Uint8Array(await response.arrayBuffer()), where, type, given);
+}
+
+const MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+async function compileBytes(bytes, where, type, given) {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  if (!MAGIC.every((byte, index) => view[index] === byte)) {
+    const html = type === "text/html" || /^\s*</.test(new TextDecoder().decode(view.subarray(0, 64)));
+    throw wasmLoadError(
+      html
+        ? `init() expected the WebAssembly module at ${where} but got an HTML page (${describeStart(view)}): the server ` +
+            "answered a file it does not have with a page, as dev servers do. Vite 6 and 7 dev servers pre-bundle " +
+            'dependencies away from their files: add optimizeDeps: { exclude: ["tiered-compaction"] } to vite.config. ' +
+            (given ? "Check the URL given to init()." : "Elsewhere, pass the module's URL, its bytes or a Response to init().")
+        : `init() expected the WebAssembly module at ${where} but got ${view.length} bytes that are not one (${describeStart(view)}). ${fix(given)}`,
+    );
+  }
+  try {
+    return await WebAssembly.compile(view);
+  } catch (cause) {
+    throw wasmLoadError(`init() could not compile the WebAssembly module from ${where}: ${cause?.message ?? cause}`, cause);
+  }
+}
+
+/** What to do when the module was not where it was looked for. */
+function fix(given) {
+  return given
+    ? "Check the URL given to init()."
+    : "The module ships in the package as web/tiered_compaction_bg.wasm, and init() looks for it next to the " +
+        'package\'s JavaScript, a URL relative to the module that Vite, webpack, ' +
+        "Rollup, Parcel and Next copy into the build. esbuild does not: build with --loader:.wasm=file and pass the " +
+        'URL to init(): import wasm from "tiered-compaction/tiered_compaction_bg.wasm"; await init(wasm). Elsewhere, ' +
+        "serve the file yourself and pass its URL, its bytes or a Response to init().";
+}
+
+/** The first bytes, in hex, and as text when they read as text. */
+function describeStart(bytes) {
+  if (!(bytes instanceof Uint8Array)) return typeof bytes === "object" && bytes !== null ? (bytes.constructor?.name ?? "an object") : typeof bytes;
+  const hex = [...bytes.subarray(0, 4)].map((byte) => byte.toString(16).padStart(2, "0")).join(" ");
+  return `first bytes ${hex || "none"}; expected 00 61 73 6d`;
+}
+
+function wasmLoadError(message, cause) {
+  const error = new Error(`tiered-compaction: ${message}`, cause === undefined ? undefined : { cause });
+  error.code = "ERR_TC_NOT_INITIALISED";
+  return error;
 }

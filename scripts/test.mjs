@@ -1,8 +1,8 @@
 // Everything `npm test` runs, in order, after bootstrap.sh and build.mjs: Rust checks and tests,
 // the binding's wasm-bindgen tests in Node and Chromium (wasm-pack test), the JS suite against
-// pkg/, the demo page's tests, the type checks, the packed tarball, and the Deno / Bun / workerd
-// smoke runs. Every step runs even when an earlier one failed; a summary with timings follows, and
-// the exit code is 1 if any failed.
+// pkg/, the demo page's tests, the type checks, and the consumer matrix (the packed tarball in
+// every toolchain, Node, Deno, Bun, workerd). Every step runs even when an earlier one failed; a
+// summary with timings follows, and the exit code is 1 if any failed.
 // A step whose tool cannot exist here (Chromium without apt) is reported as SKIPPED, loudly.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -29,10 +29,13 @@ const steps = [
   // examples/ wires `summarise` to the OpenAI, Anthropic and AI SDKs; its own package.json links
   // ../pkg, so it is installed here, after the build (a no-op when current).
   ["tsc --noEmit on examples/ (SDK summarisers)", ["bash", "-c", "cd examples && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && ../node_modules/.bin/tsc --noEmit -p ."], fs.existsSync(path.join(root, "examples", "package.json")) ? null : "no examples/"],
-  ["npm pack -> install -> Node ESM + CJS", ["node", "tests/runtimes/run.mjs", "pack"]],
-  ["Deno smoke", ["node", "tests/runtimes/run.mjs", "deno"]],
-  ["Bun smoke", ["node", "tests/runtimes/run.mjs", "bun"]],
-  ["workerd smoke (POST an Anthropic body)", ["node", "tests/runtimes/run.mjs", "workerd"]],
+  // tests/types/ (own package.json: the SDKs): the SDK message types in and out, no DOM lib, the
+  // README's examples, prepareStep in a real generateText loop, and @arethetypeswrong/cli.
+  ["types: tsc against the SDKs + README, the AI SDK helper's loop, attw", ["node", "tests/types/run.mjs"]],
+  // The packed tarball in a fresh project per toolchain (Vite 6/7/8 dev and build, webpack 5,
+  // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node), pages in Chromium, and
+  // tests/runtimes/run.mjs's Node ESM + CJS, Deno, Bun and workerd checks: tests/consumers/run.mjs.
+  ["consumer matrix (npm pack -> every toolchain, Node, Deno, Bun, workerd)", ["node", "tests/consumers/run.mjs"], hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one run.
   ["bench smoke (bench/run.mjs --smoke)", ["node", "bench/run.mjs", "--smoke"]],
   // Every fuzz target for 5 s on a fresh corpus (cargo-fuzz needs the nightly toolchain; the

@@ -1,0 +1,69 @@
+// tiered-compaction/ai-sdk: a `prepareStep` for the Vercel AI SDK's generateText / streamText tool
+// loops. It builds the budget pressure from the loop's own facts and compacts the step's messages
+// (format "ai-sdk"); the SDK then sends the compacted list for that step.
+//
+//   turnCount       the model calls made so far through this helper (in one generateText call:
+//                   the step number; a helper kept for a whole chat keeps counting)
+//   contextPctUsed  the previous step's usage.inputTokens / contextWindow (before any step of
+//                   this helper has usage: the built-in estimate of the messages)
+//   idleSeconds     the time since the helper last ran, i.e. since the previous model call
+//                   started (0 on the first call)
+//   sessionComplete false
+//
+// It imports the package by its own name, so it loads through the entry point of the runtime
+// (node.mjs, browser.mjs, workerd.mjs, ...); in browsers it awaits init() itself.
+import { compact, estimateTokens, init } from "tiered-compaction";
+
+/**
+ * @param {{ contextWindow: number, sessionId?: string, compactOptions?: object, costPer1kTokens?: number,
+ *   onCompact?: (result: object, step: { stepNumber: number, pressure: object }) => unknown, now?: () => number }} options
+ */
+export function prepareStep(options) {
+  if (options === null || typeof options !== "object") throw invalid("options", `must be an object, got ${typeName(options)}`);
+  const { contextWindow, sessionId = `ai-sdk-${Math.random().toString(36).slice(2, 10)}`, compactOptions, costPer1kTokens, onCompact, now = Date.now } = options;
+  if (typeof contextWindow !== "number") throw invalid("options.contextWindow", `must be a number (the model's context window in tokens), got ${typeName(contextWindow)}`);
+  if (!Number.isFinite(contextWindow) || contextWindow <= 0) throw outOfRange("options.contextWindow", `must be a finite number > 0, got ${contextWindow}`);
+  if (typeof sessionId !== "string") throw invalid("options.sessionId", `must be a string, got ${typeName(sessionId)}`);
+  if (onCompact !== undefined && typeof onCompact !== "function") throw invalid("options.onCompact", `must be a function, got ${typeName(onCompact)}`);
+  if (typeof now !== "function") throw invalid("options.now", `must be a function, got ${typeName(now)}`);
+  let calls = 0;
+  let last = null;
+  let lastInputTokens = null;
+
+  return async function compactStep({ stepNumber, steps, messages }) {
+    const time = now();
+    const idleSeconds = last === null ? 0 : Math.max(0, (time - last) / 1000);
+    last = time;
+    const usage = Array.isArray(steps) && steps.length > 0 ? steps[steps.length - 1]?.usage : undefined;
+    if (typeof usage?.inputTokens === "number" && usage.inputTokens >= 0) lastInputTokens = usage.inputTokens;
+    await init();
+    const used = lastInputTokens ?? estimateTokens(JSON.stringify(messages) ?? "");
+    const pressure = { turnCount: calls, contextPctUsed: Math.min(1, used / contextWindow), idleSeconds, sessionComplete: false };
+    calls += 1;
+    const ctx = { sessionId, pressure, messages, format: "ai-sdk" };
+    if (costPer1kTokens !== undefined) ctx.costPer1kTokens = costPer1kTokens;
+    const result = await compact(ctx, compactOptions);
+    if (onCompact !== undefined) await onCompact(result, { stepNumber, pressure });
+    return { messages: result.messages };
+  };
+}
+
+function invalid(path, problem) {
+  const error = new TypeError(`${path} ${problem}`);
+  error.code = "ERR_TC_INVALID_TYPE";
+  error.path = path;
+  return error;
+}
+
+function outOfRange(path, problem) {
+  const error = new RangeError(`${path} ${problem}`);
+  error.code = "ERR_TC_OUT_OF_RANGE";
+  error.path = path;
+  return error;
+}
+
+function typeName(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}

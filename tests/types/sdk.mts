@@ -1,0 +1,53 @@
+// Type-checked (never run) by tests/types/run.mjs: the providers' own SDK message types go in as
+// they are and come back as the same type, and the AI SDK helper fits generateText's prepareStep.
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { generateText, type ModelMessage, type PrepareStepFunction } from "ai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { compact, compactWithTier, restore, type MessagesResult } from "tiered-compaction";
+import { prepareStep } from "tiered-compaction/ai-sdk";
+
+const pressure = { turnCount: 3, contextPctUsed: 0.4, idleSeconds: 12, sessionComplete: false };
+
+// OpenAI Chat Completions, with a legacy `function` role message (openai 7.x still declares it).
+const openai: ChatCompletionMessageParam[] = [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: "Fix the failing test." },
+  { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"npm test"}' } }] },
+  { role: "tool", tool_call_id: "c1", content: "FAIL test/users.test.ts" },
+  { role: "assistant", content: null, function_call: { name: "lookup", arguments: "{}" } },
+  { role: "function", name: "lookup", content: "legacy function result" },
+];
+const fromOpenAI: MessagesResult<ChatCompletionMessageParam> = await compact({ sessionId: "s", pressure, messages: openai });
+const backToOpenAI: ChatCompletionMessageParam[] = fromOpenAI.messages;
+const restoredOpenAI: ChatCompletionMessageParam[] = restore(fromOpenAI);
+const viaTier: ChatCompletionMessageParam[] = (await compactWithTier("micro", { sessionId: "s", pressure, messages: openai, format: "openai" })).messages;
+
+// Anthropic Messages.
+const anthropic: MessageParam[] = [
+  { role: "user", content: "Fix the failing test." },
+  { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: { command: "npm test" } }] },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "FAIL test/users.test.ts" }] },
+];
+const backToAnthropic: MessageParam[] = (await compact({ sessionId: "s", pressure, messages: anthropic, format: "anthropic" })).messages;
+
+// AI SDK ModelMessage.
+const aiSdk: ModelMessage[] = [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: "Fix the failing test." },
+  { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "npm test" } }] },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "FAIL" } }] },
+];
+const backToAiSdk: ModelMessage[] = (await compact({ sessionId: "s", pressure, messages: aiSdk, format: "ai-sdk" })).messages;
+
+// The result keeps the SDK type: an OpenAI result is not an Anthropic list.
+// @ts-expect-error ChatCompletionMessageParam is not MessageParam
+const wrong: MessageParam[] = fromOpenAI.messages;
+
+// The AI SDK helper is a prepareStep as generateText declares it.
+const step: PrepareStepFunction<{}> = prepareStep({ contextWindow: 200_000 });
+declare const model: Parameters<typeof generateText>[0]["model"];
+await generateText({ model, prompt: "hi", prepareStep: prepareStep({ contextWindow: 200_000, compactOptions: { policy: { keepRecentSteps: 2 } } }) });
+// @ts-expect-error the context window is required
+prepareStep({});
+
+void [backToOpenAI, restoredOpenAI, viaTier, backToAnthropic, backToAiSdk, wrong, step];
