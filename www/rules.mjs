@@ -1,4 +1,4 @@
-// The policy's rules in words (SPEC §3), evaluated from the same thresholds the page passes to
+// The policy's rules in words (docs/design.md, "The tiers"), evaluated from the same thresholds the page passes to
 // `selectTier` as its `policy` option. The tier shown is always what `selectTier` returned; these
 // words explain it, and the page flags any disagreement instead of hiding it.
 
@@ -52,7 +52,7 @@ export function explainTier(pressure, thresholds = DEFAULT_THRESHOLDS) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What each tier does (SPEC §4, §5), in words, from the same policy the page passes to
+// What each tier does (docs/design.md, "The tiers"), in words, from the same policy the page passes to
 // `compact`. Agents run in steps: each assistant message starts one, the tool results that
 // answer its calls belong to it. The protected tail is the newest `keepRecentSteps` steps plus
 // the newest message with user words.

@@ -1,4 +1,4 @@
-// The demo's stand-in for a real summarisation model: a `summarise` callback (SPEC §6) with a
+// The demo's stand-in for a real summarisation model: a `summarise` callback (docs/design.md, "The tiers": digests and summaries) with a
 // configurable delay and failure mode, so the page can show the async path and every fallback.
 // Deterministic (no clock or randomness in what it returns), so the page test can run the same
 // stub in Node against the Node build and expect the same numbers.

@@ -61,6 +61,9 @@ fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, See
     if role == Some("developer") {
         found(Field::Named("role"), Seen::Words("\"developer\""));
     }
+    if role == Some("function") {
+        found(Field::Named("role"), Seen::Words("\"function\""));
+    }
     if fields.tool_calls.is_some_and(|calls| !calls.is_null()) {
         found(Field::Named("tool_calls"), Seen::Words("\"tool_calls\""));
     }
@@ -92,6 +95,15 @@ pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     let path = message_path(ADAPTER.list_key, index);
     let object = object_at(value, &path)?;
+    if object.get("role").and_then(Value::as_str) == Some("function") {
+        // The legacy function-calling result (`{ role: "function", name, content }`): the
+        // agent's, kept whole and counted by its JSON; no tier edits it.
+        return Ok(finish_message(
+            Role::Tool,
+            vec![other_block(value, Vec::new())],
+            index,
+        ));
+    }
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match role {
         Role::Tool => vec![tool_result_block(object, &path)?],
@@ -811,6 +823,25 @@ mod tests {
             applied.archive[0].location,
             "messages[2].tool_calls[1].function.arguments"
         );
+    }
+
+    #[test]
+    fn a_legacy_function_message_passes_through_untouched() {
+        let messages = serde_json::json!([
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": null, "function_call": {"name": "weather", "arguments": "{}"}},
+            {"role": "function", "name": "weather", "content": "sunny"},
+        ]);
+        let messages = messages.as_array().expect("an array");
+        assert_eq!(
+            crate::formats::detect::detect(&messages[2..]).unwrap(),
+            Format::OpenAi
+        );
+        let transcript = read(messages).expect("reads");
+        assert_eq!(transcript.messages[2].role, Role::Tool);
+        assert_eq!(transcript.messages[2].blocks[0].kind, BlockKind::Other);
+        let applied = apply_messages(messages, &transcript, &[]).expect("applies");
+        assert_eq!(applied.output, *messages);
     }
 
     #[test]

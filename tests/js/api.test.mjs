@@ -19,7 +19,7 @@ import { SEED_MICRO_TEXT, TIERS, assertCamelCase, pressure } from "./helpers.mjs
 import { assertNothingLost } from "./lossless.mjs";
 
 describe("exports", () => {
-  it("are exactly the SPEC §2 names plus init/initSync", () => {
+  it("are exactly the API names (docs/design.md) plus init/initSync", () => {
     assert.deepEqual(Object.keys(api).sort(), [
       "TIER_COST_WEIGHT",
       "compact",
@@ -58,7 +58,7 @@ describe("TIER_COST_WEIGHT", () => {
 });
 
 describe("selectTier", () => {
-  // The seed's boundary cases (SPEC §3).
+  // The seed's boundary cases (docs/design.md, "The tiers").
   const cases = [
     [pressure(3, 0.7), "auto"],
     [pressure(3, 0.1, 300), "time_based"],

@@ -1,4 +1,4 @@
-// Many compact calls in flight at once in one instance must not interfere (SPEC §6): 500
+// Many compact calls in flight at once in one instance must not interfere (docs/design.md, "The tiers": digests and summaries): 500
 // concurrent calls whose summarisers answer after random delays (some failing, some timing out)
 // give exactly the results of the same calls made one after another.
 import assert from "node:assert/strict";

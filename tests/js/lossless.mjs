@@ -1,11 +1,11 @@
-// "Nothing lost" (SPEC §7): `restore(result)` gives the input back, the archive has its shape
+// "Nothing lost" (docs/design.md, "Archive, restore, recall"): `restore(result)` gives the input back, the archive has its shape
 // (ids, kinds, locations) and every stub's recall id resolves. Imports the package (the Node
 // entry point, initialised on import), unlike helpers.mjs.
 import assert from "node:assert/strict";
 import { restore } from "tiered-compaction";
 import { restoreMessages, restoreText } from "./helpers.mjs";
 
-/** An archive id: `a` + 12 hex digits (SPEC §7: short enough to quote). */
+/** An archive id: `a` + 12 hex digits (short enough to quote). */
 export const ARCHIVE_ID = /^a[0-9a-f]{12}$/;
 
 /** Every `recall: ID` a stub names in `output` (a string, or anything JSON.stringify takes). */
@@ -35,7 +35,7 @@ export function assertArchiveShape(result) {
 }
 
 /**
- * Nothing lost (SPEC §7): `restore(result)` is the input again, deep-equal, and the archive has
+ * Nothing lost (docs/design.md, "Archive, restore, recall"): `restore(result)` is the input again, deep-equal, and the archive has
  * its shape. A tier that makes one plan (every tier but auto, on valid input) has every entry's
  * location in the input itself, so the input is also rebuilt here independently of `restore`,
  * from the output and the archive by location. auto makes several plans (micro's stubs, thinking,

@@ -1,4 +1,4 @@
-// restore, recall and recallToolDefinition (SPEC §2, §7; issue 14 point 5): `restore(result)` is
+// restore, recall and recallToolDefinition (docs/design.md, "Archive, restore, recall"): `restore(result)` is
 // the input again for every tier and format (a request body: the bytes outside the message list
 // unchanged, the messages JSON-equal), a chain of results restores step by step, every stub's
 // recall id names an archive entry that `recall` finds, and the recall tool has each format's

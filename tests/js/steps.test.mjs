@@ -1,4 +1,4 @@
-// Agent runs (SPEC §3, §4; issue 14): steps and the protected tail (`keepRecentSteps`), tools
+// Agent runs (docs/design.md, "The internal model"): steps and the protected tail (`keepRecentSteps`), tools
 // whose results are never compacted (`excludeTools`), and call ids reused across steps (`call_0`
 // every time, valid in OpenAI and the AI SDK). The runs have one human prompt and then only tool
 // steps: the shape that saved nothing under the old "latest turn" rule.

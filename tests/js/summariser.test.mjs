@@ -1,4 +1,4 @@
-// The delegated summariser (SPEC §6): every way it can misbehave falls back to the structural
+// The delegated summariser (docs/design.md, "The tiers": digests and summaries): every way it can misbehave falls back to the structural
 // digest, marks the result degraded with the cause, and loses nothing.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

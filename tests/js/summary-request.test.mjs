@@ -1,4 +1,4 @@
-// What the summariser is asked (SPEC §6) for a realistic agent session, what happens when its
+// What the summariser is asked (docs/design.md, "The tiers": digests and summaries) for a realistic agent session, what happens when its
 // answer drops a must-keep item, and that concurrent sessions never see each other's requests.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
