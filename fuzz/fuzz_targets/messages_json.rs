@@ -1,6 +1,6 @@
 //! Every tier on arbitrary JSON read as a messages list, with format detection and with each
 //! format named: the adapters must refuse what they cannot read (never panic), and whatever they
-//! accept must come out with every SPEC §4 invariant kept.
+//! accept must come out with every invariant of docs/design.md kept.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
