@@ -112,14 +112,14 @@ pub fn is_summary_text(text: &str) -> bool {
 /// or without a recall id) or a stale-block stub.
 pub fn is_collapsed_body(text: &str) -> bool {
     let text = text.trim_end();
-    let marker_ends = text.ends_with(" chars]")
-        || text
+    // The marker is on the last line: only that line is searched (a body can be megabytes).
+    let last_line = text.rsplit_once('\n').map_or(text, |(_, line)| line);
+    let marker_ends = last_line.ends_with(" chars]")
+        || last_line
             .rsplit_once("; recall: ")
             .is_some_and(|(_, id)| id.ends_with(']') && !id.contains(char::is_whitespace));
-    let last_marker = text
-        .rfind(PRUNED_BODY_PREFIX)
-        .max(text.rfind(PRUNED_INPUT_PREFIX));
-    let collapsed = marker_ends && last_marker.is_some_and(|at| !text[at..].contains('\n'));
+    let collapsed = marker_ends
+        && (last_line.contains(PRUNED_BODY_PREFIX) || last_line.contains(PRUNED_INPUT_PREFIX));
     collapsed || is_stale_stub(text) || text.starts_with("[thinking archived: ")
 }
 
