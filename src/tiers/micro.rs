@@ -141,6 +141,11 @@ pub fn input_edit(
     id: &str,
     env: &TierEnv<'_>,
 ) -> Option<Edit> {
+    // No string inside an input can be longer than the whole input: short calls (nearly all)
+    // are not parsed.
+    if block.chars() <= env.policy.micro_body_threshold_chars {
+        return None;
+    }
     let text = tool_input::stubbed(
         &block.text,
         env.policy.micro_body_threshold_chars,

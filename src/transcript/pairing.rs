@@ -82,12 +82,12 @@ pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>
         .collect()
 }
 
-/// Message indices where each pair key occurs (as a call or as a result).
-fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<PairKey<'t>, Vec<usize>> {
+/// Message indices where each pair key of `keys` (from [`pair_keys`]) occurs.
+fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Vec<usize>> {
     let mut map: FastMap<PairKey, Vec<usize>> = FastMap::default();
-    for (index, keys) in pair_keys(transcript).into_iter().enumerate() {
-        for key in keys.into_iter().flatten() {
-            map.entry(key).or_default().push(index);
+    for (index, message_keys) in keys.iter().enumerate() {
+        for key in message_keys.iter().flatten() {
+            map.entry(*key).or_default().push(index);
         }
     }
     map
@@ -96,8 +96,8 @@ fn occurrences<'t>(transcript: &'t Transcript<'_>) -> FastMap<PairKey<'t>, Vec<u
 /// Maximal contiguous ranges of `candidates` that are closed under pairing: every tool id that
 /// occurs inside a range occurs only inside it, so replacing the range never splits a pair.
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
-    let map = occurrences(transcript);
     let keys = pair_keys(transcript);
+    let map = occurrences(&keys);
     let mut good = candidates.to_vec();
     loop {
         let ranges = ranges_of(&good);
