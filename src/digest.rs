@@ -1,6 +1,10 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
 //! when the summariser's answer is refused. No model call; built from the transcript alone.
 
+mod conversation;
+
+pub use conversation::conversation_digest;
+
 use crate::base::hash::{FastMap, FastSet};
 use crate::markers;
 use crate::salient;

@@ -1,0 +1,75 @@
+//! Past the cheap reductions: the oldest tool runs, then older conversation, chosen to the
+//! budget and replaced in one plan (one summariser request, or a digest per stretch).
+
+use super::budget::{Budget, Stage};
+use super::summary::Summarised;
+use super::{digests, protection, select, summary, units};
+use crate::tiers::TierEnv;
+use crate::transcript::Format;
+use crate::working::Working;
+
+/// Replaces what the budget still needs from the older context; returns the budget's note.
+pub async fn reduce(
+    working: &mut Working<'_>,
+    env: &TierEnv<'_>,
+    budget: &Budget,
+) -> crate::error::Result<String> {
+    if working.format() == Format::Text {
+        // Prose in paragraphs, so that only the oldest part of a long text need go.
+        working.read_text_sections();
+    }
+    let now = working.tokens(env.counter);
+    let transcript = &working.transcript;
+    let pieces = units::of(transcript, &protection(transcript, env));
+    let by_summary = env.summariser.is_some();
+    let to_save = match by_summary {
+        true => budget.to_save_by_summary(now),
+        false => budget.to_save(now),
+    };
+    let mut choice = select::choose(transcript, &pieces, to_save, by_summary, env);
+    if choice.stretches.is_empty() {
+        return Ok(budget.short_note(Stage::OlderConversation, "nothing more can go", now));
+    }
+    let seq = working.plans_applied;
+    let mut held_back = None;
+    let plan = if by_summary {
+        match summary::plan(working, choice.stretches.clone(), env).await {
+            Summarised::Done(plan) => plan,
+            Summarised::HeldBack(plan, why) => {
+                held_back = Some(why);
+                plan
+            }
+            Summarised::Refused { warning, usage } => {
+                // Digests save less than a summary: chosen again for what they save.
+                let transcript = &working.transcript;
+                choice = select::choose(transcript, &pieces, budget.to_save(now), false, env);
+                let mut plan = digests::plan(transcript, &choice.stretches, env, seq);
+                plan.reason.push_str(" (summariser refused)");
+                plan.degraded = true;
+                plan.warnings.push(warning);
+                plan.summariser_usage = usage;
+                plan
+            }
+        }
+    } else {
+        digests::plan(transcript, &choice.stretches, env, seq)
+    };
+    let stage = if choice.reached_talk {
+        Stage::OlderConversation
+    } else {
+        Stage::ToolRuns
+    };
+    working.apply(plan)?;
+    let after = working.tokens(env.counter);
+    if budget.met(after) {
+        return Ok(budget.met_note(stage, after));
+    }
+    let why = match held_back {
+        Some(why) => why,
+        None if choice.everything => "nothing more can go",
+        // One plan per call: a second one would take a new summariser call (and the archive
+        // undoes one plan's ranges at a time).
+        None => "it saved less than estimated",
+    };
+    Ok(budget.short_note(stage, why, after))
+}
