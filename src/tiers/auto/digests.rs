@@ -8,7 +8,7 @@ use crate::digest;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::tiers::{TierEnv, shrinking};
-use crate::transcript::{Format, Transcript};
+use crate::transcript::{Format, Role, Transcript};
 use std::ops::Range;
 
 /// The digest of messages `range`: of conversation when `talk`, else of tool runs.
@@ -68,6 +68,29 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>, s
         edits,
         reason,
         ..Plan::default()
+    }
+}
+
+/// Tokens of the message that keeps roles alternating after `range` is replaced, where the
+/// format needs one: the adapter adds it when the replacement fits neither role between its
+/// neighbours (Anthropic: between a user message and an assistant one).
+pub fn bridge_tokens(transcript: &Transcript, range: Range<usize>, env: &TierEnv<'_>) -> u64 {
+    if !crate::formats::registry::alternates(transcript.format) {
+        return 0;
+    }
+    let assistant = |at: usize| {
+        transcript
+            .messages
+            .get(at)
+            .map(|m| m.role == Role::Assistant)
+    };
+    let before = range.start.checked_sub(1).and_then(assistant);
+    let after = assistant(range.end);
+    let fits =
+        |role: bool| before != Some(role) && after != Some(role) && (before.is_some() || !role);
+    match fits(true) || fits(false) {
+        true => 0,
+        false => env.counter.count(markers::ROLE_BRIDGE),
     }
 }
 

@@ -4,7 +4,7 @@
 //! ([`crate::summarise::target_tokens`]) over everything chosen, plus the `mustKeep` items it
 //! carries verbatim (the user's directives among them) and its heading.
 
-use super::digests::{digest_of, for_format};
+use super::digests::{bridge_tokens, digest_of, for_format};
 use super::units::Units;
 use crate::markers;
 use crate::must_keep;
@@ -151,9 +151,11 @@ impl<'t, 'e> Estimate<'t, 'e> {
             // As the plan writes it: with a recall id where the format has ids.
             let recall = (self.transcript.format != Format::Text).then_some(SAMPLE_ID);
             let end = range.end;
-            let digest = digest_of(self.transcript, range, talk, recall);
+            let digest = digest_of(self.transcript, range.clone(), talk, recall);
             let digest = for_format(self.transcript, digest, end);
-            self.digested += tokens.saturating_sub(self.env.counter.count(&digest));
+            let cost =
+                self.env.counter.count(&digest) + bridge_tokens(self.transcript, range, self.env);
+            self.digested += tokens.saturating_sub(cost);
         }
     }
 
