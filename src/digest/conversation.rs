@@ -3,7 +3,7 @@
 //! content and the agent's words by their first characters, one line per tool call, then the
 //! lines that matter and the paths.
 
-use super::{SHORT, calls, one_line, summary_body, write_facts};
+use super::{RUN_FACTS, SHORT, calls, one_line, summary_body, write_facts};
 use crate::markers;
 use crate::must_keep::DIRECTIVE_MAX_CHARS;
 use crate::transcript::{BlockKind, Format, Message, Role, Transcript};
@@ -37,7 +37,10 @@ pub fn conversation_digest(
     for call in calls(messages) {
         let _ = write!(out, "\n- {}", call.line());
     }
-    write_facts(&mut out, messages);
+    // As many facts per exchange as a run's digest keeps: a stretch of many turns is not cut
+    // down to one run's share.
+    let turns = messages.iter().filter(|m| m.has_user_words()).count();
+    write_facts(&mut out, messages, RUN_FACTS * (1 + turns));
     out
 }
 

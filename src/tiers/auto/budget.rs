@@ -82,16 +82,16 @@ impl Budget {
     }
 
     /// Tokens still to save from `tokens`.
-    pub fn to_save(&self, tokens: u64) -> u64 {
+    pub fn still_needed(&self, tokens: u64) -> u64 {
         tokens.saturating_sub(self.goal)
     }
 
     /// Tokens a summary made from `tokens` should save: what the budget still needs, and at
     /// least `minReduction` of `tokens` (the loop guard holds back a call worth less; asking for
     /// less here would leave a call due that a second look at the output would make).
-    pub fn to_save_by_summary(&self, tokens: u64) -> u64 {
+    pub fn needed_by_summary(&self, tokens: u64) -> u64 {
         let worth = (tokens as f64 * self.min_reduction).ceil() as u64;
-        self.to_save(tokens).max(worth)
+        self.still_needed(tokens).max(worth)
     }
 
     /// The share of the window `tokens` stand for, by the pressure's own measure.
@@ -155,7 +155,7 @@ mod tests {
         let budget = Budget::new(0.8, &policy, 1000);
         assert_eq!(budget.goal, 625);
         assert!(budget.met(625) && !budget.met(626));
-        assert_eq!(budget.to_save(1000), 375);
+        assert_eq!(budget.still_needed(1000), 375);
         assert_eq!(
             budget.met_note(Stage::Media, 600),
             "target 0.5 met after media (0.8 -> 0.48)"

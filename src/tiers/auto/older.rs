@@ -23,8 +23,8 @@ pub async fn reduce(
     let pieces = units::of(transcript, &protection(transcript, env));
     let by_summary = env.summariser.is_some();
     let to_save = match by_summary {
-        true => budget.to_save_by_summary(now),
-        false => budget.to_save(now),
+        true => budget.needed_by_summary(now),
+        false => budget.still_needed(now),
     };
     let mut choice = select::choose(transcript, &pieces, to_save, by_summary, env);
     if choice.stretches.is_empty() {
@@ -42,7 +42,7 @@ pub async fn reduce(
             Summarised::Refused { warning, usage } => {
                 // Digests save less than a summary: chosen again for what they save.
                 let transcript = &working.transcript;
-                choice = select::choose(transcript, &pieces, budget.to_save(now), false, env);
+                choice = select::choose(transcript, &pieces, budget.still_needed(now), false, env);
                 let mut plan = digests::plan(transcript, &choice.stretches, env, seq);
                 plan.reason.push_str(" (summariser refused)");
                 plan.degraded = true;

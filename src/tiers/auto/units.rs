@@ -85,11 +85,9 @@ fn split(
     let mut pieces = Vec::new();
     for range in ranges {
         let mut from = range.start;
-        for index in range.start + 1..range.end {
-            if cuts[index] && starts(index) {
-                pieces.push(from..index);
-                from = index;
-            }
+        for index in (range.start + 1..range.end).filter(|&at| cuts[at] && starts(at)) {
+            pieces.push(from..index);
+            from = index;
         }
         pieces.push(from..range.end);
     }
