@@ -466,3 +466,37 @@ fn the_reason_says_where_auto_stopped_and_why() {
         .count();
     assert_eq!(user_words, 1, "the task stays");
 }
+
+#[test]
+fn a_folded_summary_between_two_user_messages_leaves_a_pointer_in_anthropic() {
+    // Our earlier summary stands between the task and the newest user words; the new summary
+    // folds it in. Removing it would put two user messages side by side: a pointer stays.
+    let call = |id: &str| serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "bash", "input": {"cmd": "make"}}]});
+    let result = |id: &str| serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": format!("error: build {id} failed in src/{id}.rs\n{}", "ok\n".repeat(60))}]});
+    let input = vec![
+        serde_json::json!({"role": "user", "content": "Fix the build."}),
+        serde_json::json!({"role": "assistant", "content": "[summary of earlier tool runs] covers 100 tokens\nThe build was broken."}),
+        serde_json::json!({"role": "user", "content": "Go on, please."}),
+        call("a"),
+        result("a"),
+        call("b"),
+        result("b"),
+        call("c"),
+        result("c"),
+        serde_json::json!({"role": "assistant", "content": "Done."}),
+    ];
+    let fake = FakeSummariser::new(Mode::Good);
+    let ctx = ctx_of(Format::Anthropic, input.clone(), 0.9);
+    let mut options = CompactOptions {
+        summariser: Some(&fake),
+        ..CompactOptions::default()
+    };
+    options.policy.keep_recent_steps = 1;
+    let result = block_on(compact_with_tier(Tier::Auto, &ctx, &options)).unwrap();
+    assert_eq!(fake.calls(), 1, "{}", result.reason);
+    let output = result.messages().unwrap();
+    assert_alternates(output, "folded summary");
+    assert_eq!(output[1]["content"][0]["text"], "[folded into the summary below]");
+    assert!(texts(Format::Anthropic, &result).contains("[summary of earlier tool runs] covers "));
+    assert_eq!(restore(&result.context, &result.archive), ContextData::Messages(input));
+}
