@@ -24,16 +24,18 @@ pub fn conversation_digest(
         let _ = write!(out, "\nrecall: {id}");
     }
     let flat = transcript.format == Format::Text;
+    let mut lines = Vec::new();
     for message in messages {
         if message.is_library_summary {
             // An earlier digest or summary folded into this one keeps its lines.
             for line in summary_body(message).lines() {
-                let _ = write!(out, "\n{line}");
+                lines.push(Line::Kept(line.to_string()));
             }
             continue;
         }
-        write_words(&mut out, message, flat);
+        words(&mut lines, message, flat);
     }
+    write_lines(&mut out, lines);
     for call in calls(messages) {
         let _ = write!(out, "\n- {}", call.line());
     }
@@ -44,8 +46,45 @@ pub fn conversation_digest(
     out
 }
 
+/// A line of the digest: kept whatever the digest's length (a directive, an earlier digest's
+/// line), or the head of a message, of which a long stretch keeps the first and last few.
+enum Line {
+    Kept(String),
+    Head(String),
+}
+
+/// Heads of messages a digest shows at most: the oldest half and the newest half of this many.
+/// A stretch of hundreds of short messages must still come out shorter than itself.
+const HEADS: usize = 24;
+
+fn write_lines(out: &mut String, lines: Vec<Line>) {
+    let heads = lines
+        .iter()
+        .filter(|line| matches!(line, Line::Head(_)))
+        .count();
+    let skipped = heads.saturating_sub(HEADS);
+    let mut head = 0;
+    for line in lines {
+        let text = match line {
+            Line::Kept(text) => text,
+            Line::Head(text) => {
+                head += 1;
+                match head {
+                    // The first one left out says how many are.
+                    at if at == HEADS / 2 + 1 && skipped > 0 => {
+                        format!("- … {skipped} more message(s), in the archive")
+                    }
+                    at if at > HEADS / 2 && at <= HEADS / 2 + skipped => continue,
+                    _ => text,
+                }
+            }
+        };
+        let _ = write!(out, "\n{text}");
+    }
+}
+
 /// One line per text of `message`: a directive whole, anything else by its first characters.
-fn write_words(out: &mut String, message: &Message, flat: bool) {
+fn words(lines: &mut Vec<Line>, message: &Message, flat: bool) {
     let user = message.has_user_words();
     let texts = message
         .blocks
@@ -54,18 +93,17 @@ fn write_words(out: &mut String, message: &Message, flat: bool) {
     for block in texts {
         let words = crate::base::cut::trim(&block.text);
         let chars = words.chars().count();
-        let _ = match (user, flat) {
-            _ if words.is_empty() => Ok(()),
-            (true, _) if chars <= DIRECTIVE_MAX_CHARS => write!(out, "\nuser: {words}"),
-            (true, _) => write!(out, "\nuser ({chars} chars): {}", one_line(words, SHORT)),
-            (false, true) => write!(out, "\n- {}", one_line(words, SHORT)),
-            (false, false) => write!(
-                out,
-                "\n{}: {}",
+        lines.push(match (user, flat) {
+            _ if words.is_empty() => continue,
+            (true, _) if chars <= DIRECTIVE_MAX_CHARS => Line::Kept(format!("user: {words}")),
+            (true, _) => Line::Head(format!("user ({chars} chars): {}", one_line(words, SHORT))),
+            (false, true) => Line::Head(format!("- {}", one_line(words, SHORT))),
+            (false, false) => Line::Head(format!(
+                "{}: {}",
                 role_label(message.role),
                 one_line(words, SHORT)
-            ),
-        };
+            )),
+        });
     }
 }
 
@@ -121,5 +159,23 @@ mod tests {
         )));
         assert!(digest.contains("! error: boom in src/a.rs"), "{digest}");
         assert!(digest.chars().count() < directive.len() + answer.len() + pasted.len());
+    }
+
+    #[test]
+    fn a_long_stretch_shows_its_oldest_and_newest_messages() {
+        let messages = (0..100)
+            .map(|i| message(Role::Assistant, &format!("answer {i}")))
+            .collect();
+        let transcript = Transcript {
+            format: Format::OpenAi,
+            messages,
+        };
+        let digest = conversation_digest(&transcript, 0..100, None);
+        let lines: Vec<&str> = digest.lines().collect();
+        assert_eq!(lines.len(), 1 + 24 + 1);
+        assert_eq!(lines[12], "assistant: answer 11");
+        assert_eq!(lines[13], "- … 76 more message(s), in the archive");
+        assert_eq!(lines[14], "assistant: answer 88");
+        assert_eq!(lines[25], "assistant: answer 99");
     }
 }

@@ -365,6 +365,31 @@ fn legacy_compaction_reduces_plain_text_above_the_target() {
         "{}",
         result.reason
     );
+    // Any text: hundreds of short paragraphs, or one long line with no paragraph at all.
+    for text in [
+        (0..300)
+            .map(|i| format!("User: hi {i}\n\nAssistant: hello {i}\n\n"))
+            .collect::<String>(),
+        "word ".repeat(4000),
+    ] {
+        let result = block_on(run_legacy_compaction(
+            "s-legacy",
+            &text,
+            None,
+            None,
+            &CompactOptions::default(),
+        ))
+        .unwrap();
+        assert!(
+            result.after_tokens * 2 <= result.before_tokens,
+            "{}",
+            result.reason
+        );
+        assert_eq!(
+            restore(&result.context, &result.archive),
+            ContextData::Text(text)
+        );
+    }
 }
 
 #[test]
@@ -496,7 +521,13 @@ fn a_folded_summary_between_two_user_messages_leaves_a_pointer_in_anthropic() {
     assert_eq!(fake.calls(), 1, "{}", result.reason);
     let output = result.messages().unwrap();
     assert_alternates(output, "folded summary");
-    assert_eq!(output[1]["content"][0]["text"], "[folded into the summary below]");
+    assert_eq!(
+        output[1]["content"][0]["text"],
+        "[folded into the summary below]"
+    );
     assert!(texts(Format::Anthropic, &result).contains("[summary of earlier tool runs] covers "));
-    assert_eq!(restore(&result.context, &result.archive), ContextData::Messages(input));
+    assert_eq!(
+        restore(&result.context, &result.archive),
+        ContextData::Messages(input)
+    );
 }

@@ -70,10 +70,11 @@ fn trim_to_tools(transcript: &Transcript, range: Range<usize>) -> Option<Range<u
 
 /// A message with nothing but whitespace (a flat-text separator) is no piece of its own.
 fn is_blank(message: &Message) -> bool {
-    message
-        .blocks
-        .iter()
-        .all(|block| block.text.trim().is_empty())
+    !message.has_tool_blocks()
+        && message
+            .blocks
+            .iter()
+            .all(|block| block.text.trim().is_empty())
 }
 
 /// `ranges` cut before each index where `starts` holds and no tool pair spans the cut.
