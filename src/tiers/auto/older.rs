@@ -2,8 +2,11 @@
 //! budget and replaced in one plan (one summariser request, or a digest per stretch).
 
 use super::budget::{Budget, Stage};
+use super::select::Choice;
 use super::summary::Summarised;
+use super::units::Units;
 use super::{digests, protection, select, summary, units};
+use crate::plan::Plan;
 use crate::tiers::TierEnv;
 use crate::transcript::Format;
 use crate::working::Working;
@@ -26,34 +29,11 @@ pub async fn reduce(
         true => budget.needed_by_summary(now),
         false => budget.still_needed(now),
     };
-    let mut choice = select::choose(transcript, &pieces, to_save, by_summary, env);
+    let choice = select::choose(transcript, &pieces, to_save, by_summary, env);
     if choice.stretches.is_empty() {
         return Ok(budget.short_note(Stage::OlderConversation, "nothing more can go", now));
     }
-    let seq = working.plans_applied;
-    let mut held_back = None;
-    let plan = if by_summary {
-        match summary::plan(working, choice.stretches.clone(), env).await {
-            Summarised::Done(plan) => plan,
-            Summarised::HeldBack(plan, why) => {
-                held_back = Some(why);
-                plan
-            }
-            Summarised::Refused { warning, usage } => {
-                // Digests save less than a summary: chosen again for what they save.
-                let transcript = &working.transcript;
-                choice = select::choose(transcript, &pieces, budget.still_needed(now), false, env);
-                let mut plan = digests::plan(transcript, &choice.stretches, env, seq);
-                plan.reason.push_str(" (summariser refused)");
-                plan.degraded = true;
-                plan.warnings.push(warning);
-                plan.summariser_usage = usage;
-                plan
-            }
-        }
-    } else {
-        digests::plan(transcript, &choice.stretches, env, seq)
-    };
+    let (plan, held_back, choice) = plan_for(working, env, budget, &pieces, choice, now).await;
     let stage = if choice.reached_talk {
         Stage::OlderConversation
     } else {
@@ -72,4 +52,39 @@ pub async fn reduce(
         None => "it saved less than estimated",
     };
     Ok(budget.short_note(stage, why, after))
+}
+
+/// The plan that replaces `choice`, why the loop guard held a summary back (if it did), and the
+/// choice the plan is for: a refused summary is replaced by digests, chosen afresh for what
+/// digests save (less than a summary).
+async fn plan_for(
+    working: &Working<'_>,
+    env: &TierEnv<'_>,
+    budget: &Budget,
+    pieces: &Units,
+    choice: Choice,
+    now: u64,
+) -> (Plan, Option<&'static str>, Choice) {
+    let transcript = &working.transcript;
+    let seq = working.plans_applied;
+    if env.summariser.is_none() {
+        return (
+            digests::plan(transcript, &choice.stretches, env, seq),
+            None,
+            choice,
+        );
+    }
+    match summary::plan(working, choice.stretches.clone(), env).await {
+        Summarised::Done(plan) => (plan, None, choice),
+        Summarised::HeldBack(plan, why) => (plan, Some(why), choice),
+        Summarised::Refused { warning, usage } => {
+            let choice = select::choose(transcript, pieces, budget.still_needed(now), false, env);
+            let mut plan = digests::plan(transcript, &choice.stretches, env, seq);
+            plan.reason.push_str(" (summariser refused)");
+            plan.degraded = true;
+            plan.warnings.push(warning);
+            plan.summariser_usage = usage;
+            (plan, None, choice)
+        }
+    }
 }

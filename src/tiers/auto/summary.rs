@@ -13,7 +13,7 @@ use crate::markers;
 use crate::must_keep;
 use crate::plan::{Edit, Plan};
 use crate::result::SummariserUsage;
-use crate::summarise;
+use crate::summarise::{self, SummaryRequest};
 use crate::tiers::{TierEnv, range_tokens};
 use crate::transcript::render::render;
 use crate::transcript::{Message, Role, Transcript, message_tokens};
@@ -144,24 +144,12 @@ async fn summarise(
 ) -> Summarised {
     let transcript = &working.transcript;
     let ranges: Vec<Range<usize>> = stretches.iter().map(|s| s.range.clone()).collect();
-    let talk = stretches.iter().any(|s| s.talk);
-    let replaced: u64 = ranges
-        .iter()
-        .map(|r| range_tokens(transcript, r.clone(), env.counter))
-        .sum();
-    let must_keep = must_keep::collect(transcript, &ranges);
-    let rendered = ranges
-        .iter()
-        .map(|r| render(transcript, r.clone()))
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let messages = request_messages(working, &ranges);
-    let request = env.summary_request(super::TIER, rendered, messages, replaced, must_keep);
-    let marker = if talk {
+    let marker = if stretches.iter().any(|s| s.talk) {
         markers::CONVERSATION_SUMMARY
     } else {
         markers::RUN_SUMMARY
     };
+    let (request, replaced) = request(working, &ranges, env);
     // The heading is ours, not the summariser's: leave room for it in the never-grows check.
     let heading_tokens = env
         .counter
@@ -187,29 +175,60 @@ async fn summarise(
     } else {
         format!("{heading}\n{}", outcome.text)
     };
-    let last = ranges.len().saturating_sub(1);
-    let kind = kind_of(stretches);
-    let edits = ranges
-        .iter()
-        .enumerate()
-        .map(|(i, range)| Edit::ReplaceMessages {
-            range: range.clone(),
-            text: if i == last {
-                Some(for_format(transcript, text.clone(), range.end))
-            } else {
-                needs_pointer(transcript, range.clone())
-                    .then(|| for_format(transcript, markers::FOLDED.to_string(), range.end))
-            },
-            kind,
-            is_summary: true,
-        })
-        .collect();
     Summarised::Done(Plan {
-        edits,
+        edits: edits(transcript, stretches, &text),
         reason: format!("replaced {fresh} by one summary"),
         summariser_usage: outcome.usage,
         ..Plan::default()
     })
+}
+
+/// The request for messages `ranges`, and the tokens they hold.
+fn request(
+    working: &Working<'_>,
+    ranges: &[Range<usize>],
+    env: &TierEnv<'_>,
+) -> (SummaryRequest, u64) {
+    let transcript = &working.transcript;
+    let replaced: u64 = ranges
+        .iter()
+        .map(|r| range_tokens(transcript, r.clone(), env.counter))
+        .sum();
+    let must_keep = must_keep::collect(transcript, ranges);
+    let rendered = ranges
+        .iter()
+        .map(|r| render(transcript, r.clone()))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let messages = request_messages(working, ranges);
+    let request = env.summary_request(super::TIER, rendered, messages, replaced, must_keep);
+    (request, replaced)
+}
+
+/// The summary `text` where the last of `stretches` was; the earlier ones removed (or, where
+/// their removal would break the role order, a pointer to it).
+fn edits(transcript: &Transcript, stretches: &[Stretch], text: &str) -> Vec<Edit> {
+    let last = stretches.len().saturating_sub(1);
+    let kind = kind_of(stretches);
+    stretches
+        .iter()
+        .enumerate()
+        .map(|(i, stretch)| {
+            let range = stretch.range.clone();
+            let text = if i == last {
+                Some(for_format(transcript, text.to_string(), range.end))
+            } else {
+                needs_pointer(transcript, range.clone())
+                    .then(|| for_format(transcript, markers::FOLDED.to_string(), range.end))
+            };
+            Edit::ReplaceMessages {
+                range,
+                text,
+                kind,
+                is_summary: true,
+            }
+        })
+        .collect()
 }
 
 /// Whether removing messages `range` would leave two messages of one role side by side, or an
