@@ -145,7 +145,13 @@ export interface SummaryRequest {
   messages: unknown[];
   /** How long the summary should be, in tokens. */
   targetTokens: number;
-  /** Identifiers, paths, error lines and the user's directives the summary must carry verbatim. */
+  /**
+   * What the summary must carry verbatim: the user's directives first, each in full, then error
+   * lines, file paths, URLs and identifiers, one of each kind per round (so a flood of one kind
+   * never crowds out another; errors that differ only in numbers or ids count once). Besides the
+   * directives the list takes at most half of `targetTokens`. Items a summary leaves out are
+   * appended to it verbatim.
+   */
   mustKeep: string[];
   /** Aborted when the call times out or the host's `options.signal` aborts: pass it on to fetch. */
   signal: HostAbortSignal;

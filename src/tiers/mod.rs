@@ -44,15 +44,18 @@ pub struct TierEnv<'a> {
 
 impl TierEnv<'_> {
     /// The request a summarising tier sends: this call's ids and prompt, the part to summarise
-    /// (rendered and structured), and a target length derived from what it replaces.
+    /// (rendered and structured), a target length derived from what it replaces, and the
+    /// `mustKeep` items that fit a summary of that length.
     pub fn summary_request(
         &self,
         tier: Tier,
         transcript: String,
         messages: Vec<serde_json::Value>,
         replaced_tokens: u64,
-        must_keep: Vec<String>,
+        must_keep: crate::must_keep::MustKeep,
     ) -> SummaryRequest {
+        let target_tokens =
+            crate::summarise::target_tokens(replaced_tokens, self.pressure.context_pct_used);
         SummaryRequest {
             tier,
             session_id: self.session_id.to_string(),
@@ -63,11 +66,8 @@ impl TierEnv<'_> {
                 .to_string(),
             transcript,
             messages,
-            target_tokens: crate::summarise::target_tokens(
-                replaced_tokens,
-                self.pressure.context_pct_used,
-            ),
-            must_keep,
+            target_tokens,
+            must_keep: must_keep.fit(target_tokens, self.counter),
         }
     }
 }

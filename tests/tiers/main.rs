@@ -12,6 +12,7 @@ mod agent_runs;
 mod auto;
 mod every_tier;
 mod micro;
+mod must_keep;
 mod reporting;
 mod selection;
 mod session_memory;
