@@ -49,6 +49,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod cache;
 pub mod config;
 pub mod context;
 pub mod digest;

@@ -7,6 +7,7 @@
 //! call's input). No tier sees a wire format; `docs/design.md` describes each tier.
 
 pub mod auto;
+pub mod deferral;
 pub mod micro;
 pub mod none;
 pub mod session_memory;
@@ -40,6 +41,8 @@ pub struct TierEnv<'a> {
     pub instructions: Option<&'a str>,
     /// The pressure of this call.
     pub pressure: &'a BudgetPressure,
+    /// The prompt cache's facts and prices, when the pressure gave `cachedTokens`.
+    pub cache: Option<crate::cache::CacheModel>,
 }
 
 impl TierEnv<'_> {

@@ -10,6 +10,7 @@ mod common;
 
 mod agent_runs;
 mod auto;
+mod cache;
 mod every_tier;
 mod micro;
 mod must_keep;
