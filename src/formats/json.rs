@@ -271,7 +271,10 @@ fn rewrite<'a>(
     let mut removed = Vec::with_capacity(range.len());
     let mut from = Vec::with_capacity(range.len());
     for index in range.clone() {
-        let blocks = &transcript.messages[index].blocks;
+        let blocks = transcript
+            .messages
+            .get(index)
+            .map_or(&[][..], |message| message.blocks.as_slice());
         let dropped = drop
             .iter()
             .filter(|(message, _)| *message == index)
@@ -298,10 +301,9 @@ fn rewrite<'a>(
             }
         }
     }
-    let message = if kept.len() == 1 {
-        kept.pop().unwrap_or_default()
-    } else {
-        super::common::merged(kept)?
+    let message = match kept.len() {
+        1 => kept.pop().unwrap_or_default(),
+        _ => super::common::merged(kept)?,
     };
     let origin = from
         .iter()

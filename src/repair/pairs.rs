@@ -35,14 +35,11 @@ pub(crate) fn find(transcript: &Transcript, unique_ids: bool, findings: &mut Fin
             }
             match &block.kind {
                 BlockKind::ToolCall { id, .. } => {
-                    let duplicate = unique_ids && first_use.contains_key(id.as_str());
-                    if let (true, Some(&first)) = (duplicate, first_use.get(id.as_str())) {
-                        findings.drop_block(
-                            index,
-                            block_index,
-                            id,
-                            FaultKind::DuplicateCall { first },
-                        );
+                    let earlier = first_use.get(id.as_str()).copied();
+                    let duplicate = unique_ids && earlier.is_some();
+                    if let (true, Some(first)) = (unique_ids, earlier) {
+                        let fault = FaultKind::DuplicateCall { first };
+                        findings.drop_block(index, block_index, id, fault);
                     }
                     first_use.entry(id.as_str()).or_insert(index);
                     newest.insert(id.as_str(), calls.len());
