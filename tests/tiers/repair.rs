@@ -424,3 +424,35 @@ fn the_request_body_path_repairs_and_keeps_the_bytes_around() {
         assert_eq!(restored, original);
     }
 }
+
+#[test]
+fn a_warm_cache_never_defers_the_repair() {
+    let input = broken_session();
+    let cached = run_tier(Tier::None, &ctx("openai", input.clone()), None).before_tokens as f64;
+    let warm = pressure(9, 0.4, 10.0, false)
+        .with_cache(Some(cached), None)
+        .expect("valid cache facts");
+    let context = TierContext {
+        pressure: warm,
+        ..ctx("openai", input.clone())
+    };
+    let mut options = CompactOptions::default();
+    // One step left: micro's own edits are not worth the rewrite and wait.
+    options.policy.cache.expected_remaining_steps = 1;
+    let result = block_on(tiered_compaction::compact_with_tier(
+        Tier::Micro,
+        &context,
+        &options,
+    ))
+    .expect("compacts");
+    assert!(
+        result.reason.contains("cache warm: deferred"),
+        "{}",
+        result.reason
+    );
+    assert_eq!(repair_entries(&result).len(), result.archive.len());
+    assert_eq!(result.archive.len(), 2);
+    let cache = result.cache.expect("cache facts reported");
+    assert!(cache.invalidated_tokens > 0, "{cache:?}");
+    assert_restores(&input, &result);
+}
