@@ -228,8 +228,12 @@ export interface CompactOptions {
   now?: number;
 }
 
-/** What an archive entry holds. */
-export type ArchiveKind = "tool_result" | "tool_input" | "media" | "thinking" | "turn" | "run" | "session";
+/**
+ * What an archive entry holds. `"repair"`: what broke the provider's rules in the input (an
+ * orphan tool result, a call left without a result, a duplicate Anthropic `tool_use` id, a run of
+ * one Anthropic role), removed or merged before any tier ran; each is named in `warnings`.
+ */
+export type ArchiveKind = "tool_result" | "tool_input" | "media" | "thinking" | "turn" | "run" | "session" | "repair";
 
 /** One removed piece of content, exactly as it was. */
 export interface ArchiveEntry {
@@ -264,7 +268,10 @@ export interface TierResultBase {
   summary?: string;
   /** Present (and true) when the summariser failed and the structural digest was used. */
   degraded?: true;
-  /** Present when there is something to warn about, e.g. the summariser's failure cause. */
+  /**
+   * Present when there is something to warn about: the summariser's failure cause, or a repair of
+   * broken input (one line each, `repair: removed the tool result at messages[3] (id "c1"): ...`).
+   */
   warnings?: string[];
   /** Present when the summariser reported its spend. */
   summariserUsage?: SummariserUsage;

@@ -67,6 +67,7 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod recall;
+pub mod repair;
 pub mod restore;
 pub mod result;
 pub mod salient;

@@ -99,7 +99,6 @@ async fn run(
         ));
     }
     let mut working = Working::read(&ctx.input, ctx.elision.as_ref(), options.elided_strings)?;
-    let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
@@ -130,18 +129,26 @@ async fn run(
         .cache
         .map(|_| prefix_tokens(&working.transcript, counter));
     working.id_seed.clone_from(&correlation_id);
+    // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
+    // input and is checked against it, and a result that fails the checks falls back to it.
+    let repaired = crate::repair::repair(&mut working)?.then(|| working.clone());
+    let before = Pairing::of(&working.transcript);
+    let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
     if let Err(why_not) = check(
         tier,
         &before,
         &working.transcript,
-        before_tokens,
+        tier_before_tokens,
         after_tokens,
         &options.policy,
     ) {
-        working.revert(&ctx.input, why_not)?;
-        after_tokens = before_tokens;
+        match repaired {
+            Some(base) => working.revert_to(base, why_not),
+            None => working.revert(&ctx.input, why_not)?,
+        }
+        after_tokens = tier_before_tokens;
     }
     let cache = env.cache.map(|model| {
         let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
@@ -315,6 +322,14 @@ fn check(
         .find(|id| !before.misplaced.contains(*id))
     {
         return Err(format!("would separate tool result {id:?} from its call"));
+    }
+    // The input was repaired before the tier ran: what the repair finds now, the tier made.
+    if let Some(fault) = crate::repair::find(after).faults.first() {
+        return Err(format!(
+            "would break the provider's rules ({}: {})",
+            fault.subject(),
+            fault.problem()
+        ));
     }
     let saved = before_tokens - after_tokens;
     let needed = (before_tokens as f64 * policy.min_reduction).ceil() as u64;

@@ -109,6 +109,8 @@ fn edit_saving(transcript: &Transcript, edit: &Edit, counter: &dyn TokenCounter)
             let replacement = text.as_deref().map_or(0, |t| counter.count(t));
             range_tokens(transcript, range.clone(), counter).saturating_sub(replacement)
         }
+        // Only the repair rewrites messages, and it is never deferred (`crate::repair`).
+        Edit::RewriteMessages { .. } => 0,
     }
 }
 

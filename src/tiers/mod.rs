@@ -141,6 +141,8 @@ pub fn shrinking(
                 let replacement = text.as_deref().map_or(0, |t| counter.count(t));
                 replacement < range_tokens(transcript, range.clone(), counter)
             }
+            // A repair's rewrite is made whatever it saves (`crate::repair`).
+            Edit::RewriteMessages { .. } => true,
         })
         .collect()
 }

@@ -14,6 +14,7 @@ mod cache;
 mod every_tier;
 mod micro;
 mod must_keep;
+mod repair;
 mod reporting;
 mod selection;
 mod session_memory;
