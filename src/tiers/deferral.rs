@@ -3,10 +3,10 @@
 //! steps is worth more than rewriting the cached prefix they invalidate. auto and session_memory
 //! never wait: the window is at risk.
 
-use super::{range_tokens, replacement_shrinks};
+use super::edit_saving;
 use crate::base::decimal::shortest;
 use crate::cache::{CacheModel, prefix_tokens};
-use crate::plan::{Edit, Plan};
+use crate::plan::Plan;
 use crate::tokens::TokenCounter;
 use crate::transcript::Transcript;
 
@@ -87,30 +87,6 @@ pub fn choose(
                 ),
             ))
         }
-    }
-}
-
-/// Tokens `edit` saves (0 when it does not shrink what it replaces).
-fn edit_saving(transcript: &Transcript, edit: &Edit, counter: &dyn TokenCounter) -> u64 {
-    match edit {
-        Edit::ReplaceBlock {
-            message,
-            block,
-            text,
-            ..
-        } => transcript.messages[*message]
-            .blocks
-            .get(*block)
-            .filter(|original| replacement_shrinks(text, original, counter))
-            .map_or(0, |original| {
-                original.tokens(counter).saturating_sub(counter.count(text))
-            }),
-        Edit::ReplaceMessages { range, text, .. } => {
-            let replacement = text.as_deref().map_or(0, |t| counter.count(t));
-            range_tokens(transcript, range.clone(), counter).saturating_sub(replacement)
-        }
-        // Only the repair rewrites messages, and it is never deferred (`crate::repair`).
-        Edit::RewriteMessages { .. } => 0,
     }
 }
 

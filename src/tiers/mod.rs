@@ -119,7 +119,8 @@ pub fn range_tokens(
 }
 
 /// Keeps only the edits that make the context smaller: a replacement that is not shorter than
-/// what it replaces is dropped (invariant 3, never grows, holds edit by edit).
+/// what it replaces is dropped (invariant 3, never grows, holds edit by edit). A repair's rewrite
+/// is kept whatever it saves (`crate::repair`).
 pub fn shrinking(
     transcript: &Transcript,
     edits: Vec<Edit>,
@@ -127,24 +128,35 @@ pub fn shrinking(
 ) -> Vec<Edit> {
     edits
         .into_iter()
-        .filter(|edit| match edit {
-            Edit::ReplaceBlock {
-                message,
-                block,
-                text,
-                ..
-            } => transcript.messages[*message]
-                .blocks
-                .get(*block)
-                .is_some_and(|b| replacement_shrinks(text, b, counter)),
-            Edit::ReplaceMessages { range, text, .. } => {
-                let replacement = text.as_deref().map_or(0, |t| counter.count(t));
-                replacement < range_tokens(transcript, range.clone(), counter)
-            }
-            // A repair's rewrite is made whatever it saves (`crate::repair`).
-            Edit::RewriteMessages { .. } => true,
+        .filter(|edit| {
+            matches!(edit, Edit::RewriteMessages { .. })
+                || edit_saving(transcript, edit, counter) > 0
         })
         .collect()
+}
+
+/// Tokens `edit` saves: 0 when it does not shrink what it replaces (fewer code points and fewer
+/// tokens), and for a repair's rewrite, which is not a saving.
+pub fn edit_saving(transcript: &Transcript, edit: &Edit, counter: &dyn TokenCounter) -> u64 {
+    match edit {
+        Edit::ReplaceBlock {
+            message,
+            block,
+            text,
+            ..
+        } => transcript.messages[*message]
+            .blocks
+            .get(*block)
+            .filter(|original| replacement_shrinks(text, original, counter))
+            .map_or(0, |original| {
+                original.tokens(counter).saturating_sub(counter.count(text))
+            }),
+        Edit::ReplaceMessages { range, text, .. } => {
+            let replacement = text.as_deref().map_or(0, |t| counter.count(t));
+            range_tokens(transcript, range.clone(), counter).saturating_sub(replacement)
+        }
+        Edit::RewriteMessages { .. } => 0,
+    }
 }
 
 /// `replacement` has fewer code points and fewer tokens than `original`'s text under the call's

@@ -180,17 +180,7 @@ fn usage(value: &JsValue) -> Result<SummariserUsage> {
 fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
     let fields = Fields::read(value)?;
     let usd = |name: &'static str| -> Result<f64> {
-        let value = required_number(name, fields.scalar(name)?)?;
-        if !value.is_finite() || value < 0.0 {
-            return Err(CompactionError::range_error(
-                name,
-                format!(
-                    "must be a finite number >= 0, got {}",
-                    describe_number(value)
-                ),
-            ));
-        }
-        Ok(value)
+        crate::pressure::validate_non_negative(name, required_number(name, fields.scalar(name)?)?)
     };
     Ok(crate::cache::CacheReport {
         warm: crate::input::required_bool("warm", fields.scalar("warm")?)?,
