@@ -49,6 +49,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod cache;
 pub mod config;
 pub mod context;
 pub mod digest;
@@ -66,6 +67,7 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod recall;
+pub mod repair;
 pub mod restore;
 pub mod result;
 pub mod salient;

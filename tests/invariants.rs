@@ -1,10 +1,13 @@
 //! The six invariants (`docs/design.md`) as properties over generated conversations, in each structured
-//! format, for every tier, with and without a summariser; and the flat-text properties (never
-//! grows, idempotent, nothing lost).
+//! format, for every tier, with and without a summariser; the same conversations broken (orphan
+//! results, calls left unanswered, reused and duplicate ids, runs of one Anthropic role), which
+//! every tier repairs first; and the flat-text properties (never grows, idempotent, nothing
+//! lost).
 
 mod common;
 
-use common::generate::{self, Conversation};
+use common::generate::{self, Break, Conversation};
+use common::provider::{self, contains, named_messages};
 use common::restore::restore;
 use common::*;
 use proptest::prelude::*;
@@ -45,6 +48,25 @@ fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
     )
 }
 
+/// The user's words of `message`: its content but the tool results (which an Anthropic user
+/// message carries beside them, and which a tier may stub).
+fn words(message: &Value) -> Vec<&Value> {
+    match &message["content"] {
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|part| !matches!(part["type"].as_str(), Some("tool_result" | "tool-result")))
+            .collect(),
+        content => vec![content],
+    }
+}
+
+/// Whether some message of `output` has `message`'s role and its words, unchanged.
+fn keeps_words(output: &[Value], message: &Value) -> bool {
+    output
+        .iter()
+        .any(|m| m["role"] == message["role"] && words(m) == words(message))
+}
+
 /// Indices of user messages holding the user's own words (not only tool results).
 fn user_word_indices(transcript: &Transcript) -> Vec<usize> {
     (0..transcript.messages.len())
@@ -65,6 +87,24 @@ fn check_structured(
         .expect("messages in, messages out")
         .to_vec();
     let before = read_messages(input, format).expect("generated input is valid");
+    prop_assert_eq!(
+        provider::problems(format, input),
+        vec![],
+        "generated input is valid"
+    );
+    //    Valid input is not repaired.
+    prop_assert!(
+        result.archive.iter().all(|entry| entry.kind != "repair")
+            && result.warnings.iter().all(|w| !w.starts_with("repair: ")),
+        "{tier}: valid input repaired: {:?}",
+        result.warnings
+    );
+    prop_assert_eq!(
+        provider::problems(format, &output),
+        vec![],
+        "{} output valid",
+        tier
+    );
     // 1. Provider-valid: reads back, pairs kept or removed together, results follow calls,
     //    no empty content.
     let after = read_messages(&output, format)
@@ -157,12 +197,15 @@ fn check_structured(
     if let (Some(first), Some(last), true) = (users.first(), users.last(), task_kept) {
         prop_assert!(output.contains(&input[*first]), "{tier}: task altered");
         prop_assert!(
-            output.contains(&input[*last]),
+            keeps_words(&output, &input[*last]),
             "{tier}: newest user words altered"
         );
         if matches!(tier, Tier::Micro | Tier::TimeBased) {
             for i in &users {
-                prop_assert!(output.contains(&input[*i]), "{tier}: user words altered");
+                prop_assert!(
+                    keeps_words(&output, &input[*i]),
+                    "{tier}: user words altered"
+                );
             }
         }
     }
@@ -242,6 +285,105 @@ fn check_idempotent(
         result.context.clone(),
         "auto rerun restore"
     );
+    Ok(())
+}
+
+/// Invariant 1 on broken input: every tier's output is provider-valid; everything the input
+/// breaks the rules with is in a "repair" archive entry and named in a warning; restore gives
+/// the input back; the output needs no repair again; the same call gives the same output.
+fn check_broken(
+    format: Format,
+    input: &[Value],
+    tier: Tier,
+    summariser: Option<&dyn Summariser>,
+) -> Result<(), TestCaseError> {
+    let found = provider::problems(format, input);
+    let context = ctx(format, input.to_vec());
+    let result = run_tier(tier, &context, summariser);
+    let output = result.messages().expect("messages in, messages out");
+    prop_assert_eq!(
+        provider::problems(format, output),
+        vec![],
+        "{} output valid",
+        tier
+    );
+    let repairs: Vec<&Value> = result
+        .archive
+        .iter()
+        .filter(|entry| entry.kind == "repair")
+        .map(|entry| &entry.content)
+        .collect();
+    let warnings: Vec<&String> = result
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with("repair: "))
+        .collect();
+    prop_assert_eq!(
+        repairs.is_empty(),
+        found.is_empty(),
+        "{} repairs iff broken",
+        tier
+    );
+    for problem in &found {
+        // A role run is repaired by a merge, or by the removal of its neighbour.
+        let order = problem.id.is_none();
+        let at = problem.message;
+        let neighbours = if order {
+            at.saturating_sub(1)..at + 1
+        } else {
+            at..at + 1
+        };
+        let archived = repairs.iter().any(|content| {
+            neighbours
+                .clone()
+                .any(|i| contains(content, if order { &input[i] } else { &problem.value }))
+        });
+        prop_assert!(archived, "{tier}: {problem:?} not in a repair entry");
+        let named = warnings.iter().any(|w| {
+            named_messages(w).iter().any(|i| neighbours.contains(i))
+                && problem
+                    .id
+                    .as_ref()
+                    .is_none_or(|id| w.contains(&format!("(id {id:?})")))
+        });
+        prop_assert!(named, "{tier}: {problem:?} not named in {warnings:?}");
+    }
+    prop_assert_eq!(
+        restore(&result.context, &result.archive),
+        ContextData::Messages(input.to_vec()),
+        "{} restore",
+        tier
+    );
+    prop_assert!(result.after_tokens <= result.before_tokens, "{tier}: grew");
+    let again = run_tier(tier, &common::rerun_input(&context, &result), summariser);
+    prop_assert!(
+        again.archive.iter().all(|entry| entry.kind != "repair"),
+        "{tier}: its own output repaired again"
+    );
+    check_idempotent(tier, &context, &result, summariser)?;
+    let twice = run_tier(tier, &context, summariser);
+    prop_assert_eq!(&twice.context, &result.context);
+    prop_assert_eq!(&twice.warnings, &result.warnings);
+    Ok(())
+}
+
+fn check_broken_tiers(
+    format: Format,
+    conversation: &Conversation,
+    breaks: &[Break],
+    split_roles: bool,
+) -> Result<(), TestCaseError> {
+    let rendered = match format {
+        Format::Anthropic if split_roles => generate::anthropic_steps(conversation),
+        _ => render(format, conversation),
+    };
+    let name = tiered_compaction::formats::registry::name(format);
+    let input = generate::broken(name, rendered, breaks);
+    for tier in TIERS {
+        check_broken(format, &input, tier, None)?;
+        let good = FakeSummariser::new(Mode::Good);
+        check_broken(format, &input, tier, Some(&good))?;
+    }
     Ok(())
 }
 
@@ -383,6 +525,25 @@ proptest! {
             prop_assert_eq!(restore(&result.context, &result.archive), ContextData::Text(text.clone()));
             check_idempotent(Tier::Auto, &TierContext { pressure: pressure(4, 0.9, 0.0, false), ..context.clone() }, &result, summariser)?;
         }
+    }
+
+    #[test]
+    fn openai_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
+        check_broken_tiers(Format::OpenAi, &conversation, &breaks, false)?;
+    }
+
+    #[test]
+    fn anthropic_broken_input_is_repaired(
+        conversation in generate::conversation(),
+        breaks in generate::breaks(),
+        split_roles in any::<bool>(),
+    ) {
+        check_broken_tiers(Format::Anthropic, &conversation, &breaks, split_roles)?;
+    }
+
+    #[test]
+    fn ai_sdk_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
+        check_broken_tiers(Format::AiSdk, &conversation, &breaks, false)?;
     }
 
     #[test]

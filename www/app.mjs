@@ -141,6 +141,8 @@ function readPressure() {
     contextPctUsed: $("pct").valueAsNumber / 100,
     idleSeconds: $("idle").valueAsNumber,
     sessionComplete: $("complete").checked,
+    // Only when typed: without cache facts the library has no cache model.
+    ...($("cached").value === "" ? {} : { cachedTokens: $("cached").valueAsNumber }),
   };
 }
 
@@ -314,6 +316,8 @@ function showResult(result) {
   $("usage").textContent = result.summariserUsage
     ? `${number(result.summariserUsage.inputTokens)} in / ${number(result.summariserUsage.outputTokens)} out${result.summariserUsage.costUsd !== undefined ? ` · ${formatUsd(result.summariserUsage.costUsd)}` : ""}`
     : "–";
+  $("cache").textContent = result.cache ? cacheWords(result) : "–";
+  $("cache").dataset.cache = result.cache ? JSON.stringify(result.cache) : "";
   $("correlation").textContent = result.correlationId;
   $("archive-count").textContent = `${result.archive.length} item(s)`;
   $("summary-box").hidden = result.summary === undefined;
@@ -602,3 +606,10 @@ main().catch((error) => {
   $("status").textContent = `Could not start: ${error.message}`;
   $("status").classList.add("error");
 });
+
+/** The cache report in words: its state, the two figures the decision weighed, and the decision. */
+function cacheWords({ cache, reason }) {
+  const state = cache.warm ? "warm" : "cold (every edit is free of a rewrite)";
+  const deferred = /cache warm: deferred/.test(reason) ? " · edits deferred: not worth the rewrite" : "";
+  return `${state} · invalidated ${number(cache.invalidatedTokens)} cached tokens · rewrite ${formatUsd(cache.rewriteCostUsd)} vs expected savings ${formatUsd(cache.expectedSavingsUsd)}${deferred}`;
+}

@@ -6,6 +6,7 @@
 //! A field that was renamed goes into [`RENAMED`], so a host still using the old name is told the
 //! new one.
 
+use super::CacheConfig;
 use super::setting::Kind;
 use super::source::{FieldSource, JsonFields};
 use super::table::settings_table;
@@ -57,6 +58,9 @@ settings_table! {
     /// Deepest nesting of objects and arrays accepted inside one message (64 levels); the
     /// message itself is level 1.
     max_nesting_depth: usize = DEFAULT_MAX_NESTING_DEPTH, "maxNestingDepth", Kind::Integer32 { min: 1 };
+    /// The provider's prompt cache: with `cachedTokens` in the pressure and the cache warm,
+    /// micro and time_based edit only where that is worth the rewrite (SPEC §11).
+    cache: CacheConfig = CacheConfig::default(), "cache", Kind::Object { ts: "CacheConfig" };
     }
 }
 

@@ -36,6 +36,9 @@ pub(crate) struct Structured {
     pub part_evidence: for<'v> fn(&'v str, &Value) -> Option<Seen<'v>>,
     /// A tool definition in the format's own shape, from its name, description and input schema.
     pub tool_definition: fn(&str, &str, Value) -> Value,
+    /// Every tool call needs an id of its own (Anthropic). OpenAI and the AI SDK pair a result
+    /// with the newest call of its id before it, so an id used again (`call_0`) is valid there.
+    pub unique_tool_ids: bool,
 }
 
 /// One registered format.
@@ -83,6 +86,12 @@ pub(crate) fn structured(format: Format) -> Result<&'static Structured> {
     adapter(format).structured.as_ref().ok_or_else(|| {
         CompactionError::type_error("format", "\"text\" needs a text context, not messages")
     })
+}
+
+/// Whether `format` needs every tool call to have an id of its own (see
+/// [`Structured::unique_tool_ids`]; flat text has no ids).
+pub(crate) fn unique_tool_ids(format: Format) -> bool {
+    structured(format).is_ok_and(|structured| structured.unique_tool_ids)
 }
 
 /// The structured formats, in detection order.

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod generate;
+pub mod provider;
 pub mod restore;
 
 use std::cell::RefCell;

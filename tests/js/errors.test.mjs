@@ -38,7 +38,7 @@ describe("selectTier rejects bad pressure", () => {
     [{ ...pressure(1, 0), sessionComplete: 1 }, "TypeError", "pressure.sessionComplete must be a boolean, got number", "pressure.sessionComplete"],
     [{ ...pressure(1, 0), turnCount: "3" }, "TypeError", "pressure.turnCount must be a number, got string", "pressure.turnCount"],
     [{ turnCount: 1 }, "TypeError", "pressure.contextPctUsed is required", "pressure.contextPctUsed"],
-    [{ ...pressure(1, 0), contextPct: 0.5 }, "TypeError", "pressure.contextPct is not a known field; expected one of turnCount, contextPctUsed, idleSeconds, sessionComplete", "pressure.contextPct"],
+    [{ ...pressure(1, 0), contextPct: 0.5 }, "TypeError", "pressure.contextPct is not a known field; expected one of turnCount, contextPctUsed, idleSeconds, sessionComplete, cachedTokens, contextWindowTokens", "pressure.contextPct"],
     [null, "TypeError", "pressure must be an object, got null", "pressure"],
     [[1, 2], "TypeError", "pressure must be an object, got array", "pressure"],
   ];

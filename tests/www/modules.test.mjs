@@ -248,6 +248,13 @@ describe("what each tier does, in words", () => {
     assert.match(describeTier("auto", { autoTargetPct: 0.3 }), /down to 30 % of the window/);
     assert.match(describeTier("auto"), /then older conversation \(plain chats and flat text too\)/);
     assert.match(describeTier("none"), /changes nothing/);
+    // The repair the words promise: an orphan tool result goes to the archive, even in tier none.
+    assert.match(describeTier("none"), /repaired first.*an orphan tool result/);
+    const orphan = [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "gone", content: "out" }, { role: "assistant", content: "ok" }];
+    const repaired = await compactWithTier("none", { sessionId: "s", pressure: pressure(1, 0.1), messages: orphan });
+    assert.deepEqual(repaired.archive.map((entry) => entry.kind), ["repair"]);
+    assert.equal(repaired.warnings.length, 1);
+    for (const tier of ["micro", "time_based"]) assert.match(describeTier(tier), /warm prompt cache \(cachedTokens given/);
     assert.match(describeTier("session_memory"), /\[session summary\]/);
     assert.match(RECALL_WORDS, /recallToolDefinition\(format\).*recall\(archives, id\)/);
     // The tail in the words is the tail the library keeps: a tail of 1 step leaves 7 of 8 results to micro.

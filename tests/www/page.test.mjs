@@ -57,7 +57,8 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     else await page.screenshot({ path: file, fullPage: false });
   };
 
-  async function setPressure({ turn, pct, idle, complete }) {
+  async function setPressure({ turn, pct, idle, complete, cached }) {
+    await page.fill("#cached", cached === undefined ? "" : String(cached));
     if (turn !== undefined) await page.fill("#turn", String(turn));
     if (pct !== undefined) await page.fill("#pct", String(pct));
     if (idle !== undefined) await page.fill("#idle", String(idle));
@@ -318,6 +319,31 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
       await shot(`05-${tier}-compare`, "#compare-panel");
     });
   }
+
+  it("shows the prompt cache's state and the decision: a warm cache defers micro, a cold one does not", async () => {
+    await loadSample("openai-chat.json");
+    await setStub("off", 300, 2000);
+    for (const idle of [10, 900]) {
+      const inputs = { turn: 4, pct: 30, idle, complete: false, cached: 1000000 };
+      await setPressure(inputs);
+      const shown = await compactOnPage();
+      runs.push(await page.textContent("#result-tier"));
+      const { result } = await compactInNode("openai-chat.json", { ...pressure(inputs.turn, inputs.pct / 100, idle, false), cachedTokens: inputs.cached });
+      assertSameAsNode(shown, result);
+      assert.deepEqual(JSON.parse(await page.getAttribute("#cache", "data-cache")), result.cache);
+      const words = await page.textContent("#cache");
+      if (idle === 10) {
+        assert.equal(result.cache.warm, true);
+        assert.match(result.reason, /cache warm: deferred/);
+        assert.match(words, /^warm .* edits deferred/);
+      } else {
+        assert.equal(result.cache.warm, false);
+        assert.ok(result.tokensSaved > 0);
+        assert.match(words, /^cold/);
+      }
+    }
+    await setPressure({});
+  });
 
   it("puts archived items back, one at a time, nested ones once their range is back, then all: output = input", async () => {
     // auto on flat text to a target of 0.2: micro's stubs, the media stripped, then the older

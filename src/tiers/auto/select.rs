@@ -2,7 +2,8 @@
 //! conversation, only as many as the budget needs. What a piece saves is estimated before any
 //! model call: a digest by its real size; a summary by the length asked for
 //! ([`crate::summarise::target_tokens`]) over everything chosen, plus the `mustKeep` items it
-//! carries verbatim (the user's directives among them) and its heading.
+//! carries verbatim (the user's directives whole, the others up to half its length) and its
+//! heading.
 
 use super::digests::{bridge_tokens, digest_of, for_format};
 use super::units::Units;
@@ -73,7 +74,7 @@ pub fn choose(
         .iter()
         .map(|range| (range, false))
         .chain(units.talk.iter().map(|range| (range, true)));
-    let mut estimate = Estimate::new(transcript, units, by_summary, env);
+    let mut estimate = Estimate::new(transcript, by_summary, env);
     let mut chosen = Vec::new();
     for (range, talk) in ordered {
         if estimate.saved() >= to_save {
@@ -101,42 +102,28 @@ struct Estimate<'t, 'e> {
     by_summary: bool,
     /// Tokens of the summary's heading.
     heading: u64,
-    /// Tokens of the `mustKeep` items of every piece: no summary carries more.
-    kept_cap: u64,
     /// Tokens of the pieces chosen.
     replaced: u64,
-    /// Tokens of their `mustKeep` items, piece by piece (a summary carries them verbatim,
-    /// appended when it leaves them out).
-    kept: u64,
+    /// Tokens of the user's directives in them: a summary carries each whole.
+    directives: u64,
+    /// Tokens of their other `mustKeep` items (a request asks for those that fit half the
+    /// summary's length; one the summary leaves out is appended).
+    items: u64,
     /// What their digests save.
     digested: u64,
 }
 
 impl<'t, 'e> Estimate<'t, 'e> {
-    fn new(
-        transcript: &'t Transcript<'t>,
-        units: &Units,
-        by_summary: bool,
-        env: &'e TierEnv<'e>,
-    ) -> Self {
-        let (heading, kept_cap) = if by_summary {
-            let all: Vec<Range<usize>> = units.runs.iter().chain(&units.talk).cloned().collect();
-            let heading = markers::summary_heading(markers::CONVERSATION_SUMMARY, 0);
-            (
-                env.counter.count(&heading),
-                kept_tokens(&must_keep::collect(transcript, &all), env),
-            )
-        } else {
-            (0, 0)
-        };
+    fn new(transcript: &'t Transcript<'t>, by_summary: bool, env: &'e TierEnv<'e>) -> Self {
+        let heading = markers::summary_heading(markers::CONVERSATION_SUMMARY, 0);
         Self {
             transcript,
             env,
             by_summary,
-            heading,
-            kept_cap,
+            heading: env.counter.count(&heading),
             replaced: 0,
-            kept: 0,
+            directives: 0,
+            items: 0,
             digested: 0,
         }
     }
@@ -146,7 +133,11 @@ impl<'t, 'e> Estimate<'t, 'e> {
         self.replaced += tokens;
         if self.by_summary {
             let items = must_keep::collect(self.transcript, std::slice::from_ref(&range));
-            self.kept += kept_tokens(&items, self.env);
+            let all = kept_tokens(&items, self.env);
+            // Fitted to no length at all, the list is its directives only.
+            let directives = kept_tokens(&items.fit(0, self.env.counter), self.env);
+            self.directives += directives;
+            self.items += all.saturating_sub(directives);
         } else {
             // As the plan writes it: with a recall id where the format has ids.
             let recall = (self.transcript.format != Format::Text).then_some(SAMPLE_ID);
@@ -167,7 +158,7 @@ impl<'t, 'e> Estimate<'t, 'e> {
             return 0;
         }
         let summary = target_tokens(self.replaced, self.env.pressure.context_pct_used);
-        let cost = summary + self.kept.min(self.kept_cap) + self.heading;
+        let cost = summary + self.directives + self.items.min(summary / 2) + self.heading;
         self.replaced.saturating_sub(cost)
     }
 }
