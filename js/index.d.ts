@@ -60,6 +60,13 @@ export interface CacheReport {
 export interface PolicyConfig {
   /** `auto` fires at or above this fraction of the context window. Default 0.70. */
   autoContextPct?: number;
+  /**
+   * `auto` works the context down to this fraction of the window, by the pressure's own measure
+   * (`contextPctUsed × afterTokens / beforeTokens`), cheapest reductions first, and stops once it
+   * is met. At or above `autoContextPct` is allowed: auto then fires at or under its target and
+   * makes only its model-free reductions. Default 0.50.
+   */
+  autoTargetPct?: number;
   /** `time_based` fires at or above this idle time, in seconds. Default 300. */
   idleSeconds?: number;
   /** `micro` fires from this turn on. Default 2. */

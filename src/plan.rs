@@ -13,7 +13,8 @@ pub enum ArchiveKind {
     ToolResult,
     /// An image, document or file stripped by `auto`.
     Media,
-    /// A stale turn's agent blocks pruned by `time_based`.
+    /// A stale turn's agent blocks pruned by `time_based`, or older conversation (tool runs in
+    /// it included) replaced by `auto`'s summary or digest.
     Turn,
     /// Long string values inside a tool call's input, stubbed by `micro` or `time_based`.
     ToolInput,

@@ -144,6 +144,15 @@ impl<'a> Working<'a> {
         }
     }
 
+    /// Reads flat text again with its prose cut into sections
+    /// ([`formats::text::read_sections`]), so a plan can replace the oldest of them; the text
+    /// itself is unchanged. Messages are left as they are.
+    pub fn read_text_sections(&mut self) {
+        if let Current::Text(text) = &self.context {
+            self.transcript = formats::text::read_sections(text).into_owned();
+        }
+    }
+
     /// Applies `plan`: rewrites the context, re-reads what changed, archives what was removed
     /// and records the plan's reason, warnings and spend.
     pub fn apply(&mut self, plan: Plan) -> Result<()> {

@@ -13,8 +13,9 @@ use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
 use tiered_compaction::formats::read_messages;
+use tiered_compaction::must_keep::DIRECTIVE_MAX_CHARS;
 use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
-use tiered_compaction::transcript::{Format, Role, Transcript};
+use tiered_compaction::transcript::{BlockKind, Format, Role, Transcript};
 use tiered_compaction::{
     ContextData, ContextInput, FormatChoice, Summariser, Tier, TierContext, TierResult,
 };
@@ -209,12 +210,81 @@ fn check_structured(
         }
     }
     // 5. Idempotent.
-    let again = run_tier(tier, &common::rerun_input(&context, &result), summariser);
-    prop_assert_eq!(&again.context, &result.context, "{} not idempotent", tier);
+    check_idempotent(tier, &context, &result, summariser)?;
     // 6. Deterministic.
     let twice = run_tier(tier, &context, summariser);
     prop_assert_eq!(&twice.context, &result.context);
     prop_assert_eq!(&twice.correlation_id, &result.correlation_id);
+    Ok(())
+}
+
+/// Invariant 5: the same tier on its own output changes nothing. auto works to a budget of the
+/// window by the pressure's own measure, so its output is at `contextPctUsed × after / before`,
+/// what the host then reports: at that pressure, an output that met the target gets only the
+/// model-free reductions (no summariser call, no summary of a summary) and is then a fixed point;
+/// one that could not reach it because nothing more could go is left as it is. At the old
+/// pressure auto may take more, but never grows the context nor loses anything.
+fn check_idempotent(
+    tier: Tier,
+    context: &TierContext,
+    result: &TierResult,
+    summariser: Option<&dyn Summariser>,
+) -> Result<(), TestCaseError> {
+    let rerun = common::rerun_input(context, result);
+    if tier != Tier::Auto {
+        let again = run_tier(tier, &rerun, summariser);
+        prop_assert_eq!(&again.context, &result.context, "{} not idempotent", tier);
+        return Ok(());
+    }
+    let pct = context.pressure.context_pct_used * result.after_tokens as f64
+        / result.before_tokens.max(1) as f64;
+    let at_its_pressure = TierContext {
+        pressure: pressure(4, pct, 400.0, false),
+        ..rerun.clone()
+    };
+    let counting = Counting::new(summariser);
+    let again = run_tier(tier, &at_its_pressure, counting.get());
+    if pct <= 0.5 {
+        prop_assert_eq!(counting.calls(), 0, "a summariser call under the target");
+        prop_assert!(
+            again
+                .archive
+                .iter()
+                .all(|e| ["tool_result", "tool_input", "media", "thinking"].contains(&e.kind)),
+            "more than model-free reductions under the target: {}",
+            again.reason
+        );
+        let fixed = run_tier(
+            tier,
+            &common::rerun_input(&at_its_pressure, &again),
+            summariser,
+        );
+        prop_assert_eq!(
+            &fixed.context,
+            &again.context,
+            "auto: no fixed point under the target"
+        );
+    } else if !result.reason.contains("it saved less than estimated") {
+        // Short of the target because nothing more could go, or the loop guard held a summary
+        // back: the same again. (A summary longer than estimated leaves more to do.)
+        prop_assert_eq!(
+            &again.context,
+            &result.context,
+            "auto not idempotent at its output's pressure: {} (first: {})",
+            again.reason,
+            result.reason
+        );
+    }
+    let more = run_tier(tier, &rerun, summariser);
+    prop_assert!(
+        more.after_tokens <= more.before_tokens,
+        "auto grew on a rerun"
+    );
+    prop_assert_eq!(
+        restore(&more.context, &more.archive),
+        result.context.clone(),
+        "auto rerun restore"
+    );
     Ok(())
 }
 
@@ -290,7 +360,7 @@ fn check_broken(
         again.archive.iter().all(|entry| entry.kind != "repair"),
         "{tier}: its own output repaired again"
     );
-    prop_assert_eq!(&again.context, &result.context, "{} not idempotent", tier);
+    check_idempotent(tier, &context, &result, summariser)?;
     let twice = run_tier(tier, &context, summariser);
     prop_assert_eq!(&twice.context, &result.context);
     prop_assert_eq!(&twice.warnings, &result.warnings);
@@ -329,6 +399,77 @@ fn check_all_tiers(format: Format, conversation: &Conversation) -> Result<(), Te
     Ok(())
 }
 
+/// Every text of `output` (JSON escapes undone), and the input's user words it no longer holds
+/// as a message: a directive must be found whole in the text (a summary or a digest).
+fn lost_directives(format: Format, input: &[Value], output: &[Value]) -> Vec<String> {
+    let after = read_messages(output, format).expect("reads");
+    let text: String = after
+        .messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .map(|b| b.text.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let before = read_messages(input, format).expect("reads");
+    let mut lost = Vec::new();
+    for (i, message) in before.messages.iter().enumerate() {
+        if !message.has_user_words() || output.contains(&input[i]) {
+            continue;
+        }
+        for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
+            let words = block.text.trim();
+            if words.chars().count() <= DIRECTIVE_MAX_CHARS && !text.contains(words) {
+                lost.push(words.to_string());
+            }
+        }
+    }
+    lost
+}
+
+/// auto works to its budget: at 0.9 it either meets the target of 0.5 (and the projection
+/// agrees) or says where it stopped and why; `reachable` inputs always meet it. Directives
+/// survive in full; Anthropic roles keep alternating.
+fn check_budget(format: Format, input: &[Value], reachable: bool) -> Result<(), TestCaseError> {
+    for mode in [None, Some(Mode::Good), Some(Mode::Long)] {
+        let fake = mode.map(FakeSummariser::new);
+        let summariser = fake.as_ref().map(|f| f as &dyn Summariser);
+        let context = TierContext {
+            pressure: pressure(4, 0.9, 0.0, false),
+            ..ctx(format, input.to_vec())
+        };
+        let result = run_tier(Tier::Auto, &context, summariser);
+        let projected = 0.9 * result.after_tokens as f64 / result.before_tokens.max(1) as f64;
+        if result.reason.contains("target 0.5 met after") {
+            prop_assert!(projected <= 0.5, "{}", result.reason);
+        } else {
+            prop_assert!(
+                result.reason.contains("; stopped after "),
+                "{}",
+                result.reason
+            );
+        }
+        prop_assert!(
+            !reachable || projected <= 0.5,
+            "{mode:?}: {}",
+            result.reason
+        );
+        prop_assert!(fake.as_ref().is_none_or(|f| f.calls() <= 1));
+        let output = result.messages().expect("messages");
+        let lost = lost_directives(format, input, output);
+        prop_assert!(lost.is_empty(), "{mode:?} lost directives {lost:?}");
+        if format == Format::Anthropic && alternates(input) {
+            prop_assert!(alternates(output), "{mode:?}: roles no longer alternate");
+        }
+    }
+    Ok(())
+}
+
+/// Anthropic's rule: roles alternate, the first message from the user.
+fn alternates(messages: &[Value]) -> bool {
+    let roles: Vec<&Value> = messages.iter().map(|m| &m["role"]).collect();
+    roles.first().is_none_or(|role| *role == "user") && roles.windows(2).all(|w| w[0] != w[1])
+}
+
 proptest! {
     // 48 cases per format keep `cargo test` quick; PROPTEST_CASES=N runs more.
     #![proptest_config(ProptestConfig {
@@ -349,6 +490,41 @@ proptest! {
     #[test]
     fn ai_sdk_invariants(conversation in generate::conversation()) {
         check_all_tiers(Format::AiSdk, &conversation)?;
+    }
+
+    #[test]
+    fn chats_and_agent_runs_keep_the_invariants_and_reach_the_budget(
+        conversation in prop_oneof![generate::chat(), generate::agent_run()]
+    ) {
+        let reachable = conversation.turns.len() == 1;
+        for format in [Format::OpenAi, Format::Anthropic, Format::AiSdk] {
+            check_all_tiers(format, &conversation)?;
+            check_budget(format, &render(format, &conversation), reachable)?;
+        }
+    }
+
+    #[test]
+    fn flat_text_without_tool_blocks_is_reduced_to_the_budget(conversation in generate::chat()) {
+        let text = generate::flat_text(&conversation);
+        for mode in [None, Some(Mode::Good), Some(Mode::Reject)] {
+            let fake = mode.map(FakeSummariser::new);
+            let summariser = fake.as_ref().map(|f| f as &dyn Summariser);
+            let context = text_ctx(&text, pressure(4, 0.9, 0.0, false));
+            let result = run_tier(Tier::Auto, &context, summariser);
+            let projected = 0.9 * result.after_tokens as f64 / result.before_tokens.max(1) as f64;
+            if result.reason.contains("met after") {
+                prop_assert!(projected <= 0.5, "{}", result.reason);
+            } else {
+                prop_assert!(result.reason.contains("; stopped after "), "{}", result.reason);
+            }
+            // Sections of any size go whole: a text that is not all one short paragraph is
+            // reduced.
+            if text.chars().count() > 4 * 2_000 {
+                prop_assert!(result.tokens_saved > 0, "{mode:?}: {}", result.reason);
+            }
+            prop_assert_eq!(restore(&result.context, &result.archive), ContextData::Text(text.clone()));
+            check_idempotent(Tier::Auto, &TierContext { pressure: pressure(4, 0.9, 0.0, false), ..context.clone() }, &result, summariser)?;
+        }
     }
 
     #[test]
@@ -381,8 +557,7 @@ proptest! {
                 let result: TierResult = run_tier(tier, &context, summariser);
                 prop_assert!(result.after_tokens <= result.before_tokens);
                 prop_assert_eq!(restore(&result.context, &result.archive), ContextData::Text(text.clone()), "{} restore", tier);
-                let again = run_tier(tier, &common::rerun_input(&context, &result), summariser);
-                prop_assert_eq!(&again.context, &result.context, "{} not idempotent", tier);
+                check_idempotent(tier, &context, &result, summariser)?;
             }
         }
     }

@@ -119,9 +119,10 @@ function readThresholds() {
   };
 }
 
-/** The tiers' policy fields (the tail, the age of a stale step, the tools never compacted). */
+/** The tiers' policy fields (auto's target, the tail, the age of a stale step, the tools never compacted). */
 function readTierPolicy() {
   return {
+    autoTargetPct: $("policy-auto-target").valueAsNumber,
     keepRecentSteps: $("policy-keep-steps").valueAsNumber,
     maxBlockAgeSteps: $("policy-max-age").valueAsNumber,
     excludeTools: $("policy-exclude").value.split(",").map((name) => name.trim()).filter(Boolean),
@@ -533,7 +534,7 @@ async function main() {
   for (const [id, key] of [["policy-auto", "autoContextPct"], ["policy-idle", "idleSeconds"], ["policy-micro-turn", "microMinTurn"], ["policy-micro-pct", "microMinContextPct"]]) {
     $(id).value = String(DEFAULT_THRESHOLDS[key]);
   }
-  for (const [id, key] of [["policy-keep-steps", "keepRecentSteps"], ["policy-max-age", "maxBlockAgeSteps"]]) {
+  for (const [id, key] of [["policy-auto-target", "autoTargetPct"], ["policy-keep-steps", "keepRecentSteps"], ["policy-max-age", "maxBlockAgeSteps"]]) {
     $(id).value = String(DEFAULT_TIER_POLICY[key]);
   }
   $("policy-exclude").value = DEFAULT_TIER_POLICY.excludeTools.join(", ");
@@ -572,7 +573,7 @@ async function main() {
     if (!Number.isNaN($("pct").valueAsNumber)) $("pct-range").value = String($("pct").valueAsNumber);
     updateTier();
   });
-  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
+  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-auto-target", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
     $(id).addEventListener("input", updateTier);
     $(id).addEventListener("change", updateTier);
   }

@@ -59,6 +59,7 @@ export function explainTier(pressure, thresholds = DEFAULT_THRESHOLDS) {
 
 /** The defaults of the policy fields the tiers' words name (PolicyConfig spellings). */
 export const DEFAULT_TIER_POLICY = Object.freeze({
+  autoTargetPct: 0.5,
   keepRecentSteps: 3,
   maxBlockAgeSteps: 5,
   microBodyThresholdChars: 240,
@@ -88,8 +89,10 @@ export function describeTier(tier, policy = DEFAULT_TIER_POLICY) {
       return "folds the session into one [session summary] (the summariser's, or a structural digest) that carries the task and every user directive verbatim; the system prompt stays.";
     case "auto":
       return (
-        "reduces cheapest first: micro's stubs outside the tail, thinking outside the tail archived, media stripped, " +
-        "then the oldest tool runs (then older conversation) replaced by the summariser's summary or a structural digest. The system prompt, the task and the tail stay." +
+        `works the context down to ${percent(p.autoTargetPct)} of the window (autoTargetPct, by contextPctUsed × after / before), cheapest first, and stops once there: ` +
+        "micro's stubs outside the tail, media stripped, thinking outside the tail archived, then the oldest tool runs, then older conversation (plain chats and flat text too), " +
+        "replaced by the summariser's summary or a structural digest that carries the user's directives verbatim. " +
+        "Already at or under the target, only the model-free reductions, no summariser. Never deferred for the prompt cache: the window is at risk. The system prompt, the task and the tail stay." +
         excluded(p)
       );
     case "time_based":

@@ -20,6 +20,11 @@ settings_table! {
     pub struct PolicyConfig {
     /// `auto` fires at or above this fraction of the context window (seed: 0.70).
     auto_context_pct: f64 = 0.70, "autoContextPct", Kind::Fraction;
+    /// `auto` works down to this fraction of the context window, by the pressure's own measure
+    /// (`contextPctUsed × after / before`), cheapest reductions first (0.50). At or above
+    /// `autoContextPct` it is allowed: auto then fires at or under its target and makes only its
+    /// model-free reductions.
+    auto_target_pct: f64 = 0.50, "autoTargetPct", Kind::Fraction;
     /// `time_based` fires at or above this idle time in seconds (seed: 300).
     idle_seconds: f64 = 300.0, "idleSeconds", Kind::NonNegative;
     /// `micro` fires from this turn on (seed: 2).

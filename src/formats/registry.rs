@@ -120,6 +120,15 @@ pub fn quoted_names() -> String {
     names.join(", ")
 }
 
+/// Whether `format` needs user and assistant messages to alternate, the first from the user
+/// (its writer says so: Anthropic). A tier that removes messages checks it.
+pub fn alternates(format: Format) -> bool {
+    adapter(format)
+        .structured
+        .as_ref()
+        .is_some_and(|structured| structured.writer.alternates())
+}
+
 /// The option name of `format` (`"ai-sdk"`).
 pub fn name(format: Format) -> &'static str {
     adapter(format).name

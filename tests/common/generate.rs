@@ -324,6 +324,52 @@ pub fn flat_text(c: &Conversation) -> String {
     out
 }
 
+/// Plain chats without tools: 2 to 12 exchanges of the user's words and one answer each, so
+/// that Anthropic roles alternate.
+pub fn chat() -> impl Strategy<Value = Conversation> {
+    let exchange = (hard_text(), (hard_text(), 1usize..30)).prop_map(|(user, (answer, n))| Turn {
+        user,
+        image: None,
+        steps: vec![Step::Say(answer.repeat(n))],
+        age_tag: None,
+    });
+    (hard_text(), prop::collection::vec(exchange, 2..13)).prop_map(|(system, turns)| Conversation {
+        system,
+        turns,
+        extras: false,
+    })
+}
+
+/// Single-prompt agent runs of 12 to 24 steps, one call each: long outputs, then the newest
+/// three steps short (the protected tail is small, so the budget is within reach).
+pub fn agent_run() -> impl Strategy<Value = Conversation> {
+    let long = (hard_text(), 60usize..120).prop_map(|(text, n)| text.repeat(n));
+    (hard_text(), prop::collection::vec((call(), long), 9..22)).prop_map(|(task, calls)| {
+        let short = |i: usize| Call {
+            name: "bash".into(),
+            arguments: json!({ "arg": i }).to_string(),
+            output: format!("ok {i}"),
+            is_error: false,
+        };
+        let steps = calls
+            .into_iter()
+            .map(|(call, output)| Call { output, ..call })
+            .chain((0..3).map(short))
+            .map(|call| Step::Calls(None, vec![call]))
+            .collect();
+        Conversation {
+            system: "You are a coding agent.".into(),
+            turns: vec![Turn {
+                user: task,
+                image: None,
+                steps,
+                age_tag: None,
+            }],
+            extras: false,
+        }
+    })
+}
+
 /// A way to break a valid message list.
 #[derive(Debug, Clone)]
 pub enum Break {

@@ -88,6 +88,43 @@ impl Summariser for FakeSummariser {
     }
 }
 
+/// Passes calls on to an optional summariser and counts them.
+pub struct Counting<'s> {
+    inner: Option<&'s dyn Summariser>,
+    calls: std::cell::Cell<usize>,
+}
+
+impl<'s> Counting<'s> {
+    pub fn new(inner: Option<&'s dyn Summariser>) -> Self {
+        Self {
+            inner,
+            calls: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Itself as the summariser to pass, when there is one behind it.
+    pub fn get(&self) -> Option<&dyn Summariser> {
+        self.inner.map(|_| self as &dyn Summariser)
+    }
+
+    pub fn calls(&self) -> usize {
+        self.calls.get()
+    }
+}
+
+impl Summariser for Counting<'_> {
+    fn summarise(
+        &self,
+        request: SummaryRequest,
+    ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>> {
+        self.calls.set(self.calls.get() + 1);
+        match self.inner {
+            Some(inner) => inner.summarise(request),
+            None => Box::pin(async { Err(SummariserFailure::Rejected("none".into())) }),
+        }
+    }
+}
+
 /// A pressure, unwrapped (tests only pass valid numbers).
 pub fn pressure(turn: u64, pct: f64, idle: f64, complete: bool) -> BudgetPressure {
     BudgetPressure::new(turn as f64, pct, idle, complete).expect("valid test pressure")

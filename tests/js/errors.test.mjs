@@ -50,6 +50,8 @@ describe("selectTier rejects bad pressure", () => {
 describe("selectTier rejects bad policy", () => {
   const cases = [
     [{ autoContextPct: NaN }, "RangeError", "policy.autoContextPct must be a finite number in [0, 1], got NaN", "policy.autoContextPct"],
+    [{ autoTargetPct: 1.5 }, "RangeError", "policy.autoTargetPct must be a finite number in [0, 1], got 1.5", "policy.autoTargetPct"],
+    [{ autoTargetPct: "half" }, "TypeError", "policy.autoTargetPct must be a number, got string", "policy.autoTargetPct"],
     [{ charsPerToken: 0 }, "RangeError", "policy.charsPerToken must be an integer >= 1, got 0", "policy.charsPerToken"],
     [{ maxBlockAgeSteps: -2 }, "RangeError", "policy.maxBlockAgeSteps must be an integer in [0, 9007199254740991], got -2", "policy.maxBlockAgeSteps"],
     [{ maxBlockAgeTurns: 5 }, "TypeError", "policy.maxBlockAgeTurns was renamed to maxBlockAgeSteps", "policy.maxBlockAgeTurns"],
