@@ -100,14 +100,16 @@ async fn run(
     }
     let mut working = Working::read(&ctx.input, ctx.elision.as_ref(), options.elided_strings)?;
     let before_tokens = working.tokens(counter);
-    let correlation_id = match &options.correlation_id {
-        Some(id) => id.clone(),
-        None => derive_correlation_id(
-            &ctx.session_id,
-            ctx.pressure.turn_count,
-            tier,
-            &working.transcript,
-        ),
+    let (correlation_id, id_seed) = match &options.correlation_id {
+        Some(id) => (id.clone(), id.clone()),
+        None => {
+            let content = content_digest(&working.transcript);
+            let (session, turn) = (&ctx.session_id, ctx.pressure.turn_count);
+            (
+                event_id("cmp", session, turn, Some(tier), content),
+                derive_id_seed(session, turn, content),
+            )
+        }
     };
     let env = TierEnv {
         policy: &options.policy,
@@ -115,6 +117,7 @@ async fn run(
         summariser: options.summariser,
         session_id: &ctx.session_id,
         correlation_id: &correlation_id,
+        id_seed: &id_seed,
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
         cache: CacheModel::of(
@@ -128,7 +131,7 @@ async fn run(
     let prefixes = env
         .cache
         .map(|_| prefix_tokens(&working.transcript, counter));
-    working.id_seed.clone_from(&correlation_id);
+    working.id_seed.clone_from(&id_seed);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
     let repaired = crate::repair::repair(&mut working)?.then(|| working.clone());
@@ -406,13 +409,47 @@ pub fn derive_correlation_id(
     tier: Tier,
     transcript: &Transcript,
 ) -> String {
-    // xxh3 (128 bits), not SHA-256: this hashes the whole context on every call, and an id needs
-    // no cryptographic strength; SHA-256 here was 40 % of a micro call's time in wasm.
+    event_id(
+        "cmp",
+        session_id,
+        turn,
+        Some(tier),
+        content_digest(transcript),
+    )
+}
+
+/// What archive ids are derived from when the host gives no correlation id: session, turn and
+/// content, not the tier, so the tiers that write the same stub at the same place (micro, and
+/// auto starting from micro's stubs) name it by the same id, and auto's output is micro's plus
+/// what auto adds.
+fn derive_id_seed(session_id: &str, turn: u64, content: u128) -> String {
+    event_id("ids", session_id, turn, None, content)
+}
+
+/// `prefix-` and 32 hex digits of session, turn, tier (if any) and the content's digest.
+fn event_id(
+    prefix: &str,
+    session_id: &str,
+    turn: u64,
+    tier: Option<Tier>,
+    content: u128,
+) -> String {
     let mut hasher = Xxh3::new();
     hasher.update(session_id.as_bytes());
     hasher.update(&[0]);
     hasher.update(&turn.to_le_bytes());
-    hasher.update(tier.as_str().as_bytes());
+    if let Some(tier) = tier {
+        hasher.update(tier.as_str().as_bytes());
+    }
+    hasher.update(&content.to_le_bytes());
+    format!("{prefix}-{:032x}", hasher.digest128())
+}
+
+/// A digest of the context's format and blocks.
+fn content_digest(transcript: &Transcript) -> u128 {
+    // xxh3 (128 bits), not SHA-256: this hashes the whole context on every call, and an id needs
+    // no cryptographic strength; SHA-256 here was 40 % of a micro call's time in wasm.
+    let mut hasher = Xxh3::new();
     hasher.update(crate::formats::registry::name(transcript.format).as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         match block.fingerprint() {
@@ -429,8 +466,7 @@ pub fn derive_correlation_id(
             }
         }
     }
-    let hex = format!("{:032x}", hasher.digest128());
-    format!("cmp-{hex}")
+    hasher.digest128()
 }
 
 impl TierResult {

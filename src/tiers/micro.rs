@@ -67,7 +67,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
             if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
-                let id = place_id(env.correlation_id, seq, index, block_index as u64);
+                let id = place_id(env.id_seed, seq, index, block_index as u64);
                 edits.extend(input_edit(block, index, block_index, &id, env));
                 continue;
             }
@@ -85,7 +85,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
                     "holds an elided text that must be read whole",
                 ));
             }
-            let id = place_id(env.correlation_id, seq, index, block_index as u64);
+            let id = place_id(env.id_seed, seq, index, block_index as u64);
             let frame = Frame::Head {
                 keep: env.policy.micro_keep_head_chars,
                 recall: structured.then_some(id.as_str()),

@@ -78,7 +78,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
             if results_only && !matches!(block.kind, BlockKind::ToolResult { .. }) {
                 continue;
             }
-            let id = place_id(env.correlation_id, seq, index, block_index as u64);
+            let id = place_id(env.id_seed, seq, index, block_index as u64);
             let tool = names[index][block_index];
             let (text, kind) = match &block.kind {
                 BlockKind::ToolResult { .. } => {

@@ -35,7 +35,7 @@ fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> P
             if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
                 return None;
             }
-            let id = place_id(env.correlation_id, seq, index, at as u64);
+            let id = place_id(env.id_seed, seq, index, at as u64);
             Some((
                 markers::thinking_archived(block.chars(), &id),
                 ArchiveKind::Thinking,

@@ -34,14 +34,8 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>, s
         .map(|stretch| {
             let range = stretch.range.clone();
             // The digest names the entry that holds the stretch (and the stubs inside it).
-            let id = structured.then(|| {
-                place_id(
-                    env.correlation_id,
-                    seq,
-                    range.start,
-                    u64::MAX - range.end as u64,
-                )
-            });
+            let id = structured
+                .then(|| place_id(env.id_seed, seq, range.start, u64::MAX - range.end as u64));
             let text = digest_of(transcript, range.clone(), stretch.talk, id.as_deref());
             Edit::ReplaceMessages {
                 text: Some(for_format(transcript, text, range.end)),
