@@ -182,7 +182,10 @@ pub fn older_runs(transcript: &Transcript, env: &TierEnv<'_>) -> Vec<Range<usize
         .collect();
     closed_ranges(transcript, &candidates)
         .into_iter()
-        .filter_map(|range| trim_to_tools(transcript, range))
+        .filter_map(|range| {
+            let trimmed = trim_to_tools(transcript, range.clone())?;
+            Some(protection.steps.widen(transcript, trimmed, range))
+        })
         .collect()
 }
 
