@@ -510,6 +510,79 @@ export function toAiSdk(events) {
   });
 }
 
+/**
+ * OpenAI Responses API input items, as Codex stores them: the system prompt as a developer
+ * message, and before each model call an encrypted reasoning item (opaque, about 1 KB), then the
+ * model's message and its `function_call`s; each tool result a `function_call_output`.
+ */
+export function toResponses(events) {
+  const items = [];
+  events.forEach((event, index) => {
+    switch (event.kind) {
+      case "system":
+        items.push({ role: "developer", content: event.text });
+        break;
+      case "user":
+        items.push(
+          event.image
+            ? { role: "user", content: [{ type: "input_text", text: event.text }, { type: "input_image", image_url: `data:image/png;base64,${event.image}`, detail: "auto" }] }
+            : { role: "user", content: event.text },
+        );
+        break;
+      case "assistant":
+        items.push({ type: "reasoning", id: `rs_${index}`, summary: [], encrypted_content: `gAAAAB${index.toString(36)}${"k9Qz".repeat(250)}` });
+        if (event.text) {
+          items.push({ type: "message", id: `msg_${index}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: event.text, annotations: [] }] });
+        }
+        for (const c of event.calls) {
+          items.push({ type: "function_call", id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: "completed" });
+        }
+        break;
+      default:
+        items.push({ type: "function_call_output", call_id: event.id, output: event.text });
+    }
+  });
+  return items;
+}
+
+/**
+ * Gemini contents (the system prompt goes to `systemInstruction`, see `geminiSystem`): a model
+ * content per model call (its text and `functionCall`s, the first carrying a thought signature),
+ * the responses of a call in the user content after it (`{ result }`, as Google's ADK writes
+ * them), and a run of one side merged into one content, as Gemini needs them.
+ */
+export function toGemini(events) {
+  const contents = [];
+  const push = (role, parts) => {
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  for (const event of events) {
+    switch (event.kind) {
+      case "system":
+        break;
+      case "user":
+        push("user", event.image ? [{ text: event.text }, { inlineData: { mimeType: "image/png", data: event.image } }] : [{ text: event.text }]);
+        break;
+      case "assistant":
+        push("model", [
+          ...(event.text ? [{ text: event.text }] : []),
+          ...event.calls.map((c, i) => ({ functionCall: { name: c.name, args: c.args }, ...(i === 0 ? { thoughtSignature: `sig-${c.id}` } : {}) })),
+        ]);
+        break;
+      default:
+        push("user", [{ functionResponse: { name: event.name, response: { result: event.text } } }]);
+    }
+  }
+  return contents;
+}
+
+/** The system prompt of `events` as a Gemini `systemInstruction`. */
+export function geminiSystem(events) {
+  return { parts: [{ text: events.find((event) => event.kind === "system")?.text ?? "" }] };
+}
+
 /** LangChain messages (the classes come from the caller's `@langchain/core/messages`). */
 export function toLangChain(events, { SystemMessage, HumanMessage, AIMessage, ToolMessage }) {
   return events.map((event) => {

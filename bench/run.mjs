@@ -100,18 +100,27 @@ const workloads = SIZES.map((size) => {
   // stored). The generator's own strings are ropes of two-byte pieces, which no host has.
   const openai = JSON.parse(openaiBody).messages;
   const aiSdk = JSON.parse(aiSdkBody).messages;
-  return { size, events, turns, openai, aiSdk, langchain, openaiBody, aiSdkBody };
+  const responsesBody = JSON.stringify({ model: "gpt-5", instructions: "You are a coding agent.", input: gen.toResponses(events), store: false });
+  const geminiBody = JSON.stringify({ systemInstruction: gen.geminiSystem(events), contents: gen.toGemini(events) });
+  const responses = JSON.parse(responsesBody).input;
+  const gemini = JSON.parse(geminiBody).contents;
+  return { size, events, turns, openai, aiSdk, responses, gemini, langchain, openaiBody, aiSdkBody, responsesBody, geminiBody };
 });
+// Each format's objects and body, and its list's key in the body.
+const FORMATS = ["openai", "ai-sdk", "responses", "gemini"];
+const objectsOf = (w, format) => ({ openai: w.openai, "ai-sdk": w.aiSdk, responses: w.responses, gemini: w.gemini })[format];
+const bodyOf = (w, format) => ({ openai: w.openaiBody, "ai-sdk": w.aiSdkBody, responses: w.responsesBody, gemini: w.geminiBody })[format];
+const listKey = (format) => ({ responses: "input", gemini: "contents" })[format] ?? "messages";
 say(`Workloads (bench/generate.mjs, seeded): coding-agent transcripts with a system prompt, user turns, assistant turns with 1-4 parallel tool calls, tool outputs of 50 B to 200 KB (logs, JSON, code, grep, listings) and base64 screenshots. The message objects are parsed from the request bodies (\`JSON.parse\`), as a host holds messages it received or stored:`);
 say();
-say(table(["size", "OpenAI body", "AI SDK body", "messages", "turns", "tool results", "screenshots"], workloads.map((w) => [
-  mb(w.size), mb(w.openaiBody.length), mb(w.aiSdkBody.length), w.openai.length, w.turns,
+say(table(["size", "OpenAI body", "AI SDK body", "Responses body", "Gemini body", "messages", "turns", "tool results", "screenshots"], workloads.map((w) => [
+  mb(w.size), mb(w.openaiBody.length), mb(w.aiSdkBody.length), mb(w.responsesBody.length), mb(w.geminiBody.length), w.openai.length, w.turns,
   w.events.filter((e) => e.kind === "tool").length, w.events.filter((e) => e.image).length,
 ])));
 say();
 
 const pressure = (w, idle = 0) => ({ turnCount: w.turns, contextPctUsed: 0.5, idleSeconds: idle, sessionComplete: false });
-const ctx = (w, format) => ({ sessionId: "bench", pressure: pressure(w), messages: format === "openai" ? w.openai : w.aiSdk, format });
+const ctx = (w, format) => ({ sessionId: "bench", pressure: pressure(w), messages: objectsOf(w, format), format });
 
 // Hand-written filters: the same micro rule in plain JS, the baseline a user could write.
 const PRUNED = (n) => `\n[tool result body pruned: ${n} chars]`;
@@ -137,6 +146,31 @@ function handMicroAiSdk(messages) {
     return changed ? { ...m, content } : m;
   });
 }
+// The same rule on the Responses API's items and on Gemini's responses (`{ result }` bodies).
+function handMicroResponses(items) {
+  const lastUser = items.findLastIndex((item) => item.role === "user");
+  return items.map((item, i) =>
+    i < lastUser && item.type === "function_call_output" && typeof item.output === "string" && item.output.length > 240
+      ? { ...item, output: item.output.slice(0, 80) + PRUNED(item.output.length) }
+      : item,
+  );
+}
+function handMicroGemini(contents) {
+  const lastUser = contents.findLastIndex((c) => c.role === "user" && c.parts.some((part) => typeof part.text === "string"));
+  return contents.map((c, i) => {
+    if (i >= lastUser || c.role !== "user") return c;
+    let changed = false;
+    const parts = c.parts.map((part) => {
+      const value = part.functionResponse?.response?.result;
+      if (typeof value !== "string" || value.length <= 240) return part;
+      changed = true;
+      return { ...part, functionResponse: { ...part.functionResponse, response: { result: value.slice(0, 80) + PRUNED(value.length) } } };
+    });
+    return changed ? { ...c, parts } : c;
+  });
+}
+const handMicro = (format, list) =>
+  ({ openai: handMicroOpenAI, "ai-sdk": handMicroAiSdk, responses: handMicroResponses, gemini: handMicroGemini })[format](list);
 const trim = (messages, budget) => lc.trimMessages(messages, trimOptions(budget));
 const prune = (messages) => pruneMessages({ messages, toolCalls: PRUNE_TOOL_CALLS });
 // The edge peer for OpenAI bodies through LangChain: dicts -> messages -> trim -> dicts.
@@ -173,14 +207,14 @@ say();
 const row1 = [];
 for (const w of workloads) {
   const budget = Math.round(lcTokens(w.langchain) / 2);
-  for (const format of ["openai", "ai-sdk"]) {
+  for (const format of FORMATS) {
     const c = ctx(w, format);
     const contenders = [
       { name: "micro", fn: () => tc.compactWithTier("micro", c) },
       { name: "time_based", fn: () => tc.compactWithTier("time_based", c) },
       ...(format === "ai-sdk" ? [{ name: "pruneMessages", fn: () => prune(w.aiSdk) }] : []),
       { name: "trimMessages", fn: () => trim(w.langchain, budget) },
-      { name: "hand filter", fn: () => (format === "openai" ? handMicroOpenAI(w.openai) : handMicroAiSdk(w.aiSdk)) },
+      { name: "hand filter", fn: () => handMicro(format, objectsOf(w, format)) },
     ];
     const t = await compare(contenders, opts);
     for (const peer of contenders.slice(2)) {
@@ -203,15 +237,18 @@ const row2 = [];
 const floor = new Map();
 for (const w of workloads) {
   const budget = Math.round(lcTokens(w.langchain) / 2);
-  for (const format of ["openai", "ai-sdk"]) {
-    const body = format === "openai" ? w.openaiBody : w.aiSdkBody;
+  for (const format of FORMATS) {
+    const body = bodyOf(w, format);
+    const key = listKey(format);
     const contenders = [
       { name: "micro", fn: () => tc.compactRequestBody(body, { sessionId: "bench", pressure: pressure(w) }) },
       { name: "time_based", fn: () => tc.compactRequestBody(body, { sessionId: "bench", pressure: pressure(w, 400) }) },
       ...(format === "ai-sdk"
         ? [{ name: "parse + pruneMessages + stringify", fn: () => { const b = JSON.parse(body); b.messages = prune(b.messages); return JSON.stringify(b); } }]
-        : [{ name: "parse + trimMessages + stringify", fn: async () => { const b = JSON.parse(body); b.messages = langChainToOpenAI(await trim(openAIToLangChain(b.messages), budget)); return JSON.stringify(b); } }]),
-      { name: "parse + hand filter + stringify", fn: () => { const b = JSON.parse(body); b.messages = format === "openai" ? handMicroOpenAI(b.messages) : handMicroAiSdk(b.messages); return JSON.stringify(b); } },
+        : format === "openai"
+          ? [{ name: "parse + trimMessages + stringify", fn: async () => { const b = JSON.parse(body); b.messages = langChainToOpenAI(await trim(openAIToLangChain(b.messages), budget)); return JSON.stringify(b); } }]
+          : []),
+      { name: "parse + hand filter + stringify", fn: () => { const b = JSON.parse(body); b[key] = handMicro(format, b[key]); return JSON.stringify(b); } },
       { name: "floor", fn: () => JSON.stringify(JSON.parse(body)) },
     ];
     const t = await compare(contenders, opts);

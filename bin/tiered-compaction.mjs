@@ -13,13 +13,17 @@ const status = () => (process.stderr.isTTY ? "\r\x1b[K" : "");
 const PATH = /(?:^|[\s"'`(\[=:,])((?:~|\.{1,2})?\/?(?:[\w@.+-]+\/)+[\w@+-]+(?:\.[A-Za-z0-9]{1,10})+)(?::\d+)?/g;
 const ERROR_LINE = /\b(?:error|errors|exception|traceback|fail|failed|failure|fatal|panic(?:ked)?)\b/i;
 const TIERS = ["none", "micro", "time_based", "auto", "session_memory"];
-const FORMATS = ["auto", "claude-code", "openai", "anthropic", "ai-sdk", "body", "text"];
+const FORMATS = ["auto", "claude-code", "openai", "anthropic", "ai-sdk", "responses", "gemini", "body", "text"];
+/** The keys a request body's message list is found by: Chat Completions, Anthropic and the AI SDK's
+ * `messages`, the OpenAI Responses API's `input`, Gemini's `contents`. */
+const LIST_KEYS = ["messages", "input", "contents"];
 const HELP = `Usage: tiered-compaction FILE [options]
 
 Shows what each tier would cut from FILE, what it would keep and what it would cost.
 FILE is a Claude Code session (.jsonl), a JSON array of messages (OpenAI Chat Completions,
-Anthropic Messages or AI SDK), a provider request body (OpenAI or Anthropic JSON with
-"messages"), or plain text. "-" reads standard input.
+Anthropic Messages, AI SDK, OpenAI Responses input items or Gemini contents), a provider
+request body (JSON with "messages", a Responses "input" or Gemini "contents"), or plain text.
+"-" reads standard input.
 
 Options:
   --tier T               only tier T (${TIERS.join(", ")})
@@ -57,7 +61,8 @@ async function main() {
   // The tokens as the library counts them (tier none changes nothing), for the policy's pick.
   const baseline = await run("none", input, { sessionId: "cli", pressure: { turnCount: 0, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } }, compactOptions);
   const beforeTokens = baseline.result.beforeTokens;
-  const turnCount = input.messages ? input.messages.filter((message) => message.role === "assistant").length : 0;
+  // Model calls so far: assistant messages (Gemini's "model" contents).
+  const turnCount = input.messages ? input.messages.filter((message) => message?.role === "assistant" || message?.role === "model").length : 0;
   const pressure = { turnCount, contextPctUsed: Math.min(1, beforeTokens / options.contextWindow), idleSeconds: 0, sessionComplete: false };
   const picked = selectTier(pressure, policy);
   const facts = factsOf(input.kind === "body" ? input.messages : input.messages ?? [input.text], input.format);
@@ -241,16 +246,18 @@ function readFormat(text, format, file) {
     throw new Error(`${file}: not JSON (${error.message})`);
   }
   if (Array.isArray(json)) {
-    if (format === "body") throw new Error(`${file}: a request body is a JSON object with "messages", got an array`);
+    if (format === "body") throw new Error(`${file}: a request body is a JSON object with "messages", "input" or "contents", got an array`);
     return { kind: "messages", format: format === "auto" ? "auto" : format, messages: json, label: `${json.length} messages` };
   }
-  if (json !== null && typeof json === "object" && Array.isArray(json.messages)) {
+  const key = json !== null && typeof json === "object" ? LIST_KEYS.find((name) => Array.isArray(json[name])) : undefined;
+  if (key !== undefined) {
+    const list = json[key];
     if (format === "body" || format === "auto") {
-      return { kind: "body", format: "auto", body: text, messages: json.messages, label: `request body${typeof json.model === "string" ? ` for ${json.model}` : ""}: ${json.messages.length} messages` };
+      return { kind: "body", format: "auto", body: text, messages: list, label: `request body${typeof json.model === "string" ? ` for ${json.model}` : ""}: ${list.length} messages in "${key}"` };
     }
-    return { kind: "messages", format, messages: json.messages, label: `${json.messages.length} messages (from "messages")` };
+    return { kind: "messages", format, messages: list, label: `${list.length} messages (from "${key}")` };
   }
-  throw new Error(`${file}: expected a JSON array of messages, a request body with "messages", a Claude Code .jsonl or text`);
+  throw new Error(`${file}: expected a JSON array of messages, a request body with "messages", "input" or "contents", a Claude Code .jsonl or text`);
 }
 
 /** One tier's result, and the compacted messages (or text, or body) it gave. */
@@ -310,7 +317,9 @@ function factsOf(value, format) {
 function tryMessages(text) {
   try {
     const json = JSON.parse(text);
-    return Array.isArray(json) ? json : Array.isArray(json?.messages) ? json.messages : null;
+    if (Array.isArray(json)) return json;
+    const key = LIST_KEYS.find((name) => Array.isArray(json?.[name]));
+    return key === undefined ? null : json[key];
   } catch {
     return null;
   }
@@ -322,16 +331,18 @@ function collectStrings(value, out) {
   else if (value !== null && typeof value === "object") for (const item of Object.values(value)) collectStrings(item, out);
 }
 
-/** The user's own words in a message (not tool results), in any of the formats. */
+/** The user's own words in a message (not tool results), in any of the formats: text parts
+ * (`input_text` in the Responses API; Gemini's parts have no type, and a thought is not one). */
 function userWords(message, out) {
-  if (message?.role !== "user") return;
+  if (message?.role !== "user" && !(Array.isArray(message?.parts) && message.role === undefined)) return;
   if (typeof message.content === "string") {
     if (message.content.trim() !== "") out.push(message.content);
     return;
   }
-  if (!Array.isArray(message.content)) return;
-  for (const part of message.content) {
-    if (part?.type === "text" && typeof part.text === "string" && part.text.trim() !== "") out.push(part.text);
+  const parts = Array.isArray(message.content) ? message.content : Array.isArray(message.parts) ? message.parts : [];
+  for (const part of parts) {
+    const text = part?.type === "text" || part?.type === "input_text" || (part?.type === undefined && part?.thought !== true) ? part?.text : undefined;
+    if (typeof text === "string" && text.trim() !== "") out.push(text);
   }
 }
 

@@ -125,22 +125,48 @@ export interface AiSdkModelMessage {
   providerOptions?: unknown;
 }
 
+/**
+ * An OpenAI Responses API `input` item: a message (`type` may be left out), a `function_call`
+ * and its `function_call_output` (paired by `call_id`), an opaque `reasoning` item (kept whole,
+ * next to the item after it), or any other item, passed through untouched.
+ */
+export interface ResponsesInputItem {
+  type?: string | null | undefined;
+  role?: "user" | "assistant" | "system" | "developer" | undefined;
+  content?: unknown;
+  call_id?: string | null | undefined;
+  name?: string | null | undefined;
+  arguments?: string | undefined;
+  output?: unknown;
+  encrypted_content?: string | null | undefined;
+}
+
+/** A Gemini content (`contents` entry; the system instruction lives outside the list). */
+export interface GeminiContent {
+  /** `"user"` (the default) or `"model"`. */
+  role?: string | undefined;
+  parts?: readonly unknown[] | undefined;
+}
+
 /** A message in any supported wire format. */
-export type Message = OpenAIChatMessage | AnthropicMessage | AiSdkModelMessage;
+export type Message = OpenAIChatMessage | AnthropicMessage | AiSdkModelMessage | ResponsesInputItem | GeminiContent;
 
 /**
- * What `compact` and `compactWithTier` take as messages: any object with a `role`, so that the
- * providers' own SDK types (OpenAI `ChatCompletionMessageParam`, Anthropic `MessageParam`, AI SDK
- * `ModelMessage`) and plain object literals whose `role` TypeScript widened to `string` are
- * accepted as they are, and come back as the same type. The library checks the rest at run time
- * (a `TypeError` naming the message).
+ * What `compact` and `compactWithTier` take as messages: an object with a `role` (or a Responses
+ * item's `type`, or a Gemini content's `parts`), so that the providers' own SDK types (OpenAI
+ * `ChatCompletionMessageParam` and Responses `ResponseInputItem`, Anthropic `MessageParam`, AI
+ * SDK `ModelMessage`, Google GenAI `Content`) and plain object literals whose `role` TypeScript
+ * widened to `string` are accepted as they are, and come back as the same type. The library
+ * checks the rest at run time (a `TypeError` naming the message).
  */
 export interface MessageLike {
-  role: string;
+  role?: string | null | undefined;
+  type?: string | null | undefined;
+  parts?: readonly unknown[] | undefined;
 }
 
 /** Which wire format `messages` are in; `"auto"` (the default) detects it. */
-export type MessageFormat = "auto" | "openai" | "anthropic" | "ai-sdk";
+export type MessageFormat = "auto" | "openai" | "anthropic" | "ai-sdk" | "responses" | "gemini";
 
 interface ContextBase {
   /** The session's id (part of correlation ids and summary requests). */
@@ -285,7 +311,7 @@ export interface TierResultBase {
   /** Present when the pressure gave `cachedTokens`: what the edits did to the prompt cache. */
   cache?: CacheReport;
   /** The format the context was read as. */
-  format: "openai" | "anthropic" | "ai-sdk" | "text";
+  format: "openai" | "anthropic" | "ai-sdk" | "responses" | "gemini" | "text";
 }
 
 /** The result of compacting messages. */
@@ -346,9 +372,13 @@ export function recordTierEvent(result: TierResultBase, step?: TraceStepInput): 
 export function runLegacyCompaction(sessionId: string, contextText: string, opts?: LegacyOptions): Promise<TextResult>;
 
 /**
- * Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
- * request body (a JSON string). Every other field of the body comes back byte-identical, and so
- * does every message the tier left alone. `result` has no `messages`: they are in `body`.
+ * Edge-proxy path: compacts the message list of a provider request body (a JSON string): the
+ * `messages` of an OpenAI Chat Completions or Anthropic Messages body, the `input` of an OpenAI
+ * Responses body (`instructions` stays outside it; a plain-string `input` is one user message,
+ * left as it is; with `previous_response_id` or `conversation` only what is in `input` is
+ * compacted), the `contents` of a Gemini body (`systemInstruction` stays outside it). Every other
+ * field of the body comes back byte-identical, and so does every message the tier left alone.
+ * `result` has no `messages`: they are in `body`.
  */
 export function compactRequestBody(body: string, options: RequestBodyOptions): Promise<{ body: string; result: TierResultBase }>;
 
@@ -380,7 +410,7 @@ export function restore(result: { text: string; archive: ArchiveEntry[] }): stri
 export function restore(result: { body: string; archive: ArchiveEntry[] }): string;
 
 /** The formats that have tool calls, and so a recall tool. */
-export type ToolFormat = "openai" | "anthropic" | "ai-sdk";
+export type ToolFormat = "openai" | "anthropic" | "ai-sdk" | "responses" | "gemini";
 
 /** The JSON Schema of the recall tool's input: `{ id: string }`. */
 export type RecallInputSchema = {
@@ -396,7 +426,18 @@ export interface RecallToolByFormat {
   anthropic: { name: "recall_archived"; description: string; input_schema: RecallInputSchema };
   /** Wrap with the AI SDK: `tool({ description, inputSchema: jsonSchema(def.inputSchema), execute })`. */
   "ai-sdk": { description: string; inputSchema: RecallInputSchema };
+  /** A Responses API function tool (`tools` entry); `strict` is the API's default. */
+  responses: { type: "function"; name: "recall_archived"; description: string; parameters: RecallInputSchema; strict: true };
+  /**
+   * A Gemini `FunctionDeclaration` (a `functionDeclarations` entry). Gemini's schema has no
+   * `additionalProperties`. With `@google/genai`'s types, whose schema `type` is an enum, cast it
+   * or pass `{ name, description, parametersJsonSchema: def.parameters }`.
+   */
+  gemini: { name: "recall_archived"; description: string; parameters: GeminiRecallSchema };
 }
+
+/** The recall tool's input schema in Gemini's dialect: `RecallInputSchema` without `additionalProperties`. */
+export type GeminiRecallSchema = Omit<RecallInputSchema, "additionalProperties">;
 
 /** A tool the model can call to read an archived body again by the id its stub names. */
 export function recallToolDefinition<F extends ToolFormat>(format: F): RecallToolByFormat[F];

@@ -71,6 +71,10 @@ pub struct TierContext {
     /// Set by a binding whose `input` messages hold placeholders for long strings (see
     /// [`crate::elision`]); `None` for messages read whole.
     pub elision: Option<ElisionKey>,
+    /// The messages continue a conversation the provider stores (a Responses request body with
+    /// `previous_response_id` or `conversation`): a tool result whose call is not in the list
+    /// answers a stored call, so it is neither an orphan to repair nor removed with a range.
+    pub server_history: bool,
 }
 
 impl TierContext {
@@ -86,6 +90,7 @@ impl TierContext {
             cost_per_1k_tokens: DEFAULT_COST_PER_1K_TOKENS,
             input,
             elision: None,
+            server_history: false,
         }
     }
 

@@ -4,8 +4,8 @@
 //! and does the compaction. A policy ([`select_tier`]) picks exactly one tier per call from the
 //! session's [`BudgetPressure`]; each tier (`tiers/`) plans edits over one internal
 //! [`transcript::Transcript`]; format adapters (`formats/`, registered once in
-//! [`formats::registry`]) read the host's messages (OpenAI, Anthropic, AI SDK, flat text) and
-//! apply the plan without touching what did not change. `docs/design.md` in the repository
+//! [`formats::registry`]) read the host's messages (OpenAI Chat Completions and Responses,
+//! Anthropic, AI SDK, Gemini, flat text) and apply the plan without touching what did not change. `docs/design.md` in the repository
 //! describes the tiers, the invariants and the formats.
 //!
 //! Layout by role: [`base`] (byte-level machinery), [`config`] (settings, declared once),
@@ -16,8 +16,14 @@
 //!
 //! ## Glossary
 //!
-//! - **Step**: one model call: an assistant message and the tool results that answer it. Ages and
+//! - **Step**: one model call: an assistant message and the tool results that answer it (where a
+//!   call is stored as several items, the Responses API, its consecutive output items). Ages and
 //!   the tail are counted in steps ([`transcript::steps`]).
+//! - **Bound message**: one that stays directly before the next one; a range edit takes both or
+//!   neither (a Responses `reasoning` item and the item after it).
+//! - **Server history**: a Responses request with `previous_response_id` or `conversation`
+//!   continues a conversation the provider stores: a result whose call is not in the list answers
+//!   a stored call.
 //! - **Protected tail**: the newest `keepRecentSteps` steps plus the newest message with user
 //!   words; no tier alters it ([`transcript::protect`]).
 //! - **User words**: text the user wrote (user messages other than tool results). A **directive**

@@ -30,8 +30,9 @@ pub fn input_schema() -> Value {
 }
 
 /// The recall tool in `format`'s own shape (OpenAI `{ type: "function", function }`, Anthropic
-/// `{ name, description, input_schema }`, AI SDK `{ description, inputSchema }`). Flat text has
-/// no tools: an error.
+/// `{ name, description, input_schema }`, AI SDK `{ description, inputSchema }`, Responses
+/// `{ type: "function", name, description, parameters, strict }`, Gemini `{ name, description,
+/// parameters }`). Flat text has no tools: an error.
 pub fn recall_tool_definition(format: Format) -> Result<Value> {
     let structured = registry::adapter(format)
         .structured

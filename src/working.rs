@@ -316,7 +316,11 @@ fn reread<'a>(
             }
         });
     }
-    Ok(Transcript { format, messages })
+    let mut transcript = Transcript { format, messages };
+    // Results paired by their places take their ids from the whole list again.
+    let values: Vec<&Value> = output.iter().map(|value| &**value).collect();
+    formats::registry::link(&mut transcript, &values);
+    Ok(transcript)
 }
 
 /// The id of the bridge entry after `edit` (a replaced range): the edit's place, apart from it.

@@ -98,5 +98,8 @@ fn bad_bodies_name_the_problem() {
         &CompactOptions::default(),
     ))
     .unwrap_err();
-    assert_eq!(error.to_string(), "body.messages is required");
+    assert_eq!(
+        error.to_string(),
+        "body.messages is required (or body.input for the OpenAI Responses API, body.contents for Gemini)"
+    );
 }

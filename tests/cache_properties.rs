@@ -19,6 +19,8 @@ fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
     match format {
         Format::OpenAi => generate::openai(conversation),
         Format::Anthropic => generate::anthropic(conversation),
+        Format::Responses => generate::responses(conversation),
+        Format::Gemini => generate::gemini(conversation),
         _ => generate::ai_sdk(conversation),
     }
 }
@@ -64,7 +66,7 @@ proptest! {
     #[test]
     fn never_more_edits_and_none_deferred_when_cold(
         conversation in generate::conversation(),
-        format in prop::sample::select(vec![Format::OpenAi, Format::Anthropic, Format::AiSdk]),
+        format in prop::sample::select(vec![Format::OpenAi, Format::Anthropic, Format::AiSdk, Format::Responses, Format::Gemini]),
         tier in prop::sample::select(vec![Tier::Micro, Tier::TimeBased]),
         cached_share in 0.0f64..1.2,
         idle in prop::sample::select(vec![0.0, 120.0, 299.0, 300.0, 900.0]),

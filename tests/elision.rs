@@ -87,6 +87,8 @@ fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
     match format {
         Format::OpenAi => generate::openai(conversation),
         Format::Anthropic => generate::anthropic(conversation),
+        Format::Responses => generate::responses(conversation),
+        Format::Gemini => generate::gemini(conversation),
         _ => generate::ai_sdk(conversation),
     }
 }
@@ -161,7 +163,7 @@ proptest! {
     #[test]
     fn elided_input_compacts_as_whole_input(
         conversation in generate::conversation(),
-        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk), Just(Format::Responses), Just(Format::Gemini)],
     ) {
         let messages = render(format, &conversation);
         for tier in [Tier::None, Tier::Micro, Tier::TimeBased] {
@@ -172,7 +174,7 @@ proptest! {
     #[test]
     fn elided_bodies_compact_as_whole_bodies(
         conversation in generate::conversation(),
-        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk), Just(Format::Responses), Just(Format::Gemini)],
     ) {
         for pressure in [pressure(2, 0.1, 0.0, false), pressure(6, 0.5, 0.0, false), pressure(6, 0.5, 400.0, false)] {
             body_both_ways(format, render(format, &conversation), pressure);
@@ -296,7 +298,8 @@ fn body_both_ways(
     messages: Vec<Value>,
     pressure: tiered_compaction::BudgetPressure,
 ) {
-    let mut request = json!({ "model": "m", "max_tokens": 100, "messages": messages });
+    let key = tiered_compaction::formats::registry::list_key(format);
+    let mut request = json!({ "model": "m", "max_tokens": 100, key: messages });
     if format == Format::Anthropic {
         request["system"] = json!("You are a coding agent.");
     }

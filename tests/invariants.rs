@@ -1,8 +1,8 @@
 //! The six invariants (`docs/design.md`) as properties over generated conversations, in each structured
-//! format, for every tier, with and without a summariser; the same conversations broken (orphan
-//! results, calls left unanswered, reused and duplicate ids, runs of one Anthropic role), which
-//! every tier repairs first; and the flat-text properties (never grows, idempotent, nothing
-//! lost).
+//! format (OpenAI, Anthropic, AI SDK, the Responses API, Gemini), for every tier, with and without
+//! a summariser; the same conversations broken (orphan results, calls left unanswered, reused and
+//! duplicate ids, runs of one Anthropic or Gemini role), which every tier repairs first; and the
+//! flat-text properties (never grows, idempotent, nothing lost).
 
 mod common;
 
@@ -33,6 +33,8 @@ fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
         Format::OpenAi => generate::openai(conversation),
         Format::Anthropic => generate::anthropic(conversation),
         Format::AiSdk => generate::ai_sdk(conversation),
+        Format::Responses => generate::responses(conversation),
+        Format::Gemini => generate::gemini(conversation),
         Format::Text => unreachable!("text is checked separately"),
     }
 }
@@ -51,6 +53,12 @@ fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
 /// The user's words of `message`: its content but the tool results (which an Anthropic user
 /// message carries beside them, and which a tier may stub).
 fn words(message: &Value) -> Vec<&Value> {
+    if let Value::Array(parts) = &message["parts"] {
+        return parts
+            .iter()
+            .filter(|part| part.get("functionResponse").is_none())
+            .collect();
+    }
     match &message["content"] {
         Value::Array(parts) => parts
             .iter()
@@ -103,6 +111,12 @@ fn check_structured(
         provider::problems(format, &output),
         vec![],
         "{} output valid",
+        tier
+    );
+    prop_assert_eq!(
+        provider::reasoning_problems(input, &output),
+        vec![],
+        "{} reasoning items kept with what follows them",
         tier
     );
     // 1. Provider-valid: reads back, pairs kept or removed together, results follow calls,
@@ -161,9 +175,17 @@ fn check_structured(
         prop_assert!(output.contains(message), "{tier}: system prompt altered");
     }
     //    The protected tail: from the start of the third-newest step (an assistant message starts
-    //    a step; all steps when there are fewer) to the end, plus the newest user words.
+    //    a step, but for an output item right after another: one model call of the Responses
+    //    API; all steps when there are fewer) to the end, plus the newest user words.
     let assistants: Vec<usize> = (0..before.messages.len())
-        .filter(|i| before.messages[*i].role == Role::Assistant)
+        .filter(|i| {
+            let message = &before.messages[*i];
+            let continues = message.output_item
+                && *i > 0
+                && before.messages[*i - 1].role == Role::Assistant
+                && before.messages[*i - 1].output_item;
+            message.role == Role::Assistant && !continues
+        })
         .collect();
     let tail_start = match assistants.len().checked_sub(3) {
         Some(k) => assistants[k],
@@ -173,7 +195,13 @@ fn check_structured(
     if tier == Tier::SessionMemory {
         // The system prompts and one user message with the session summary (or the input).
         let is_summary = |m: &Value| {
-            [&m["content"], &m["content"][0]["text"]].iter().any(|c| {
+            [
+                &m["content"],
+                &m["content"][0]["text"],
+                &m["parts"][0]["text"],
+            ]
+            .iter()
+            .any(|c| {
                 c.as_str()
                     .is_some_and(|c| c.starts_with("[session summary]"))
             })
@@ -307,6 +335,12 @@ fn check_broken(
         "{} output valid",
         tier
     );
+    prop_assert_eq!(
+        provider::reasoning_problems(input, output),
+        vec![],
+        "{} reasoning items kept with what follows them",
+        tier
+    );
     let repairs: Vec<&Value> = result
         .archive
         .iter()
@@ -375,6 +409,7 @@ fn check_broken_tiers(
 ) -> Result<(), TestCaseError> {
     let rendered = match format {
         Format::Anthropic if split_roles => generate::anthropic_steps(conversation),
+        Format::Gemini if split_roles => generate::gemini_steps(conversation),
         _ => render(format, conversation),
     };
     let name = tiered_compaction::formats::registry::name(format);
@@ -544,6 +579,30 @@ proptest! {
     #[test]
     fn ai_sdk_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
         check_broken_tiers(Format::AiSdk, &conversation, &breaks, false)?;
+    }
+
+    #[test]
+    fn responses_invariants(conversation in generate::conversation()) {
+        check_all_tiers(Format::Responses, &conversation)?;
+    }
+
+    #[test]
+    fn gemini_invariants(conversation in generate::conversation()) {
+        check_all_tiers(Format::Gemini, &conversation)?;
+    }
+
+    #[test]
+    fn responses_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
+        check_broken_tiers(Format::Responses, &conversation, &breaks, false)?;
+    }
+
+    #[test]
+    fn gemini_broken_input_is_repaired(
+        conversation in generate::conversation(),
+        breaks in generate::breaks(),
+        split_roles in any::<bool>(),
+    ) {
+        check_broken_tiers(Format::Gemini, &conversation, &breaks, split_roles)?;
     }
 
     #[test]

@@ -28,6 +28,8 @@ fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
         Format::OpenAi => generate::openai(conversation),
         Format::Anthropic => generate::anthropic(conversation),
         Format::AiSdk => generate::ai_sdk(conversation),
+        Format::Responses => generate::responses(conversation),
+        Format::Gemini => generate::gemini(conversation),
         Format::Text => unreachable!("structured formats only"),
     }
 }
@@ -111,5 +113,15 @@ proptest! {
     #[test]
     fn ai_sdk_owned_equals_borrowed(conversation in generate::conversation()) {
         check_format(Format::AiSdk, &conversation)?;
+    }
+
+    #[test]
+    fn responses_owned_equals_borrowed(conversation in generate::conversation()) {
+        check_format(Format::Responses, &conversation)?;
+    }
+
+    #[test]
+    fn gemini_owned_equals_borrowed(conversation in generate::conversation()) {
+        check_format(Format::Gemini, &conversation)?;
     }
 }

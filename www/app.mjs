@@ -15,6 +15,8 @@ const SAMPLES = [
   { file: "openai-chat.json", label: "OpenAI Chat Completions (messages)" },
   { file: "anthropic-messages.json", label: "Anthropic Messages (request body)" },
   { file: "ai-sdk-messages.json", label: "Vercel AI SDK (ModelMessage[])" },
+  { file: "openai-responses.json", label: "OpenAI Responses API (request body)" },
+  { file: "gemini-contents.json", label: "Gemini (request body)" },
   { file: "flat-text.txt", label: "Flat text (```tool_result, [age:N])" },
 ];
 

@@ -1,6 +1,7 @@
 // Reading what the user pasted or loaded into a `TierContext` shape: JSON messages (an array, or
-// a request body with a `messages` array) or the seed's flat text. Errors name the line and
-// column, so the page can show them inline; nothing here throws.
+// a request body with a `messages` array, a Responses API `input` array or a Gemini `contents`
+// array) or the seed's flat text. Errors name the line and column, so the page can show them
+// inline; nothing here throws.
 
 /** Line and column (1-based) of code-unit offset `position` in `source`. */
 export function lineAndColumn(source, position) {
@@ -57,12 +58,16 @@ export function readTranscript(source, kind = "auto") {
   if (Array.isArray(value)) {
     return { ok: true, kind: "messages", messages: value, note: `${value.length} messages` };
   }
-  if (value !== null && typeof value === "object" && Array.isArray(value.messages)) {
-    const others = Object.keys(value).filter((key) => key !== "messages");
+  // A request body's list, by the keys the library finds it by (the Responses API's `input`,
+  // Gemini's `contents`).
+  const key = value !== null && typeof value === "object" ? ["messages", "input", "contents"].find((name) => Array.isArray(value[name])) : undefined;
+  if (key !== undefined) {
+    const list = value[key];
+    const others = Object.keys(value).filter((name) => name !== key);
     const note = others.length === 0
-      ? `${value.messages.length} messages`
-      : `${value.messages.length} messages from a request body (other fields left out of the context: ${others.join(", ")})`;
-    return { ok: true, kind: "messages", messages: value.messages, note };
+      ? `${list.length} messages`
+      : `${list.length} messages from a request body's ${key} (other fields left out of the context: ${others.join(", ")})`;
+    return { ok: true, kind: "messages", messages: list, note };
   }
-  return { ok: false, line: 1, column: 1, message: "Expected a JSON array of messages, or an object with a `messages` array (a request body)." };
+  return { ok: false, line: 1, column: 1, message: "Expected a JSON array of messages, or a request body: an object with a `messages`, `input` (OpenAI Responses) or `contents` (Gemini) array." };
 }

@@ -1,6 +1,7 @@
 //! The edge-proxy path on arbitrary bytes: the first byte picks the pressure (and so the tier),
 //! the rest is the request body. Refusals are fine; an accepted body must come out as JSON with
-//! every field outside `messages` unchanged and the invariants kept.
+//! every field outside its message list (`messages`, a Responses `input`, Gemini `contents`)
+//! unchanged and the invariants kept.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -18,6 +18,8 @@ fuzz_target!(|data: &[u8]| {
         FormatChoice::Fixed(Format::OpenAi),
         FormatChoice::Fixed(Format::Anthropic),
         FormatChoice::Fixed(Format::AiSdk),
+        FormatChoice::Fixed(Format::Responses),
+        FormatChoice::Fixed(Format::Gemini),
     ];
     for choice in choices {
         for tier in checks::TIERS {

@@ -1,5 +1,6 @@
 //! Every tier on a generated conversation decoded from the fuzz bytes, rendered in the format
-//! the bytes pick (OpenAI, Anthropic, AI SDK), with the summariser behaviour the bytes pick;
+//! the bytes pick (OpenAI, Anthropic, AI SDK, the Responses API, Gemini), with the summariser
+//! behaviour the bytes pick;
 //! every invariant of `docs/design.md` is checked on every run.
 #![no_main]
 
@@ -13,7 +14,13 @@ use tiered_compaction_fuzz::{SUMMARISERS, checks, decode, summariser};
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(format) = u
-        .choose(&[Format::OpenAi, Format::Anthropic, Format::AiSdk])
+        .choose(&[
+            Format::OpenAi,
+            Format::Anthropic,
+            Format::AiSdk,
+            Format::Responses,
+            Format::Gemini,
+        ])
         .copied()
     else {
         return;
@@ -27,6 +34,8 @@ fuzz_target!(|data: &[u8]| {
     let messages = match format {
         Format::OpenAi => generate::openai(&conversation),
         Format::Anthropic => generate::anthropic(&conversation),
+        Format::Responses => generate::responses(&conversation),
+        Format::Gemini => generate::gemini(&conversation),
         _ => generate::ai_sdk(&conversation),
     };
     if std::env::var_os("TC_FUZZ_DUMP").is_some() {

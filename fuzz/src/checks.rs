@@ -78,13 +78,35 @@ pub fn structured(
         ContextData::Messages(messages) => messages.clone(),
         ContextData::Text(_) => panic!("{tier}: messages in, text out"),
     };
-    let before = read_messages(input, format)
+    read_messages(input, format)
         .unwrap_or_else(|e| panic!("{tier}: input accepted as {format:?} but unreadable: {e}"));
+    // Broken input is repaired before any tier runs (removals and merges into the archive, kind
+    // "repair"): what the tier must keep is measured against the repaired input, which is what
+    // tier `none` gives.
+    let repaired = result.archive.iter().any(|entry| entry.kind == "repair");
+    let base: Vec<Value> = if repaired {
+        let none = run(
+            Tier::None,
+            &messages_ctx(input.to_vec(), FormatChoice::Fixed(format)),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{tier} {format:?}: repaired input refused by none: {e}"));
+        none.messages().expect("messages in, messages out").to_vec()
+    } else {
+        input.to_vec()
+    };
+    let before = read_messages(&base, format)
+        .unwrap_or_else(|e| panic!("{tier} {format:?}: repaired input unreadable: {e}"));
     // 1. Provider-valid: the output reads back in its format; pairs are kept or removed
     //    together; no result is newly separated from its call; no new empty message.
     let after = read_messages(&output, format)
         .unwrap_or_else(|e| panic!("{tier} {format:?}: output unreadable: {e}"));
     check_pairs(tier, &before, &after);
+    // The Responses API's reasoning items: unaltered, before what followed them.
+    if format == Format::Responses {
+        let broken = crate::common::provider::reasoning_problems(&base, &output);
+        assert!(broken.is_empty(), "{tier} {format:?}: {broken:?}");
+    }
     for (index, message) in after.messages.iter().enumerate() {
         if message.blocks.iter().all(|b| b.text.is_empty()) {
             assert!(
@@ -105,8 +127,8 @@ pub fn structured(
         result.before_tokens,
         result.after_tokens
     );
-    // 4. Protected content.
-    check_protected(tier, format, input, &output, &before);
+    // 4. Protected content (of the repaired input).
+    check_protected(tier, format, &base, &output, &before);
     // 5. Idempotent, reading the output in the format it came out in.
     let again_ctx = messages_ctx(output.clone(), FormatChoice::Fixed(format));
     let again = run(tier, &again_ctx, summariser)
@@ -168,10 +190,18 @@ fn check_protected(
     let users: Vec<usize> = (0..before.messages.len())
         .filter(|i| before.messages[*i].has_user_words())
         .collect();
-    // The protected tail: from the third-newest assistant message (each starts a step; all
-    // steps when there are fewer) to the end.
+    // The protected tail: from the third-newest assistant message (each starts a step but an
+    // output item right after another, one model call of the Responses API; all steps when there
+    // are fewer) to the end.
     let assistants: Vec<usize> = (0..before.messages.len())
-        .filter(|i| before.messages[*i].role == Role::Assistant)
+        .filter(|i| {
+            let message = &before.messages[*i];
+            let continues = message.output_item
+                && *i > 0
+                && before.messages[*i - 1].role == Role::Assistant
+                && before.messages[*i - 1].output_item;
+            message.role == Role::Assistant && !continues
+        })
         .collect();
     let tail = match assistants.len().checked_sub(3) {
         Some(k) => assistants[k],
@@ -272,11 +302,15 @@ pub fn body(body: &str, pressure: BudgetPressure) {
     };
     let mut input = parse(body);
     let mut output = parse(&out);
-    let input_messages = input
-        .remove("messages")
-        .expect("accepted body has messages");
-    let output_messages = output.remove("messages").expect("output body has messages");
-    assert!(input == output, "{tier}: fields outside messages changed");
+    let key = tiered_compaction::formats::registry::list_key(format_of(&result));
+    let input_messages = input.remove(key).expect("accepted body has its list");
+    let output_messages = output.remove(key).expect("output body has its list");
+    assert!(input == output, "{tier}: fields outside {key} changed");
+    if input_messages.is_string() {
+        // A plain-string Responses input: one user message, nothing to compact.
+        assert!(out == body, "{tier}: a plain-string input changed");
+        return;
+    }
     let ContextData::Messages(result_messages) = &result.context else {
         panic!("{tier}: body messages came back as text");
     };

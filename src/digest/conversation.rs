@@ -133,6 +133,8 @@ mod tests {
             source: Source::Index(0),
             explicit_age: None,
             is_library_summary: false,
+            bound_to_next: false,
+            output_item: false,
         }
     }
 

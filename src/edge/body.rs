@@ -1,5 +1,8 @@
 //! The edge-proxy path: a provider request body (JSON string) in, the same body with its
-//! `messages` compacted out, every other byte unchanged.
+//! message list compacted, every other byte unchanged. The list is found by the registered
+//! formats' list keys (`formats::registry`): `messages` (OpenAI Chat Completions, Anthropic,
+//! the AI SDK), `input` (the Responses API; `instructions` stays outside it) or `contents`
+//! (Gemini; `systemInstruction` stays outside it).
 //!
 //! One pass of `scan` checks the body as JSON (serde_json names the fault when it does
 //! not pass) and finds the byte span of the top-level `messages` array and of each of its
@@ -20,10 +23,12 @@ use super::source::{BodySource, Splice};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::formats::detect::{first_evidence, format_name};
+use crate::formats::registry;
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
 use crate::pressure::json_type;
 use crate::result::{ContextData, TierResult};
+use crate::tier::Tier;
 use crate::transcript::Format;
 #[cfg(test)]
 use serde_json::Map;
@@ -88,6 +93,9 @@ pub(crate) async fn compact<S: BodySource>(
     let mut messages = Vec::with_capacity(span.elements.len());
     for index in 0..span.elements.len() {
         messages.push(parse_message(&source.message(span, index))?);
+    }
+    if call.layout.string_list {
+        messages = messages.into_iter().map(one_user_message).collect();
     }
     let input_len = messages.len();
     let result = call.run(messages, None).await?;
@@ -163,7 +171,7 @@ impl<'a> Call<'a> {
         messages: Vec<Value>,
         elided: Option<(&str, &ElidedBody)>,
     ) -> Result<TierResult> {
-        let format = format_for(self.layout.anthropic_field, &messages)?;
+        let format = format_for(&self.layout, &messages)?;
         let mut ctx = TierContext::new(
             self.session_id,
             *self.pressure,
@@ -174,6 +182,19 @@ impl<'a> Call<'a> {
         );
         if let Some(cost) = self.cost_per_1k_tokens {
             ctx.cost_per_1k_tokens = cost;
+        }
+        // Only the Responses API keeps a conversation on the server, by these fields.
+        ctx.server_history =
+            self.layout.server_history && registry::structured(format)?.string_list;
+        if self.layout.string_list {
+            // One user message, the task: nothing to compact, whatever the pressure says.
+            let mut result =
+                crate::engine::compact_with_tier_owned(Tier::None, ctx, self.options).await?;
+            result.reason = format!(
+                "body.{} is a plain string (one user message): nothing to compact",
+                self.layout.list_key
+            );
+            return Ok(result);
         }
         let Some((body, elided)) = elided else {
             return crate::engine::compact_owned(ctx, self.options).await;
@@ -191,6 +212,7 @@ impl<'a> Call<'a> {
 /// The body's messages read elided, when the tier the pressure selects may run on them and
 /// some string is long enough.
 fn read_elided(body: &str, call: &Call<'_>) -> Option<ElidedBody> {
+    (!call.layout.string_list).then_some(())?;
     let tier = crate::policy::select_tier(call.pressure, &call.options.policy);
     crate::engine::may_read_elided(tier, call.options).then_some(())?;
     elision::read(
@@ -212,15 +234,26 @@ fn context_messages(result: &TierResult) -> Result<&[Value]> {
     }
 }
 
+/// A plain-string list's text (a string token read as JSON) as the one user message it is.
+fn one_user_message(text: Value) -> Value {
+    serde_json::json!({ "role": "user", "content": text })
+}
+
 /// A request body checked and measured, before its messages are read: where they are, and the
 /// top-level field that makes a plain list Anthropic. Nothing of the body is copied, so a caller
 /// can let the body go and read each message on its own ([`parse_message`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BodyLayout {
-    /// The `messages` array and its elements.
+    /// The message list and its elements (a plain string list: the string, its one element).
     pub span: MessagesSpan,
+    /// The list's key (`messages`, `input`, `contents`).
+    pub list_key: &'static str,
+    /// The list is a plain string, one user message (a Responses `input`).
+    pub string_list: bool,
     /// `system` or `anthropic_version`, when the body has one.
     pub anthropic_field: Option<&'static str>,
+    /// The body continues a conversation the provider stores ([`scan::Scan::server_history`]).
+    pub server_history: bool,
     /// The long string values inside the messages ([`scan::Scan::long_strings`]).
     pub long_strings: Vec<scan::LongString>,
 }
@@ -236,19 +269,30 @@ pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyL
     if top.deepest >= 120 {
         serde_json::from_str::<Value>(body).map_err(body_error)?;
     }
-    let Some((array, elements)) = top.messages else {
-        return Err(CompactionError::type_error("body.messages", "is required"));
-    };
-    let first = body.as_bytes().get(array.start).copied();
-    if first != Some(b'[') {
+    let (Some((array, mut elements)), Some(list_key)) = (top.messages, top.list_key) else {
         return Err(CompactionError::type_error(
             "body.messages",
+            "is required (or body.input for the OpenAI Responses API, body.contents for Gemini)",
+        ));
+    };
+    let first = body.as_bytes().get(array.start).copied();
+    let string_list = first == Some(b'"')
+        && registry::with_list_key(list_key)
+            .any(|adapter| adapter.structured.as_ref().is_some_and(|s| s.string_list));
+    if string_list {
+        elements = vec![array.clone()];
+    } else if first != Some(b'[') {
+        return Err(CompactionError::type_error(
+            format!("body.{list_key}"),
             format!(": expected an array, got {}", type_at(first)),
         ));
     }
     Ok(BodyLayout {
         span: MessagesSpan { array, elements },
+        list_key,
+        string_list,
         anthropic_field: top.anthropic_field,
+        server_history: top.server_history,
         long_strings: top.long_strings,
     })
 }
@@ -336,11 +380,29 @@ pub(crate) fn request_format(request: &Map<String, Value>, messages: &[Value]) -
     let field = ANTHROPIC_FIELDS
         .into_iter()
         .find(|field| request.contains_key(*field));
-    format_for(field, messages)
+    messages_format(field, messages)
 }
 
-/// [`request_format`] given the Anthropic-only top-level field the request has, if any.
-fn format_for(field: Option<&str>, messages: &[Value]) -> Result<Format> {
+/// The format of a body laid out as `layout` whose list holds `messages`: the one format of its
+/// list key (`input`, `contents`), or among those of `messages` as [`request_format`] says.
+/// Evidence of a format whose list has another key is an error naming both.
+fn format_for(layout: &BodyLayout, messages: &[Value]) -> Result<Format> {
+    if let Some(evidence) = first_evidence(messages)? {
+        let key = registry::adapter(evidence.format).list_key;
+        if key != layout.list_key {
+            return Err(evidence.in_list(layout.list_key));
+        }
+    }
+    let mut formats = registry::with_list_key(layout.list_key);
+    match (formats.next(), formats.next()) {
+        (Some(only), None) => Ok(only.format),
+        _ => messages_format(layout.anthropic_field, messages),
+    }
+}
+
+/// The format of a `messages` list, given the Anthropic-only top-level field the request has, if
+/// any.
+fn messages_format(field: Option<&str>, messages: &[Value]) -> Result<Format> {
     let evidence = first_evidence(messages)?;
     match (field, evidence) {
         (Some(field), Some(evidence)) if evidence.format == Format::OpenAi => {

@@ -1,6 +1,8 @@
 //! A request body checked and laid out in one pass: whether it is JSON, where its top-level
-//! `messages` array and each element are, which Anthropic-only field it has, and which string
-//! values inside the messages are long enough to elide ([`crate::elision::MIN_CHARS`]).
+//! message list (`messages`, or another format's list key: the Responses API's `input`,
+//! Gemini's `contents`) and each element are, which Anthropic-only field it has, whether it
+//! continues a conversation the provider stores, and which string values inside the list are
+//! long enough to elide ([`crate::elision::MIN_CHARS`]).
 //!
 //! The scanner accepts exactly the texts serde_json's parser accepts, up to 127 levels of
 //! nesting (the parser's grammar, read from its `ignore_value`: its whitespace, escapes, number
@@ -11,10 +13,14 @@
 
 use crate::base::unescape::escape;
 use crate::elision::MIN_CHARS;
+use crate::formats::registry;
 use std::ops::Range;
 
 /// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
 pub(crate) const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
+
+/// Top-level fields (not `null`) of a Responses request whose conversation the provider stores.
+const SERVER_HISTORY_FIELDS: [&str; 2] = ["previous_response_id", "conversation"];
 
 /// Nesting the scanner follows; deeper bodies are left to serde_json (which stops at 128).
 const MAX_DEPTH: usize = 127;
@@ -22,14 +28,19 @@ const MAX_DEPTH: usize = 127;
 /// What one pass over a valid body found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Scan {
-    /// The span of the `messages` value (the last one, as serde_json reads duplicate keys) and,
-    /// when it is an array, of its elements (without surrounding whitespace).
+    /// The span of the message list's value (the last one, as serde_json reads duplicate keys)
+    /// and, when it is an array, of its elements (without surrounding whitespace). The list is
+    /// the first registered list key the body has (`messages`, `input`, `contents`).
     pub messages: Option<(Range<usize>, Vec<Range<usize>>)>,
+    /// That list's key.
+    pub list_key: Option<&'static str>,
+    /// A field of [`SERVER_HISTORY_FIELDS`] is present and not `null`.
+    pub server_history: bool,
     /// The deepest nesting of containers, the top-level object included.
     pub deepest: usize,
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
-    /// The string values (not keys) inside `messages` whose escaped text is longer than
+    /// The string values (not keys) inside the list whose escaped text is longer than
     /// [`MIN_CHARS`] bytes, in order.
     pub long_strings: Vec<LongString>,
 }
@@ -69,18 +80,21 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
     };
     cursor.skip_whitespace();
     cursor.expect(b'{')?;
-    let mut messages = None;
-    let mut long_strings = Vec::new();
+    let keys: Vec<&'static str> = registry::list_keys().collect();
+    // Per list key: the value's span, its elements and its long strings.
+    type List = (Range<usize>, Vec<Range<usize>>, Vec<LongString>);
+    let mut lists: Vec<Option<List>> = vec![None; keys.len()];
     let mut fields = [false; ANTHROPIC_FIELDS.len()];
+    let mut server_history = false;
     cursor.skip_whitespace();
     if cursor.peek()? == b'}' {
         cursor.at += 1;
     } else {
         loop {
             let key = body.get(cursor.key()?)?;
-            if key_is(key, "messages") {
-                // A later `messages` replaces an earlier one, its long strings included.
-                long_strings.clear();
+            if let Some(slot) = keys.iter().position(|name| key_is(key, name)) {
+                // A later list of a key replaces an earlier one, its long strings included.
+                let mut long_strings = Vec::new();
                 cursor.skip_whitespace();
                 let start = cursor.at;
                 let elements = if cursor.peek()? == b'[' {
@@ -89,9 +103,12 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
                     cursor.value(1, None)?;
                     Vec::new()
                 };
-                messages = Some((start..cursor.at, elements));
+                lists[slot] = Some((start..cursor.at, elements, long_strings));
             } else {
+                cursor.skip_whitespace();
+                let null = cursor.peek()? == b'n';
                 cursor.value(1, None)?;
+                server_history |= !null && SERVER_HISTORY_FIELDS.iter().any(|f| key_is(key, f));
             }
             for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
                 *seen |= key_is(key, field);
@@ -110,8 +127,18 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
         .iter()
         .zip(fields)
         .find_map(|(field, seen)| seen.then_some(*field));
+    let found = keys
+        .iter()
+        .zip(lists)
+        .find_map(|(key, list)| Some((*key, list?)));
+    let (list_key, messages, long_strings) = match found {
+        Some((key, (span, elements, long))) => (Some(key), Some((span, elements)), long),
+        None => (None, None, Vec::new()),
+    };
     Some(Scan {
         messages,
+        list_key,
+        server_history,
         deepest: cursor.deepest,
         anthropic_field,
         long_strings,
@@ -522,6 +549,25 @@ mod tests {
         assert_eq!((facts.chars, facts.crlf), (MIN_CHARS + 1, false));
         assert_eq!(elements.len(), 2);
         assert_eq!(scan.anthropic_field, Some("system"));
+    }
+
+    #[test]
+    fn the_list_is_the_first_registered_key_present() {
+        let scanned =
+            scan(r#"{"contents":[1],"input":[2, 3],"previous_response_id":"r"}"#).expect("valid");
+        assert_eq!(scanned.list_key, Some("input"));
+        assert_eq!(
+            scanned.messages.map(|(_, elements)| elements.len()),
+            Some(2)
+        );
+        assert!(scanned.server_history);
+        let both = scan(r#"{"input":[2],"messages":[1],"conversation":null}"#).expect("valid");
+        assert_eq!(both.list_key, Some("messages"));
+        assert!(!both.server_history, "a null conversation is none");
+        let gemini = scan(r#"{"systemInstruction":{"parts":[]},"contents":[]}"#).expect("valid");
+        assert_eq!(gemini.list_key, Some("contents"));
+        let none = scan(r#"{"model":"m"}"#).expect("valid");
+        assert_eq!((none.list_key, none.messages), (None, None));
     }
 
     fn jsonish() -> impl Strategy<Value = String> {

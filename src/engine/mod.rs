@@ -134,8 +134,9 @@ async fn run(
     working.id_seed.clone_from(&id_seed);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
-    let repaired = crate::repair::repair(&mut working)?.then(|| working.clone());
-    let before = Pairing::of(&working.transcript);
+    let repaired =
+        crate::repair::repair(&mut working, ctx.server_history)?.then(|| working.clone());
+    let before = Pairing::of(&working.transcript, ctx.server_history);
     let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
@@ -279,13 +280,16 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 struct Pairing {
     paired: Vec<String>,
     misplaced: FastSet<String>,
+    /// The list continues a conversation the provider stores ([`TierContext::server_history`]).
+    server_history: bool,
 }
 
 impl Pairing {
-    fn of(transcript: &Transcript) -> Self {
+    fn of(transcript: &Transcript, server_history: bool) -> Self {
         Self {
             paired: paired_in_order(transcript),
             misplaced: misplaced_results(transcript).into_iter().collect(),
+            server_history,
         }
     }
 }
@@ -327,7 +331,10 @@ fn check(
         return Err(format!("would separate tool result {id:?} from its call"));
     }
     // The input was repaired before the tier ran: what the repair finds now, the tier made.
-    if let Some(fault) = crate::repair::find(after).faults.first() {
+    if let Some(fault) = crate::repair::find_with(after, before.server_history)
+        .faults
+        .first()
+    {
         return Err(format!(
             "would break the provider's rules ({}: {})",
             fault.subject(),

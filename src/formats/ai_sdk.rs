@@ -43,6 +43,8 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         part_evidence,
         tool_definition,
         unique_tool_ids: false,
+        string_list: false,
+        link: None,
     }),
 };
 

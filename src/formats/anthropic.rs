@@ -41,6 +41,8 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         part_evidence,
         tool_definition,
         unique_tool_ids: true,
+        string_list: false,
+        link: None,
     }),
 };
 

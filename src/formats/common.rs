@@ -1,4 +1,4 @@
-//! Message-shape helpers the three JSON adapters share: field access whose errors name the
+//! Message-shape helpers the JSON adapters share: field access whose errors name the
 //! field path, building the final [`Message`], the text part that replaces a block.
 
 use crate::error::{CompactionError, Result};
@@ -246,6 +246,8 @@ pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -
         is_library_summary: first_text.is_some_and(crate::markers::is_library_text),
         blocks,
         source: Source::Index(index),
+        bound_to_next: false,
+        output_item: false,
     }
 }
 

@@ -3,9 +3,9 @@
 //! Detection looks for positive evidence only: a part type, field or role that exists in one
 //! format and not the others. The first piece of evidence decides; a later piece that points
 //! elsewhere is an error naming both places, because guessing would make one of the readers
-//! mangle the other's messages. Plain `{role, content: string}` lists are valid in all three
-//! formats and are read as OpenAI (the most common host format, and the reader that accepts the
-//! widest set of roles).
+//! mangle the other's messages. Plain `{role, content: string}` lists are valid in OpenAI,
+//! Anthropic, the AI SDK and the Responses API and are read as OpenAI (the most common host
+//! format, and the reader that accepts the widest set of roles).
 
 use super::common::message_path;
 use super::registry::{self, MessageFields};
@@ -55,9 +55,14 @@ pub(crate) enum Seen<'v> {
 }
 
 impl Evidence<'_> {
-    /// Field path of the evidence (`messages[5].content[0].type`).
-    fn path(&self) -> String {
-        let message = message_path(registry::adapter(self.format).list_key, self.message);
+    /// Field path of the evidence (`messages[5].content[0].type`) in a list of `format`.
+    fn path(&self, format: Format) -> String {
+        self.path_in(registry::adapter(format).list_key)
+    }
+
+    /// Field path of the evidence in the list `list_key`.
+    fn path_in(&self, list_key: &'static str) -> String {
+        let message = message_path(list_key, self.message);
         match self.field {
             Field::Named(field) => message.field(field).to_string(),
             Field::PartType(part) => message.item("content", part).field("type").to_string(),
@@ -72,15 +77,29 @@ impl Evidence<'_> {
         }
     }
 
-    /// The error for `self` contradicting `first`.
-    pub(crate) fn contradicts(&self, first: &Evidence) -> CompactionError {
+    /// The error for evidence of a format whose list has another key than `list_key`, the key
+    /// of the request body's list it was found in.
+    pub(crate) fn in_list(&self, list_key: &'static str) -> CompactionError {
         CompactionError::type_error(
-            self.path(),
+            self.path_in(list_key),
             format!(
-                ": {} is {} but messages[{}] is {}",
+                ": {} is {}, whose list is body.{}, not body.{list_key}",
                 self.what(),
                 format_name(self.format),
-                first.message,
+                registry::adapter(self.format).list_key
+            ),
+        )
+    }
+
+    /// The error for `self` contradicting `first` (paths in the list of `first`'s format).
+    pub(crate) fn contradicts(&self, first: &Evidence) -> CompactionError {
+        CompactionError::type_error(
+            self.path(first.format),
+            format!(
+                ": {} is {} but {} is {}",
+                self.what(),
+                format_name(self.format),
+                message_path(registry::adapter(first.format).list_key, first.message),
                 format_name(first.format)
             ),
         )
@@ -125,6 +144,9 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
             "tool_calls" => fields.tool_calls = Some(value),
             "tool_call_id" => fields.tool_call_id = Some(value),
             "content" => fields.content = Some(value),
+            "type" => fields.item_type = value.as_str(),
+            "call_id" => fields.call_id = Some(value),
+            "parts" => fields.parts = Some(value),
             _ => {}
         }
     }

@@ -23,6 +23,21 @@ pub(crate) trait Writer {
         false
     }
 
+    /// The side (`"user"` or `"assistant"`) a message of the format stands on, from its wire
+    /// role (Gemini's `model` is the assistant's side); `None` without a role.
+    fn side(&self, message: &Value) -> Option<&'static str> {
+        match message.get("role")?.as_str()? {
+            "assistant" => Some("assistant"),
+            _ => Some("user"),
+        }
+    }
+
+    /// One message from consecutive messages of one side (a repair's merge): the first's fields
+    /// and the content of all of them in order.
+    fn merged(&self, messages: Vec<Value>) -> Result<Value> {
+        super::common::merged(messages)
+    }
+
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
     /// `text` as its body; media becomes a text part. Fields not involved are kept.
     fn replace_block(&self, message: Value, block: &Block, text: &str) -> Result<Value>;
@@ -97,7 +112,7 @@ pub(crate) fn apply<'a>(
                 } else {
                     "assistant"
                 };
-                let before = output.last().and_then(|m| m["role"].as_str());
+                let before = output.last().and_then(|m| writer.side(m));
                 let after = transcript.messages.get(range.end).map(|m| side(m.role));
                 let (role, bridge) = if writer.alternates() {
                     arrange(preferred, before, after)
@@ -303,7 +318,7 @@ fn rewrite<'a>(
     }
     let message = match kept.len() {
         1 => kept.pop().unwrap_or_default(),
-        _ => super::common::merged(kept)?,
+        _ => writer.merged(kept)?,
     };
     let origin = from
         .iter()

@@ -8,9 +8,11 @@ pub(crate) mod alternation;
 pub mod anthropic;
 pub(crate) mod common;
 pub mod detect;
+pub mod gemini;
 pub(crate) mod json;
 pub mod openai;
 pub mod registry;
+pub mod responses;
 pub mod text;
 
 use crate::error::Result;
@@ -39,7 +41,12 @@ pub struct Applied<T> {
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
 pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript<'_>> {
     let structured = registry::structured(format)?;
-    common::read_each(messages, format, structured.read_message)
+    let mut transcript = common::read_each(messages, format, structured.read_message)?;
+    if structured.link.is_some() {
+        let values: Vec<&Value> = messages.iter().collect();
+        registry::link(&mut transcript, &values);
+    }
+    Ok(transcript)
 }
 
 /// Reads message `index` of structured messages of `format`.
@@ -112,7 +119,7 @@ pub(crate) fn apply_current<'a>(
     json::apply(writer, messages, transcript, edits)
 }
 
-/// Test shorthands the three JSON adapters' unit tests share.
+/// Test shorthands the JSON adapters' unit tests share.
 #[cfg(test)]
 pub(crate) mod test_support {
     use super::{Applied, apply_messages};

@@ -44,6 +44,8 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         part_evidence,
         tool_definition,
         unique_tool_ids: false,
+        string_list: false,
+        link: None,
     }),
 };
 
@@ -55,13 +57,11 @@ fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
     })
 }
 
-/// Fields only Chat Completions has: a `developer` role, `tool_calls`, a `tool` message's
-/// `tool_call_id`, and an assistant's `content: null` (beside its tool calls).
+/// Fields only Chat Completions has: `tool_calls`, a `tool` message's `tool_call_id`, a
+/// legacy `function` role, and an assistant's `content: null` (beside its tool calls). A
+/// `developer` role is no evidence: the Responses API has it too.
 fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)) {
     let role = fields.role;
-    if role == Some("developer") {
-        found(Field::Named("role"), Seen::Words("\"developer\""));
-    }
     if role == Some("function") {
         found(Field::Named("role"), Seen::Words("\"function\""));
     }
@@ -79,10 +79,11 @@ fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, See
     }
 }
 
-/// Part types only Chat Completions has.
+/// Part types only Chat Completions has (`input_audio` and `refusal` parts are the Responses
+/// API's too).
 fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
     match part_type {
-        "image_url" | "input_audio" | "refusal" => Some(Seen::PartType(part_type)),
+        "image_url" => Some(Seen::PartType(part_type)),
         "file" if part.get("file").is_some() => Some(Seen::Words("\"file\" with a file field")),
         _ => None,
     }

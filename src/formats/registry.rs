@@ -6,7 +6,7 @@
 use super::detect::{Field, Seen};
 use super::json::Writer;
 use crate::error::{CompactionError, Result};
-use crate::transcript::{Format, Message};
+use crate::transcript::{Format, Message, Transcript};
 use serde_json::Value;
 
 /// A message's fields that detection looks at, read in one pass over the message (a hash lookup
@@ -21,6 +21,12 @@ pub(crate) struct MessageFields<'v> {
     pub tool_call_id: Option<&'v Value>,
     /// `content`.
     pub content: Option<&'v Value>,
+    /// `type`, when a string (a Responses API item's type).
+    pub item_type: Option<&'v str>,
+    /// `call_id` (a Responses API call or its output).
+    pub call_id: Option<&'v Value>,
+    /// `parts` (a Gemini content).
+    pub parts: Option<&'v Value>,
 }
 
 /// How a structured format reads, writes and is recognised.
@@ -39,6 +45,12 @@ pub(crate) struct Structured {
     /// Every tool call needs an id of its own (Anthropic). OpenAI and the AI SDK pair a result
     /// with the newest call of its id before it, so an id used again (`call_0`) is valid there.
     pub unique_tool_ids: bool,
+    /// A request body's list may be a plain string, one user message (the Responses API's
+    /// `input`).
+    pub string_list: bool,
+    /// Pairs the list's tool calls and results where the format pairs them by their places
+    /// (Gemini without ids): sets the results' ids from the whole list, after every read.
+    pub link: Option<fn(&mut Transcript<'_>, &[&Value])>,
 }
 
 /// One registered format.
@@ -65,10 +77,12 @@ static TEXT: Adapter = Adapter {
 };
 
 /// Every format, structured ones in detection order (the first is the default of a plain list).
-pub(crate) static ADAPTERS: [&Adapter; 4] = [
+pub(crate) static ADAPTERS: [&Adapter; 6] = [
     &super::openai::ADAPTER,
     &super::anthropic::ADAPTER,
     &super::ai_sdk::ADAPTER,
+    &super::responses::ADAPTER,
+    &super::gemini::ADAPTER,
     &TEXT,
 ];
 
@@ -102,6 +116,37 @@ pub(crate) fn structured_adapters() -> impl Iterator<Item = (&'static Adapter, &
         .filter_map(|adapter| Some((*adapter, adapter.structured.as_ref()?)))
 }
 
+/// Sets the ids of `transcript`'s tool results where its format pairs them by place (see
+/// [`Structured::link`]); `messages` are the values it was read from.
+pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
+    if let Ok(Structured {
+        link: Some(link), ..
+    }) = structured(transcript.format)
+    {
+        link(transcript, messages);
+    }
+}
+
+/// The distinct keys of the structured formats' message lists, in registration order
+/// (`messages`, `input`, `contents`): what a request body's list is found by.
+pub(crate) fn list_keys() -> impl Iterator<Item = &'static str> {
+    let keys: Vec<&'static str> = structured_adapters()
+        .map(|(adapter, _)| adapter.list_key)
+        .collect();
+    keys.clone()
+        .into_iter()
+        .enumerate()
+        .filter(move |(at, key)| !keys[..*at].contains(key))
+        .map(|(_, key)| key)
+}
+
+/// The structured formats whose list has the key `key`.
+pub(crate) fn with_list_key(key: &str) -> impl Iterator<Item = &'static Adapter> + '_ {
+    structured_adapters()
+        .map(|(adapter, _)| adapter)
+        .filter(move |adapter| adapter.list_key == key)
+}
+
 /// The format whose option name is `name`.
 pub fn by_name(name: &str) -> Option<Format> {
     ADAPTERS
@@ -111,7 +156,7 @@ pub fn by_name(name: &str) -> Option<Format> {
 }
 
 /// Every option name, quoted and comma-separated, as error messages list them
-/// (`"openai", "anthropic", "ai-sdk", "text"`).
+/// (`"openai", "anthropic", "ai-sdk", "responses", "gemini", "text"`).
 pub fn quoted_names() -> String {
     let names: Vec<String> = ADAPTERS
         .iter()
@@ -132,6 +177,11 @@ pub fn alternates(format: Format) -> bool {
 /// The option name of `format` (`"ai-sdk"`).
 pub fn name(format: Format) -> &'static str {
     adapter(format).name
+}
+
+/// The key of `format`'s list in a request body (`"messages"`, `"input"`, `"contents"`).
+pub fn list_key(format: Format) -> &'static str {
+    adapter(format).list_key
 }
 
 /// The name people use for `format` (`"AI SDK"`).

@@ -29,6 +29,9 @@ pub enum FaultKind {
         /// One past the last of them.
         end: usize,
     },
+    /// A message bound to the next one (a Responses `reasoning` item) whose follower the repairs
+    /// removed: the provider refuses it without the item it precedes.
+    LeftBehind,
     /// Messages `message..end` are a run of one role (`role`) where roles must alternate.
     SameRole {
         /// One past the last message of the run.
@@ -72,7 +75,7 @@ impl Fault {
             FaultKind::UnansweredCall | FaultKind::DuplicateCall { .. } => {
                 format!("the tool call at messages[{at}]{id}")
             }
-            FaultKind::LeftEmpty => format!("messages[{at}]"),
+            FaultKind::LeftEmpty | FaultKind::LeftBehind => format!("messages[{at}]"),
             FaultKind::BeforeFirstUser { end } | FaultKind::SameRole { end, .. } => range(at, *end),
         }
     }
@@ -88,6 +91,9 @@ impl Fault {
             }
             FaultKind::DuplicateResult => "it answers a duplicate call".into(),
             FaultKind::LeftEmpty => "the repairs left it with blank text only".into(),
+            FaultKind::LeftBehind => {
+                "it must stay with the item after it, which the repairs removed".into()
+            }
             FaultKind::BeforeFirstUser { end } => {
                 let what = if *end > self.message + 1 {
                     "they come"

@@ -87,6 +87,13 @@ impl Findings {
 /// What in `transcript` breaks its format's rules. Flat text has no tool ids and no roles:
 /// nothing in it is ever broken.
 pub fn find(transcript: &Transcript) -> Findings {
+    find_with(transcript, false)
+}
+
+/// [`find`] for a list that continues a conversation the provider stores (`server_history`: a
+/// Responses request with `previous_response_id` or `conversation`), where a tool result whose
+/// call is not in the list answers a stored call and is not an orphan.
+pub fn find_with(transcript: &Transcript, server_history: bool) -> Findings {
     let mut findings = Findings::new(transcript);
     if transcript.format == Format::Text {
         return findings;
@@ -95,8 +102,9 @@ pub fn find(transcript: &Transcript) -> Findings {
     let alternates = alternation::alternates(transcript.format);
     loop {
         let found = findings.faults.len();
-        pairs::find(transcript, unique_ids, &mut findings);
+        pairs::find(transcript, unique_ids, server_history, &mut findings);
         remove_emptied(transcript, &mut findings);
+        remove_left_behind(transcript, &mut findings);
         if alternates {
             order::remove_before_first_user(transcript, &mut findings);
         }
@@ -137,6 +145,32 @@ fn remove_emptied(transcript: &Transcript, findings: &mut Findings) {
         if !left.is_empty() {
             findings.faults.push(Fault {
                 kind: FaultKind::LeftEmpty,
+                message: index,
+                id: None,
+            });
+        }
+    }
+}
+
+/// Removes each message bound to the next one ([`crate::transcript::Message::bound_to_next`])
+/// whose follower the repairs removed, unless what now follows it is another output item of the
+/// model (an orphan the repairs took from between a reasoning item and its call): a Responses
+/// `reasoning` item goes with the item it precedes.
+fn remove_left_behind(transcript: &Transcript, findings: &mut Findings) {
+    for (index, message) in transcript.messages.iter().enumerate().rev() {
+        let follower_removed = findings.removed.get(index + 1).copied().unwrap_or(false);
+        let next_output_item = (index + 1..transcript.messages.len())
+            .find(|next| !findings.removed[*next])
+            .and_then(|next| transcript.messages.get(next))
+            .is_some_and(|next| next.output_item);
+        if message.bound_to_next
+            && follower_removed
+            && !next_output_item
+            && !findings.removed[index]
+        {
+            findings.remove_message(index);
+            findings.faults.push(Fault {
+                kind: FaultKind::LeftBehind,
                 message: index,
                 id: None,
             });

@@ -16,15 +16,15 @@ mod pairs;
 pub mod plan;
 
 pub use fault::{Fault, FaultKind};
-pub use find::{Findings, find};
+pub use find::{Findings, find, find_with};
 
 use crate::error::Result;
 use crate::working::Working;
 
 /// Repairs `working` (the input as read, before a tier's plans): applies one plan of kind
-/// `"repair"` when [`find`] finds something broken. Returns whether it did.
-pub fn repair(working: &mut Working<'_>) -> Result<bool> {
-    let findings = find(&working.transcript);
+/// `"repair"` when [`find_with`] finds something broken. Returns whether it did.
+pub fn repair(working: &mut Working<'_>, server_history: bool) -> Result<bool> {
+    let findings = find_with(&working.transcript, server_history);
     if findings.faults.is_empty() {
         return Ok(false);
     }

@@ -20,8 +20,28 @@ struct Call<'t> {
 }
 
 /// Marks in `findings` the tool blocks of the messages still standing that break the pairing.
-/// With `unique_ids`, an id an earlier call used makes a duplicate.
-pub(crate) fn find(transcript: &Transcript, unique_ids: bool, findings: &mut Findings) {
+/// With `unique_ids`, an id an earlier call used makes a duplicate. With `server_history`, a
+/// result whose id no call in the list has answers a call the provider stores, and stays.
+pub(crate) fn find(
+    transcript: &Transcript,
+    unique_ids: bool,
+    server_history: bool,
+    findings: &mut Findings,
+) {
+    // Ids some call in the list has, for telling a stored call's result from an orphan.
+    let called: crate::base::hash::FastSet<&str> = if server_history {
+        transcript
+            .messages
+            .iter()
+            .flat_map(|message| &message.blocks)
+            .filter_map(|block| match &block.kind {
+                BlockKind::ToolCall { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect()
+    } else {
+        Default::default()
+    };
     let mut calls: Vec<Call> = Vec::new();
     let mut newest: FastMap<&str, usize> = FastMap::default();
     let mut first_use: FastMap<&str, usize> = FastMap::default();
@@ -54,6 +74,7 @@ pub(crate) fn find(transcript: &Transcript, unique_ids: bool, findings: &mut Fin
                 BlockKind::ToolResult { id: Some(id), .. } => {
                     let call = newest.get(id.as_str()).and_then(|&at| calls.get_mut(at));
                     let fault = match call {
+                        None if server_history && !called.contains(id.as_str()) => None,
                         None => Some(FaultKind::OrphanResult),
                         Some(call) if call.duplicate => Some(FaultKind::DuplicateResult),
                         Some(call) if call.answered => Some(FaultKind::SecondResult),
@@ -70,11 +91,28 @@ pub(crate) fn find(transcript: &Transcript, unique_ids: bool, findings: &mut Fin
             }
         }
     }
-    // A call in the last message is the host's next action: its result is still to come.
-    let last = transcript.messages.len().saturating_sub(1);
+    // A call in the last message is the host's next action: its result is still to come. Where
+    // one model call is several items (Responses), that is every item of the last call.
+    let last = last_call_start(transcript);
     for call in calls {
         if !call.answered && !call.duplicate && call.message < last {
             findings.drop_block(call.message, call.block, call.id, FaultKind::UnansweredCall);
         }
     }
+}
+
+/// The first message of the last model call: the last message, or the first of the output items
+/// ([`crate::transcript::Message::output_item`]) that end the list together.
+fn last_call_start(transcript: &Transcript) -> usize {
+    let messages = &transcript.messages;
+    let mut start = messages.len().saturating_sub(1);
+    let item = |index: usize| {
+        messages
+            .get(index)
+            .is_some_and(|m| m.output_item && m.role == crate::transcript::Role::Assistant)
+    };
+    while start > 0 && item(start) && item(start - 1) {
+        start -= 1;
+    }
+    start
 }

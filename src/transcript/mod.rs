@@ -172,6 +172,14 @@ pub struct Message<'a> {
     pub explicit_age: Option<u64>,
     /// This message is a summary or digest this library wrote (loop guard, idempotence).
     pub is_library_summary: bool,
+    /// This message must stay directly before the one after it: an edit of a range of messages
+    /// takes both or neither (an OpenAI Responses `reasoning` item and the item it precedes,
+    /// which the API refuses apart).
+    pub bound_to_next: bool,
+    /// One output item of a model call that the format stores as several list items (OpenAI
+    /// Responses: `reasoning`, `message` and `function_call` items). Consecutive assistant items
+    /// are one model call, so one step; results may stand after other items of their call.
+    pub output_item: bool,
 }
 
 impl Message<'_> {
@@ -183,6 +191,8 @@ impl Message<'_> {
             source: self.source,
             explicit_age: self.explicit_age,
             is_library_summary: self.is_library_summary,
+            bound_to_next: self.bound_to_next,
+            output_item: self.output_item,
         }
     }
 
@@ -223,6 +233,10 @@ pub enum Format {
     Anthropic,
     /// Vercel AI SDK `ModelMessage`s.
     AiSdk,
+    /// OpenAI Responses API `input` items.
+    Responses,
+    /// Gemini `contents`.
+    Gemini,
     /// The seed's flat text.
     Text,
 }

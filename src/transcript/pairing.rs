@@ -94,10 +94,20 @@ fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Ve
 }
 
 /// Maximal contiguous ranges of `candidates` that are closed under pairing: every tool id that
-/// occurs inside a range occurs only inside it, so replacing the range never splits a pair.
+/// occurs inside a range occurs only inside it, so replacing the range never splits a pair. A
+/// result whose call is not in the transcript (it answers a call the provider stores: a
+/// Responses request with `previous_response_id`) never joins a range, and a range never parts
+/// a message bound to the next one ([`super::Message::bound_to_next`]) from it.
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
     let keys = pair_keys(transcript);
     let map = occurrences(&keys);
+    let called = called_keys(transcript, &keys);
+    let bound = |index: usize| {
+        transcript
+            .messages
+            .get(index)
+            .is_some_and(|message| message.bound_to_next)
+    };
     let mut good = candidates.to_vec();
     loop {
         let ranges = ranges_of(&good);
@@ -105,10 +115,16 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
         for range in &ranges {
             for index in range.clone() {
                 let escapes = keys[index].iter().flatten().any(|key| {
-                    map.get(key)
-                        .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
+                    !called.contains(key)
+                        || map
+                            .get(key)
+                            .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
                 });
-                if escapes {
+                // The range's first message may not be the follower of a bound one outside it,
+                // nor its last a bound one whose follower is outside.
+                let parted = (index == range.start && index > 0 && bound(index - 1))
+                    || (index + 1 == range.end && index + 1 < keys.len() && bound(index));
+                if escapes || parted {
                     good[index] = false;
                     changed = true;
                 }
@@ -118,6 +134,22 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
             return ranges;
         }
     }
+}
+
+/// The pair keys that some tool call has.
+fn called_keys<'t>(
+    transcript: &Transcript,
+    keys: &[Vec<Option<PairKey<'t>>>],
+) -> FastSet<PairKey<'t>> {
+    let mut called = FastSet::default();
+    for (message, message_keys) in transcript.messages.iter().zip(keys) {
+        for (block, key) in message.blocks.iter().zip(message_keys) {
+            if let (BlockKind::ToolCall { .. }, Some(key)) = (&block.kind, key) {
+                called.insert(*key);
+            }
+        }
+    }
+    called
 }
 
 /// Contiguous runs of `true`.
@@ -196,7 +228,8 @@ pub fn paired_set<'t>(transcript: &'t Transcript) -> FastSet<&'t str> {
 
 /// Tool ids whose result does not directly follow its call: some message between the call and the
 /// result is not a result carrier (Anthropic requires the very next message; OpenAI requires only
-/// tool messages in between).
+/// tool messages in between) nor an output item of a model call ([`super::Message::output_item`]:
+/// a Responses `function_call_output` may follow the other items of its call).
 pub fn misplaced_results(transcript: &Transcript) -> Vec<String> {
     let mut call_at: FastMap<&str, usize> = FastMap::default();
     let mut misplaced = Vec::new();
@@ -208,8 +241,10 @@ pub fn misplaced_results(transcript: &Transcript) -> Vec<String> {
                 }
                 BlockKind::ToolResult { id: Some(id), .. } => {
                     if let Some(&call) = call_at.get(id.as_str()) {
-                        let between_ok =
-                            (call + 1..index).all(|i| is_result_carrier(&transcript.messages[i]));
+                        let between_ok = (call + 1..index).all(|i| {
+                            let between = &transcript.messages[i];
+                            is_result_carrier(between) || between.output_item
+                        });
                         if call >= index || !between_ok {
                             misplaced.push(id.clone());
                         }

@@ -2,7 +2,8 @@
 //!
 //! Agents run in steps: one model call and the tool results that answer it. Each assistant
 //! message starts a step (a model call the host stored as several assistant messages is several
-//! steps); a tool result belongs to the step whose call it answers, and a message holding only
+//! steps), except an output item right after another output item of the same call (a format
+//! that stores one call as several items: OpenAI Responses); a tool result belongs to the step whose call it answers, and a message holding only
 //! tool results (an Anthropic `user` message of `tool_result` blocks) belongs to that step too.
 //! A message with user words belongs to no step, nor does a system prompt.
 //!
@@ -12,6 +13,7 @@
 use super::pairing::{PairKey, pair_keys};
 use super::{Format, Role, Transcript};
 use crate::base::hash::FastMap;
+use std::ops::Range;
 
 /// The steps of a transcript: which step each message belongs to, and where each step starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +39,17 @@ impl Steps {
         let mut call_step: FastMap<&PairKey, usize> = FastMap::default();
         for (index, message) in transcript.messages.iter().enumerate() {
             if message.role == Role::Assistant {
-                starts.push(index);
+                // An output item right after another of the same model call continues its step.
+                let continues = message.output_item
+                    && index
+                        .checked_sub(1)
+                        .and_then(|previous| transcript.messages.get(previous))
+                        .is_some_and(|previous| {
+                            previous.role == Role::Assistant && previous.output_item
+                        });
+                if !continues || starts.is_empty() {
+                    starts.push(index);
+                }
                 let step = starts.len() - 1;
                 of[index] = Some(step);
                 for key in keys[index].iter().flatten() {
@@ -77,6 +89,46 @@ impl Steps {
         }
     }
 
+    /// `inner` widened inside `outer` so that it never parts what the provider needs together:
+    /// a message bound to the next one from it, and, where a model call is several output
+    /// items ([`super::Message::output_item`], the Responses API), the items of one step (an
+    /// unknown item such as a `computer_call` and its output pair by an id the model does not
+    /// read). Elsewhere a step is one assistant message and its results, and `inner` is kept.
+    pub fn widen(
+        &self,
+        transcript: &Transcript,
+        inner: Range<usize>,
+        outer: Range<usize>,
+    ) -> Range<usize> {
+        let together = |before: usize, after: usize| self.joined(transcript, before, after);
+        let (mut start, mut end) = (inner.start, inner.end);
+        while start > outer.start && together(start - 1, start) {
+            start -= 1;
+        }
+        while end < outer.end && end > 0 && together(end - 1, end) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// Whether messages `before` and `before + 1 == after` must stay together (see
+    /// [`Self::widen`]): no range may start or end between them.
+    pub fn joined(&self, transcript: &Transcript, before: usize, after: usize) -> bool {
+        let itemised_step = |index: usize| {
+            self.of.get(index).copied().flatten().filter(|step| {
+                self.starts
+                    .get(*step)
+                    .and_then(|start| transcript.messages.get(*start))
+                    .is_some_and(|message| message.output_item)
+            })
+        };
+        transcript
+            .messages
+            .get(before)
+            .is_some_and(|message| message.bound_to_next)
+            || itemised_step(before).is_some_and(|step| itemised_step(after) == Some(step))
+    }
+
     /// The first message of the protected tail of the `keep` newest steps (`len` when there are
     /// no steps or `keep` is 0).
     pub fn tail_start(&self, keep: usize, len: usize) -> usize {
@@ -107,6 +159,8 @@ mod tests {
             source: Source::Index(0),
             explicit_age: None,
             is_library_summary: false,
+            bound_to_next: false,
+            output_item: false,
         }
     }
 
@@ -159,6 +213,23 @@ mod tests {
         assert_eq!(
             steps.of[2..],
             [Some(0), Some(0), Some(1), Some(1), Some(2), Some(2)]
+        );
+    }
+
+    #[test]
+    fn consecutive_output_items_are_one_step() {
+        let mut transcript = run(3, &|step| format!("c{step}"));
+        // Steps 0 and 1 as items: call, then the next call's item right after the first.
+        transcript.messages.swap(3, 4);
+        for message in &mut transcript.messages {
+            message.output_item = message.role == Role::Assistant;
+        }
+        // system, task, call c0, call c1, result c0, result c1, call c2, result c2
+        let steps = Steps::of(&transcript);
+        assert_eq!(steps.starts, vec![2, 6]);
+        assert_eq!(
+            steps.of[2..],
+            [Some(0), Some(0), Some(0), Some(0), Some(1), Some(1)]
         );
     }
 

@@ -292,6 +292,151 @@ pub fn ai_sdk(c: &Conversation) -> Vec<Value> {
     out
 }
 
+/// An encrypted reasoning item, opaque to the library (its text is the model's own).
+fn reasoning(n: usize) -> Value {
+    json!({
+        "type": "reasoning", "id": format!("rs_{n}"), "summary": [],
+        "encrypted_content": format!("gAAAAB{}", "q8Z".repeat(40 + n % 7))
+    })
+}
+
+/// OpenAI Responses API input items: the system prompt as a developer message, user messages
+/// (plain `{ role, content }` or typed with `input_text` / `input_image` parts), and per step
+/// an optional `reasoning` item (with `extras`), the model's message, its `function_call`s and
+/// their `function_call_output`s, with now and then a `web_search_call` passed through.
+pub fn responses(c: &Conversation) -> Vec<Value> {
+    let mut next_id = ids(c);
+    let mut items = 0;
+    let mut item = || {
+        items += 1;
+        items
+    };
+    let mut out = vec![json!({"role": "developer", "content": c.system})];
+    for turn in &c.turns {
+        out.push(match &turn.image {
+            None if !c.extras => json!({"role": "user", "content": turn.user}),
+            None => json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": turn.user}]}),
+            Some(data) => json!({"role": "user", "content": [
+                {"type": "input_text", "text": turn.user},
+                {"type": "input_image", "image_url": format!("data:image/png;base64,{data}"), "detail": "auto"}
+            ]}),
+        });
+        for step in &turn.steps {
+            if c.extras {
+                out.push(reasoning(item()));
+            }
+            let say = |text: &str, n: usize| {
+                json!({"type": "message", "id": format!("msg_{n}"), "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": tag(text, turn.age_tag), "annotations": []}]})
+            };
+            match step {
+                Step::Say(text) => out.push(say(text, item())),
+                Step::Calls(text, calls) => {
+                    if let Some(text) = text {
+                        out.push(say(text, item()));
+                    }
+                    if c.extras && calls.len() > 1 {
+                        out.push(json!({"type": "web_search_call", "id": format!("ws_{}", item()),
+                                        "status": "completed", "action": {"type": "search", "query": "docs"}}));
+                    }
+                    let calls: Vec<(String, &Call)> =
+                        calls.iter().map(|call| (next_id(), call)).collect();
+                    for (id, call) in &calls {
+                        out.push(json!({"type": "function_call", "id": format!("fc_{}", item()), "call_id": id,
+                                        "name": call.name, "arguments": call.arguments, "status": "completed"}));
+                    }
+                    for (id, call) in &calls {
+                        out.push(json!({"type": "function_call_output", "call_id": id, "output": call.output}));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Gemini contents, one per turn and step, as an agent may store them: consecutive contents of
+/// one side (a turn's words after the responses before them, consecutive steps of the model)
+/// are runs Gemini refuses (the repair merges them). With `extras`, thoughts, thought
+/// signatures and call ids.
+pub fn gemini_steps(c: &Conversation) -> Vec<Value> {
+    let mut next_id = ids(c);
+    let mut out = Vec::new();
+    for turn in &c.turns {
+        let mut parts = vec![json!({"text": turn.user})];
+        if let Some(data) = &turn.image {
+            parts.push(json!({"inlineData": {"mimeType": "image/png", "data": data}}));
+        }
+        out.push(json!({"role": "user", "parts": parts}));
+        for step in &turn.steps {
+            let mut parts = Vec::new();
+            if c.extras {
+                parts.push(json!({"text": "Thinking about the next step.", "thought": true}));
+            }
+            match step {
+                Step::Say(text) => parts.push(json!({"text": tag(text, turn.age_tag)})),
+                Step::Calls(text, calls) => {
+                    if let Some(text) = text {
+                        parts.push(json!({"text": tag(text, turn.age_tag)}));
+                    }
+                    let calls: Vec<(String, &Call)> =
+                        calls.iter().map(|call| (next_id(), call)).collect();
+                    for (id, call) in &calls {
+                        let mut function = json!({"name": call.name,
+                            "args": serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null)});
+                        if c.extras {
+                            function["id"] = json!(id);
+                        }
+                        parts.push(json!({"functionCall": function}));
+                    }
+                    if c.extras {
+                        if let Some(first) =
+                            parts.iter_mut().find(|p| p.get("functionCall").is_some())
+                        {
+                            first["thoughtSignature"] = json!("CiQBjz1rX3Ns");
+                        }
+                    }
+                    out.push(json!({"role": "model", "parts": parts}));
+                    let responses: Vec<Value> = calls
+                        .iter()
+                        .map(|(id, call)| {
+                            let key = if call.is_error { "error" } else { "output" };
+                            let mut response =
+                                json!({"name": call.name, "response": {key: call.output}});
+                            if c.extras {
+                                response["id"] = json!(id);
+                            }
+                            json!({"functionResponse": response})
+                        })
+                        .collect();
+                    out.push(json!({"role": "user", "parts": responses}));
+                    continue;
+                }
+            }
+            out.push(json!({"role": "model", "parts": parts}));
+        }
+    }
+    out
+}
+
+/// Gemini contents with each run of one side merged into one content, as Gemini needs them.
+pub fn gemini(c: &Conversation) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for content in gemini_steps(c) {
+        match out.last_mut() {
+            Some(last) if last["role"] == content["role"] => {
+                if let (Some(parts), Some(more)) =
+                    (last["parts"].as_array_mut(), content["parts"].as_array())
+                {
+                    parts.extend(more.iter().cloned());
+                }
+            }
+            _ => out.push(content),
+        }
+    }
+    out
+}
+
 /// The seed's flat text: prose, ```tool_result fences and [age:N] tags.
 pub fn flat_text(c: &Conversation) -> String {
     let mut out = String::new();
@@ -395,7 +540,8 @@ pub fn breaks() -> impl Strategy<Value = Vec<Break>> {
     )
 }
 
-/// `messages` of `format` ("openai", "anthropic", "ai-sdk") with `breaks` made, in order.
+/// `messages` of `format` ("openai", "anthropic", "ai-sdk", "responses", "gemini") with
+/// `breaks` made, in order.
 pub fn broken(format: &str, mut messages: Vec<Value>, breaks: &[Break]) -> Vec<Value> {
     for (n, brk) in breaks.iter().enumerate() {
         match brk {
@@ -404,7 +550,7 @@ pub fn broken(format: &str, mut messages: Vec<Value>, breaks: &[Break]) -> Vec<V
                 messages.insert(at, orphan(format, &format!("ghost_{n}")));
             }
             Break::DropResult(nth) => drop_result(&mut messages, *nth),
-            Break::ReuseId(nth) => reuse_id(&mut messages, *nth),
+            Break::ReuseId(nth) => reuse_id(&mut messages, *nth, format),
         }
     }
     messages
@@ -412,6 +558,12 @@ pub fn broken(format: &str, mut messages: Vec<Value>, breaks: &[Break]) -> Vec<V
 
 fn orphan(format: &str, id: &str) -> Value {
     match format {
+        "responses" => {
+            json!({"type": "function_call_output", "call_id": id, "output": "output of a lost call"})
+        }
+        "gemini" => json!({"role": "user", "parts": [
+            {"functionResponse": {"name": id, "response": {"output": "output of a lost call"}}}
+        ]}),
         "openai" => json!({"role": "tool", "tool_call_id": id, "content": "output of a lost call"}),
         "anthropic" => json!({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": id, "content": "output of a lost call"}
@@ -425,22 +577,23 @@ fn orphan(format: &str, id: &str) -> Value {
 
 fn is_result(part: &Value) -> bool {
     matches!(part["type"].as_str(), Some("tool_result" | "tool-result"))
+        || part.get("functionResponse").is_some()
 }
 
-/// Takes out the `nth` tool result (an OpenAI tool message, or a result part: its message goes
-/// when it has no other part).
+/// Takes out the `nth` tool result (an OpenAI tool message or a Responses output item, or a
+/// result part: its message goes when it has no other part).
 fn drop_result(messages: &mut Vec<Value>, nth: usize) {
     let mut places = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        if message["role"] == "tool" && message["tool_call_id"].is_string() {
+        if message["role"] == "tool" && message["tool_call_id"].is_string()
+            || message["type"] == "function_call_output"
+        {
             places.push((index, None));
         }
-        for (part, value) in message["content"]
+        let parts = message["content"]
             .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+            .or(message["parts"].as_array());
+        for (part, value) in parts.into_iter().flatten().enumerate() {
             if is_result(value) {
                 places.push((index, Some(part)));
             }
@@ -454,7 +607,12 @@ fn drop_result(messages: &mut Vec<Value>, nth: usize) {
             messages.remove(index);
         }
         (index, Some(part)) => {
-            let empty = match messages[index]["content"].as_array_mut() {
+            let list = if messages[index].get("parts").is_some() {
+                "parts"
+            } else {
+                "content"
+            };
+            let empty = match messages[index][list].as_array_mut() {
                 Some(parts) => {
                     parts.remove(part);
                     parts.is_empty()
@@ -468,29 +626,36 @@ fn drop_result(messages: &mut Vec<Value>, nth: usize) {
     }
 }
 
-const ID_KEYS: [&str; 4] = ["id", "tool_call_id", "tool_use_id", "toolCallId"];
+/// The fields that hold tool ids in `format`: a Responses item's `id` names the item, not a call.
+fn id_keys(format: &str) -> &'static [&'static str] {
+    match format {
+        "responses" => &["call_id"],
+        _ => &["id", "tool_call_id", "tool_use_id", "toolCallId"],
+    }
+}
 
 /// Every tool id in `value`, in order.
-fn tool_ids(value: &Value, out: &mut Vec<String>) {
+fn tool_ids(value: &Value, keys: &[&str], out: &mut Vec<String>) {
     match value {
         Value::Object(fields) => {
             for (key, item) in fields {
                 match item {
-                    Value::String(id) if ID_KEYS.contains(&key.as_str()) => out.push(id.clone()),
-                    _ => tool_ids(item, out),
+                    Value::String(id) if keys.contains(&key.as_str()) => out.push(id.clone()),
+                    _ => tool_ids(item, keys, out),
                 }
             }
         }
-        Value::Array(items) => items.iter().for_each(|item| tool_ids(item, out)),
+        Value::Array(items) => items.iter().for_each(|item| tool_ids(item, keys, out)),
         _ => {}
     }
 }
 
 /// Gives the `nth` distinct tool id (not the first) the first one's value, everywhere.
-fn reuse_id(messages: &mut [Value], nth: usize) {
+fn reuse_id(messages: &mut [Value], nth: usize, format: &str) {
+    let keys = id_keys(format);
     let mut ids = Vec::new();
     for message in messages.iter() {
-        tool_ids(message, &mut ids);
+        tool_ids(message, keys, &mut ids);
     }
     let mut distinct: Vec<String> = Vec::new();
     for id in ids {
@@ -504,23 +669,25 @@ fn reuse_id(messages: &mut [Value], nth: usize) {
     let from = distinct[1 + nth % (distinct.len() - 1)].clone();
     let to = distinct[0].clone();
     for message in messages.iter_mut() {
-        rename(message, &from, &to);
+        rename(message, &from, &to, keys);
     }
 }
 
-fn rename(value: &mut Value, from: &str, to: &str) {
+fn rename(value: &mut Value, from: &str, to: &str, keys: &[&str]) {
     match value {
         Value::Object(fields) => {
             for (key, item) in fields.iter_mut() {
                 match item {
-                    Value::String(id) if ID_KEYS.contains(&key.as_str()) && id == from => {
+                    Value::String(id) if keys.contains(&key.as_str()) && id == from => {
                         *id = to.to_string();
                     }
-                    _ => rename(item, from, to),
+                    _ => rename(item, from, to, keys),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| rename(item, from, to)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rename(item, from, to, keys)),
         _ => {}
     }
 }

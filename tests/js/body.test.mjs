@@ -67,7 +67,7 @@ describe("compactRequestBody, bad bodies", () => {
   it("rejects a body without messages", async () => {
     await assert.rejects(compactRequestBody('{"model":"x"}', { sessionId: "s", pressure: pressure(1, 0) }), {
       name: "TypeError",
-      message: "body.messages is required",
+      message: "body.messages is required (or body.input for the OpenAI Responses API, body.contents for Gemini)",
     });
   });
 

@@ -299,8 +299,8 @@ describe("recallToolDefinition", () => {
   it("refuses flat text, which has no tool calls, and formats it does not know", () => {
     const cases = [
       ["text", 'format "text" has no tool calls, so no recall tool'],
-      ["not-a-format", 'format must be one of "openai", "anthropic", "ai-sdk", "text", got "not-a-format"'],
-      ["OpenAI", 'format must be one of "openai", "anthropic", "ai-sdk", "text", got "OpenAI"'],
+      ["not-a-format", 'format must be one of "openai", "anthropic", "ai-sdk", "responses", "gemini", "text", got "not-a-format"'],
+      ["OpenAI", 'format must be one of "openai", "anthropic", "ai-sdk", "responses", "gemini", "text", got "OpenAI"'],
       [5, "format must be a string, got number"],
       [undefined, "format must be a string, got undefined"],
     ];

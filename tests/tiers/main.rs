@@ -12,6 +12,8 @@ mod agent_runs;
 mod auto;
 mod cache;
 mod every_tier;
+mod formats_gemini;
+mod formats_responses;
 mod micro;
 mod must_keep;
 mod repair;

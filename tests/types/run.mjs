@@ -1,5 +1,5 @@
 // The package's types and the AI SDK helper against the real SDKs (this directory's own
-// package.json and lockfile: openai, @anthropic-ai/sdk, ai, @types/node, typescript 7 and 5; the package
+// package.json and lockfile: openai, @anthropic-ai/sdk, ai, @google/genai, @types/node, typescript 7 and 5; the package
 // linked from ../../pkg), then @arethetypeswrong/cli on the packed package:
 //   tsc -p tsconfig.json          the providers' SDK message types in and out, prepareStep in
 //                                 generateText, ESM and CJS declarations (nodenext, no DOM lib)

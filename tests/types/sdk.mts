@@ -1,8 +1,11 @@
-// Type-checked (never run) by tests/types/run.mjs: the providers' own SDK message types go in as
-// they are and come back as the same type, and the AI SDK helper fits generateText's prepareStep.
+// Type-checked (never run) by tests/types/run.mjs: the providers' own SDK message types (OpenAI
+// Chat Completions and Responses, Anthropic, the AI SDK, Google GenAI) go in as they are and come
+// back as the same type, and the AI SDK helper fits generateText's prepareStep.
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { generateText, type ModelMessage, type PrepareStepFunction } from "ai";
+import type { Content } from "@google/genai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { compact, compactWithTier, restore, type MessagesResult } from "tiered-compaction";
 import { prepareStep } from "tiered-compaction/ai-sdk";
 
@@ -39,6 +42,27 @@ const aiSdk: ModelMessage[] = [
 ];
 const backToAiSdk: ModelMessage[] = (await compact({ sessionId: "s", pressure, messages: aiSdk, format: "ai-sdk" })).messages;
 
+// OpenAI Responses API input items: messages with and without a type, a reasoning item, a call
+// and its output, an item passed through.
+const responses: ResponseInputItem[] = [
+  { role: "developer", content: "You are a coding agent." },
+  { role: "user", content: [{ type: "input_text", text: "Fix the failing test." }] },
+  { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAAB" },
+  { type: "function_call", call_id: "c1", name: "bash", arguments: '{"command":"npm test"}' },
+  { type: "function_call_output", call_id: "c1", output: "FAIL test/users.test.ts" },
+  { type: "item_reference", id: "msg_1" },
+];
+const backToResponses: ResponseInputItem[] = (await compact({ sessionId: "s", pressure, messages: responses, format: "responses" })).messages;
+const restoredResponses: ResponseInputItem[] = restore(await compactWithTier("micro", { sessionId: "s", pressure, messages: responses }));
+
+// Google GenAI contents.
+const gemini: Content[] = [
+  { role: "user", parts: [{ text: "Fix the failing test." }] },
+  { role: "model", parts: [{ functionCall: { name: "bash", args: { command: "npm test" } }, thoughtSignature: "sig" }] },
+  { role: "user", parts: [{ functionResponse: { name: "bash", response: { output: "FAIL" } } }] },
+];
+const backToGemini: Content[] = (await compact({ sessionId: "s", pressure, messages: gemini, format: "gemini" })).messages;
+
 // The result keeps the SDK type: an OpenAI result is not an Anthropic list.
 // @ts-expect-error ChatCompletionMessageParam is not MessageParam
 const wrong: MessageParam[] = fromOpenAI.messages;
@@ -50,4 +74,7 @@ await generateText({ model, prompt: "hi", prepareStep: prepareStep({ contextWind
 // @ts-expect-error the context window is required
 prepareStep({});
 
-void [backToOpenAI, restoredOpenAI, viaTier, backToAnthropic, backToAiSdk, wrong, step];
+// @ts-expect-error a Gemini list is not a Responses list
+const wrongGemini: ResponseInputItem[] = backToGemini;
+
+void [backToOpenAI, restoredOpenAI, viaTier, backToAnthropic, backToAiSdk, wrong, step, backToResponses, restoredResponses, wrongGemini];

@@ -36,13 +36,13 @@ describe("samples", () => {
     }
   });
 
-  it("are read as the four shapes the page offers", async () => {
+  it("are read as the six shapes the page offers", async () => {
     const formats = [];
     for (const [, context] of sampleContexts()) {
       const result = await compactWithTier("none", { sessionId: "s", pressure: pressure(1, 0), ...context });
       formats.push(result.format);
     }
-    assert.deepEqual(formats.sort(), ["ai-sdk", "anthropic", "openai", "text"]);
+    assert.deepEqual(formats.sort(), ["ai-sdk", "anthropic", "gemini", "openai", "responses", "text"]);
   });
 });
 

@@ -1,6 +1,7 @@
 // Writes the demo page's sample transcripts (www/samples/*), one per context shape the library
-// reads: OpenAI Chat Completions, an Anthropic Messages request body, Vercel AI SDK messages, and
-// the seed's flat text. All four tell the same invented session (an agent fixing a CSV importer)
+// reads: OpenAI Chat Completions, an Anthropic Messages request body, Vercel AI SDK messages, an
+// OpenAI Responses API request body, a Gemini request body, and the seed's flat text. All six
+// tell the same invented session (an agent fixing a CSV importer)
 // and are generated, deterministically, so they can be regenerated and checked:
 //   node www/samples/generate.mjs           rewrite the files
 //   node www/samples/generate.mjs --check   exit 1 when a file differs from what would be written
@@ -269,6 +270,56 @@ export function aiSdkMessages() {
   return messages;
 }
 
+/**
+ * An OpenAI Responses API request body, as Codex sends one without stored state: the system
+ * prompt is `instructions`, outside `input`; each step an encrypted reasoning item (opaque) before
+ * the model's `function_call`, then its `function_call_output`.
+ */
+export function responsesBody() {
+  const input = [];
+  for (const [turnIndex, turn] of session().entries()) {
+    input.push(
+      turn.screenshot
+        ? { role: "user", content: [{ type: "input_text", text: turn.user }, { type: "input_image", image_url: `data:image/png;base64,${SCREENSHOT}`, detail: "low" }] }
+        : { role: "user", content: turn.user },
+    );
+    for (const [index, step] of turn.steps.entries()) {
+      input.push({ type: "reasoning", id: `rs_${step.id}`, summary: index === 0 ? [{ type: "summary_text", text: `Checking with ${step.tool}.` }] : [], encrypted_content: `gAAAAB${Buffer.from(`${turnIndex}:${step.id}:${step.tool}`).toString("base64").repeat(6)}` });
+      input.push({ type: "function_call", id: `fc_${step.id}`, call_id: step.id, name: step.tool, arguments: JSON.stringify(step.args), status: "completed" });
+      input.push({ type: "function_call_output", call_id: step.id, output: step.output });
+    }
+    input.push({ type: "message", id: `msg_${turnIndex}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: turn.answer, annotations: [] }] });
+  }
+  return { model: "gpt-5", instructions: SYSTEM, input, store: false, include: ["reasoning.encrypted_content"] };
+}
+
+/**
+ * A Gemini request body: the system prompt is `systemInstruction`, outside `contents`; user and
+ * model alternate (a turn's words join the responses before them); each model call's first
+ * `functionCall` carries a thought signature; responses hold their output under `result`, as
+ * Google's ADK writes them.
+ */
+export function geminiBody() {
+  const contents = [];
+  const push = (role, parts) => {
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  for (const [turnIndex, turn] of session().entries()) {
+    const parts = [{ text: turn.user }];
+    if (turn.screenshot) parts.push({ inlineData: { mimeType: "image/png", data: RECEIPT } });
+    push("user", parts);
+    for (const [index, step] of turn.steps.entries()) {
+      const thought = index === 0 && turnIndex % 2 === 0 ? [{ text: `The user wants: ${turn.user.slice(0, 60)}… ${step.tool} first.`, thought: true }] : [];
+      push("model", [...thought, { functionCall: { name: step.tool, args: step.args }, thoughtSignature: Buffer.from(`sig:${step.id}`).toString("base64") }]);
+      push("user", [{ functionResponse: { name: step.tool, response: { result: step.output } } }]);
+    }
+    push("model", [{ text: turn.answer }]);
+  }
+  return { systemInstruction: { parts: [{ text: SYSTEM }] }, contents, generationConfig: { thinkingConfig: { includeThoughts: true } } };
+}
+
 /** The seed's flat text: `[age:N]` tags (N = turns ago) and ```tool_result fences. */
 export function flatText() {
   const turns = session();
@@ -291,6 +342,8 @@ export function sampleFiles() {
     "openai-chat.json": `${JSON.stringify(openaiChat(), null, 2)}\n`,
     "anthropic-messages.json": `${JSON.stringify(anthropicBody(), null, 2)}\n`,
     "ai-sdk-messages.json": `${JSON.stringify(aiSdkMessages(), null, 2)}\n`,
+    "openai-responses.json": `${JSON.stringify(responsesBody(), null, 2)}\n`,
+    "gemini-contents.json": `${JSON.stringify(geminiBody(), null, 2)}\n`,
     "flat-text.txt": `${flatText()}\n`,
   };
 }

@@ -46,6 +46,8 @@ pub fn read_sections(text: &str) -> Transcript<'_> {
                 explicit_age: message.explicit_age,
                 // Only the first section is ours: our text has no blank line inside.
                 is_library_summary: message.is_library_summary && index == 0,
+                bound_to_next: false,
+                output_item: false,
             });
             from = to;
         }

@@ -71,6 +71,8 @@ impl Segment {
             },
             explicit_age: self.age,
             is_library_summary,
+            bound_to_next: false,
+            output_item: false,
         }
     }
 }

@@ -32,7 +32,12 @@ pub fn is_ours(message: &Message) -> bool {
 
 /// The pieces of `transcript` outside `protection`.
 pub fn of(transcript: &Transcript, protection: &Protection) -> Units {
-    let cuts = safe_cuts(transcript);
+    let mut cuts = safe_cuts(transcript);
+    // Nor between what the provider needs together (a Responses reasoning item and its follower,
+    // the output items of one model call).
+    for (at, cut) in cuts.iter_mut().enumerate().skip(1) {
+        *cut = *cut && !protection.steps.joined(transcript, at - 1, at);
+    }
     let flat = transcript.format == Format::Text;
     let free = |index: usize| {
         let message = &transcript.messages[index];
@@ -43,7 +48,10 @@ pub fn of(transcript: &Transcript, protection: &Protection) -> Units {
         .collect();
     let runs: Vec<Range<usize>> = closed_ranges(transcript, &run_candidates)
         .into_iter()
-        .filter_map(|range| trim_to_tools(transcript, range))
+        .filter_map(|range| {
+            let trimmed = trim_to_tools(transcript, range.clone())?;
+            Some(protection.steps.widen(transcript, trimmed, range))
+        })
         .collect();
     let mut in_run = vec![false; transcript.messages.len()];
     for index in runs.iter().flat_map(Clone::clone) {
@@ -138,6 +146,8 @@ mod tests {
             source: Source::Index(0),
             explicit_age: None,
             is_library_summary: false,
+            bound_to_next: false,
+            output_item: false,
         }
     }
 

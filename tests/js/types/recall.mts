@@ -11,6 +11,7 @@ import {
   type ArchiveEntry,
   type ArchiveKind,
   type BudgetPressure,
+  type GeminiRecallSchema,
   type OpenAIChatMessage,
   type PolicyConfig,
   type RecallInputSchema,
@@ -49,9 +50,14 @@ export async function restoreAndRecall(): Promise<string[]> {
   const forAiSdk = recallToolDefinition("ai-sdk");
   const schema: RecallInputSchema = forAiSdk.inputSchema;
   const required: ["id"] = schema.required;
-  const format: ToolFormat = Math.random() > 0.5 ? "openai" : "anthropic";
+  const forResponses = recallToolDefinition("responses");
+  const responsesName: "recall_archived" = forResponses.name;
+  const strict: true = forResponses.strict;
+  const geminiSchema: GeminiRecallSchema = recallToolDefinition("gemini").parameters;
+  const geminiRequired: ["id"] = geminiSchema.required;
+  const format: ToolFormat = Math.random() > 0.5 ? "responses" : "gemini";
   const any: RecallToolByFormat[ToolFormat] = recallToolDefinition(format);
-  void [messages, anthropic, kind, name, type, forAnthropic, required, any];
+  void [messages, anthropic, kind, name, type, forAnthropic, required, any, responsesName, strict, geminiRequired];
   return [text, body, answer];
 }
 
@@ -64,6 +70,10 @@ recallToolDefinition("gemini-pro");
 void recallToolDefinition("ai-sdk").input_schema;
 // @ts-expect-error the Anthropic shape has no function wrapper
 void recallToolDefinition("anthropic").function;
+// @ts-expect-error the Responses shape is flat: no function wrapper
+void recallToolDefinition("responses").function;
+// @ts-expect-error Gemini's schema has no additionalProperties
+void recallToolDefinition("gemini").parameters.additionalProperties;
 // @ts-expect-error recall takes a string id
 recall([], 42);
 // @ts-expect-error recall takes archives, not a result

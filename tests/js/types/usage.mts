@@ -16,9 +16,11 @@ import {
   type ArchiveEntry,
   type BudgetPressure,
   type CompactOptions,
+  type GeminiContent,
   type MessagesResult,
   type OpenAIChatMessage,
   type PolicyConfig,
+  type ResponsesInputItem,
   type SummariserUsage,
   type SummaryRequest,
   type SummaryResponse,
@@ -82,7 +84,17 @@ export async function everyExport(): Promise<string[]> {
   const legacy: TextResult = await runLegacyCompaction("s", "some text", { contextPctUsed: 0.9, turnCount: 4, summarise });
   const proxied = await compactRequestBody('{"model":"m","messages":[]}', { sessionId: "s", pressure, summarise });
   const lines: string[] = [recordTierEvent(structured, step), recordTierEvent(flat), recordTierEvent(proxied.result), proxied.body];
-  void [weight, tokens, first, text, forced.tier, kinds, degraded, legacy];
+  // The Responses API's items and Gemini's contents, with the package's own types.
+  const items: ResponsesInputItem[] = [
+    { role: "user", content: "Fix it." },
+    { type: "function_call", call_id: "c1", name: "bash", arguments: "{}" },
+    { type: "function_call_output", call_id: "c1", output: "ok" },
+  ];
+  const fromItems: ResponsesInputItem[] = (await compact({ sessionId: "s", pressure, messages: items, format: "responses" })).messages;
+  const contents: GeminiContent[] = [{ role: "user", parts: [{ text: "Fix it." }] }, { role: "model", parts: [{ functionCall: { name: "bash", args: {} } }] }];
+  const fromContents = await compactWithTier("micro", { sessionId: "s", pressure, messages: contents, format: "gemini" });
+  const geminiFormat: "gemini" | "responses" | "openai" | "anthropic" | "ai-sdk" | "text" = fromContents.format;
+  void [weight, tokens, first, text, forced.tier, kinds, degraded, legacy, fromItems, geminiFormat];
   return lines;
 }
 
@@ -91,6 +103,8 @@ export async function everyExport(): Promise<string[]> {
 selectTier(pressure, { costWeights: { huge: 1 } });
 // @ts-expect-error sessionComplete is required
 selectTier({ turnCount: 1, contextPctUsed: 0, idleSeconds: 0 });
+// @ts-expect-error "gemini-pro" is not a format
+void compact({ sessionId: "s", pressure, messages: openai, format: "gemini-pro" });
 // @ts-expect-error a context has exactly one of messages and text
 void compact({ sessionId: "s", pressure, text: "x", messages: openai });
 // @ts-expect-error "medium" is not a Tier
