@@ -71,6 +71,9 @@ pub struct TierContext {
     /// Set by a binding whose `input` messages hold placeholders for long strings (see
     /// [`crate::elision`]); `None` for messages read whole.
     pub elision: Option<ElisionKey>,
+    /// Set by a binding whose `input` messages hold placeholders for values it keeps in the
+    /// host: binary data and URLs (see [`crate::host_value`]); in elided and whole reads alike.
+    pub host_values: Option<crate::host_value::HostValueKey>,
 }
 
 impl TierContext {
@@ -86,6 +89,7 @@ impl TierContext {
             cost_per_1k_tokens: DEFAULT_COST_PER_1K_TOKENS,
             input,
             elision: None,
+            host_values: None,
         }
     }
 

@@ -97,7 +97,12 @@ async fn run(
             format!("hold elided texts, which {tier} with this counter reads whole"),
         ));
     }
-    let mut working = Working::read(&ctx.input, ctx.elision.as_ref(), options.elided_strings)?;
+    let mut working = Working::read(
+        &ctx.input,
+        ctx.elision.as_ref(),
+        options.elided_strings,
+        ctx.host_values.as_ref(),
+    )?;
     let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {

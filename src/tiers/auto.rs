@@ -26,7 +26,6 @@ use crate::transcript::protect::Protection;
 use crate::transcript::render::render;
 use crate::transcript::{Block, BlockKind, Format, Message, Transcript, message_tokens};
 use crate::working::Working;
-use sha2::{Digest, Sha256};
 use std::ops::Range;
 
 /// This tier.
@@ -102,10 +101,9 @@ fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         env,
         "stripped {} inline media block(s)",
         |_, _, block| match &block.kind {
-            BlockKind::Media {
-                media_type,
-                inline: true,
-            } => Some((placeholder(media_type, &block.text), ArchiveKind::Media)),
+            BlockKind::Media { inline: true, .. } => {
+                Some((crate::media::placeholder(block), ArchiveKind::Media))
+            }
             _ => None,
         },
     )
@@ -157,17 +155,6 @@ fn protection(transcript: &Transcript, env: &TierEnv<'_>) -> Protection {
         env.policy.keep_recent_steps,
         &env.policy.exclude_tools,
     )
-}
-
-/// The placeholder for inline media `data`: its type, decoded size and SHA-256 of the data as
-/// given (the base64 text), so the host can match it against what it archived.
-pub fn placeholder(media_type: &str, data: &str) -> String {
-    let payload = data.split_once(";base64,").map_or(data, |(_, b64)| b64);
-    let padding = payload.bytes().rev().take_while(|b| *b == b'=').count();
-    let bytes = (payload.len() / 4 * 3).saturating_sub(padding);
-    let hash = Sha256::digest(data.as_bytes());
-    let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    markers::media_placeholder(media_type, bytes, &hex)
 }
 
 /// The older tool runs: maximal stretches of agent messages outside protected content, closed

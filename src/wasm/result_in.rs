@@ -5,6 +5,7 @@
 
 use super::fields::{Fields, json, json_array, string_array};
 use super::host::type_name;
+use super::skeleton::Originals;
 use crate::error::{CompactionError, Result, describe_number};
 use crate::formats::registry;
 use crate::input::{MAX_SAFE_INTEGER, required_integer};
@@ -105,6 +106,48 @@ pub fn context(fields: &Fields) -> Result<ContextData> {
     })
 }
 
+/// What `restore` reads of a result: its context and its archive, read together in one
+/// skeleton, so that binary values and URLs stay the host's own objects (their placeholders
+/// are put back by the output) and lone surrogates cross in one window. `None` when the
+/// result is not shaped for it; the caller then reads it field by field, which names what is
+/// wrong.
+pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Originals)> {
+    let archive = fields.get("archive").ok()?.dyn_into::<Array>().ok()?;
+    let contents = Array::new_with_length(archive.length());
+    for (index, entry) in archive.iter().enumerate() {
+        let content = Fields::read(&entry).ok()?.get("content").ok()?;
+        contents.set(index as u32, content);
+    }
+    let (messages, text) = (fields.get("messages").ok()?, fields.get("text").ok()?);
+    let context = match (messages.is_undefined(), text.is_undefined()) {
+        (false, true) if Array::is_array(&messages) => messages,
+        (true, false) if text.is_string() => text,
+        (true, true) => JsValue::NULL,
+        _ => return None,
+    };
+    let unbounded = crate::limits::Limits {
+        max_input_bytes: usize::MAX,
+        max_nesting_depth: usize::MAX,
+    };
+    let skeleton =
+        super::skeleton::read(&Array::of2(&context, &contents), 0, &unbounded).ok()??;
+    let (mut values, originals) = skeleton.whole()?;
+    let serde_json::Value::Array(contents) = values.pop()? else {
+        return None;
+    };
+    let entries = archive
+        .iter()
+        .zip(contents)
+        .map(|(entry, content)| archive_entry_with(&entry, Some(content)).ok())
+        .collect::<Option<Vec<_>>>()?;
+    let context = match values.pop()? {
+        serde_json::Value::String(text) => ContextData::Text(text),
+        serde_json::Value::Array(messages) => ContextData::Messages(messages),
+        _ => ContextData::Messages(Vec::new()),
+    };
+    Some((context, entries, originals))
+}
+
 /// The `archive` field of a result: its entries, errors naming `archive[i]`.
 pub fn archive(fields: &Fields) -> Result<Vec<ArchiveEntry>> {
     let archive = fields.get("archive")?;
@@ -125,13 +168,21 @@ pub fn archive(fields: &Fields) -> Result<Vec<ArchiveEntry>> {
 }
 
 fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
+    archive_entry_with(value, None)
+}
+
+/// An archive entry, its content already read (`Some`) or read here.
+fn archive_entry_with(value: &JsValue, content: Option<serde_json::Value>) -> Result<ArchiveEntry> {
     let fields = Fields::read(value)?;
     let kind_name = required_string("kind", fields.scalar("kind")?)?;
     let kind = ArchiveKind::parse(&kind_name, "kind")?.as_str();
     Ok(ArchiveEntry {
         id: required_string("id", fields.scalar("id")?)?,
         kind,
-        content: json(&fields.get("content")?).map_err(|error| error.under("content"))?,
+        content: match content {
+            Some(content) => content,
+            None => json(&fields.get("content")?).map_err(|error| error.under("content"))?,
+        },
         location: required_string("location", fields.scalar("location")?)?,
         replacement: optional_string("replacement", fields.scalar("replacement")?)?
             .unwrap_or_default(),

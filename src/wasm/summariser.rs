@@ -23,6 +23,8 @@ pub struct JsSummariser {
     callback: Function,
     timeout_ms: f64,
     signal: Option<AbortSignal>,
+    /// The window the call's lone surrogates crossed in, to hand the host its own code units.
+    window: std::cell::Cell<super::surrogates::Window>,
 }
 
 impl JsSummariser {
@@ -32,7 +34,13 @@ impl JsSummariser {
             callback,
             timeout_ms,
             signal,
+            window: std::cell::Cell::default(),
         }
+    }
+
+    /// Sets the window of the call's lone surrogates (see [`super::surrogates`]).
+    pub fn set_window(&self, window: super::surrogates::Window) {
+        self.window.set(window);
     }
 
     async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {
@@ -44,7 +52,7 @@ impl JsSummariser {
             }
         }
         let controller = AbortController::new();
-        let js_request = output::summary_request(&request, &controller.signal())
+        let js_request = output::summary_request(&request, &controller.signal(), self.window.get())
             .map_err(|error| SummariserFailure::Threw(describe_thrown(&error)))?;
         // Armed before the callback runs: a callback that aborts the host's signal synchronously
         // is then seen too. Disarmed when `deadline` is dropped, on every path out.
