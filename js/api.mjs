@@ -29,7 +29,7 @@
 // can only reach the dead instance, because each instance has its own copy of the glue.
 
 import { isBinary, isUrl, hostValuePlaceholder, jsonUtf8Length, utf8Length } from "./host-values.mjs";
-import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, mayHaveLoneEscapes, unmap } from "./surrogates.mjs";
+import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, mayHaveLoneEscapes, unmap, unmapBody } from "./surrogates.mjs";
 
 /** Where tests find each module graph's diagnostics; the package only registers if a test created it. */
 const TESTING = Symbol.for("tiered-compaction.testing");
@@ -233,6 +233,8 @@ export const bindingHelpers = {
   crossBody: mapBody,
   /** A string the core wrote, its window's characters turned back into lone surrogates. */
   unmapString: unmap,
+  /** A body the core wrote from a crossed body, back in the host's code units. */
+  unmapBody,
 };
 
 /**

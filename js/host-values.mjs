@@ -134,6 +134,9 @@ export function hostValuePlaceholder(value, index, nonce) {
   };
 }
 
+// What JSON escapes in a string: quotes, backslashes and control characters.
+const ESCAPED = /["\\\x00-\x1f]/g;
+
 /**
  * Bytes of `text` as a JSON string in UTF-8, quotes included, as serde_json writes it (a lone
  * surrogate counts three bytes: the core sees one character for it, see surrogates.mjs).
@@ -141,26 +144,25 @@ export function hostValuePlaceholder(value, index, nonce) {
  * @param {string} text
  */
 export function jsonUtf8Length(text) {
-  let bytes = 2;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) {
-      if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d) bytes += 2;
-      else bytes += unit < 0x20 ? 6 : 1;
-    } else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
+  let bytes = utf8Length(text) + 2;
+  ESCAPED.lastIndex = 0;
+  for (let match = ESCAPED.exec(text); match !== null; match = ESCAPED.exec(text)) {
+    const unit = match[0].charCodeAt(0);
+    // `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r` take one byte more; other controls `\u00XX`, five.
+    bytes += unit === 0x22 || unit === 0x5c || (unit >= 0x08 && unit <= 0x0d && unit !== 0x0b) ? 1 : 5;
   }
   return bytes;
 }
+
+/** The runtime's own UTF-8 measure (Node, Deno, Bun), which counts a lone surrogate three bytes. */
+const byteLength = typeof globalThis.Buffer?.byteLength === "function" ? globalThis.Buffer.byteLength : null;
 
 /**
  * Bytes of `text` in UTF-8 (a lone surrogate three, as it crosses), without copying it.
  * @param {string} text
  */
 export function utf8Length(text) {
+  if (byteLength !== null) return byteLength(text, "utf8");
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);

@@ -96,3 +96,21 @@ export function unmap(text, base) {
   }
   return out;
 }
+
+// In JSON text: an escaped backslash (skipped) or the escape of a window character.
+const WINDOW_ESCAPE = /\\(?:\\|u([eEfF][0-9a-fA-F]{3}))/g;
+
+/**
+ * A body the core wrote from a crossed body (`mapBody`), back in the host's code units: the
+ * window's escapes as the lone surrogate escapes they were, its raw characters as raw lone
+ * surrogates (where the core wrote a value anew, JSON-equal to the input's).
+ */
+export function unmapBody(text, base) {
+  if (base === 0) return text;
+  const escaped = text.replace(WINDOW_ESCAPE, (match, hex) => {
+    if (hex === undefined) return match;
+    const code = parseInt(hex, 16);
+    return code >= base && code < base + 0x800 ? `\\u${(code - base + 0xd800).toString(16)}` : match;
+  });
+  return unmap(escaped, base);
+}

@@ -16,7 +16,7 @@
 
 /** The package's helpers the binding imports (js/api.mjs `bindingHelpers`), each as
  * `tieredCompaction<Name>` (src/wasm/skeleton.rs, src/wasm/text.rs, src/wasm/surrogates.rs). */
-const HELPERS = ["readSkeleton", "measureString", "crossString", "crossBody", "unmapString"];
+const HELPERS = ["readSkeleton", "measureString", "crossString", "crossBody", "unmapString", "unmapBody"];
 
 /**
  * @param {string} source wasm-bindgen's web glue

@@ -234,7 +234,7 @@ mod tests {
         assert!(matches!(link.kind, BlockKind::Media { inline: false, .. }));
         assert_eq!(
             other.text,
-            format!(r#"{{"data":"[binary: 5 bytes, sha256:{HASH}]","type":"custom"}}"#)
+            format!(r#"{{"type":"custom","data":"[binary: 5 bytes, sha256:{HASH}]"}}"#)
         );
     }
 }

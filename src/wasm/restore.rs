@@ -7,6 +7,7 @@ use super::{install_panic_hook, output, result_in, string_argument};
 use crate::error::CompactionError;
 use crate::formats::registry;
 use crate::result::ContextData;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
@@ -21,13 +22,25 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     // the host's own objects, lone surrogates as the host's code units.
     let read = result_in::restorable(&fields);
     if !body.is_undefined() {
-        let body = string_argument("body", &body).map_err(under)?;
-        let (archive, window) = match read {
-            Some((_, archive, originals)) => (archive, originals.window),
-            None => (result_in::archive(&fields).map_err(under)?, Window::NONE),
+        let body = body
+            .dyn_into::<js_sys::JsString>()
+            .map_err(|value| {
+                CompactionError::type_error(
+                    "body",
+                    format!("must be a string, got {}", super::host::type_name(&value)),
+                )
+            })
+            .map_err(under)?;
+        // The body crosses as `compactRequestBody`'s does; the archive's strings in the same
+        // window (the first free one: the archive's strings are the body's).
+        let (crossed, window) = super::surrogates::cross_request_body(&body);
+        let archive = match read {
+            Some((_, archive, _)) => archive,
+            None => result_in::archive(&fields).map_err(under)?,
         };
+        let body = super::text::to_string(&crossed);
         let restored = crate::edge::restore::restore_body(&body, &archive).map_err(under)?;
-        return Ok(JsValue::from_str(&window.unmap_json(&restored)));
+        return Ok(window.body_to_js(&restored));
     }
     let (context, archive, originals) = match read {
         Some((context, archive, originals)) => (context, archive, Some(originals)),

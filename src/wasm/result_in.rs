@@ -113,11 +113,6 @@ pub fn context(fields: &Fields) -> Result<ContextData> {
 /// wrong.
 pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Originals)> {
     let archive = fields.get("archive").ok()?.dyn_into::<Array>().ok()?;
-    let contents = Array::new_with_length(archive.length());
-    for (index, entry) in archive.iter().enumerate() {
-        let content = Fields::read(&entry).ok()?.get("content").ok()?;
-        contents.set(index as u32, content);
-    }
     let (messages, text) = (fields.get("messages").ok()?, fields.get("text").ok()?);
     let context = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) if Array::is_array(&messages) => messages,
@@ -129,16 +124,14 @@ pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Or
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
-    let skeleton =
-        super::skeleton::read(&Array::of2(&context, &contents), 0, &unbounded).ok()??;
+    let skeleton = super::skeleton::read(&Array::of2(&context, &archive), 0, &unbounded).ok()??;
     let (mut values, originals) = skeleton.whole()?;
-    let serde_json::Value::Array(contents) = values.pop()? else {
+    let serde_json::Value::Array(entries) = values.pop()? else {
         return None;
     };
-    let entries = archive
-        .iter()
-        .zip(contents)
-        .map(|(entry, content)| archive_entry_with(&entry, Some(content)).ok())
+    let entries = entries
+        .into_iter()
+        .map(entry_of_json)
         .collect::<Option<Vec<_>>>()?;
     let context = match values.pop()? {
         serde_json::Value::String(text) => ContextData::Text(text),
@@ -146,6 +139,29 @@ pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Or
         _ => ContextData::Messages(Vec::new()),
     };
     Some((context, entries, originals))
+}
+
+/// An archive entry read as JSON (strings as they crossed); `None` if it is not well formed.
+fn entry_of_json(value: serde_json::Value) -> Option<ArchiveEntry> {
+    let serde_json::Value::Object(mut fields) = value else {
+        return None;
+    };
+    let mut text = |name: &str| match fields.remove(name) {
+        Some(serde_json::Value::String(text)) => Some(Some(text)),
+        None => Some(None),
+        Some(_) => None,
+    };
+    let id = text("id")??;
+    let kind = ArchiveKind::parse(&text("kind")??, "kind").ok()?.as_str();
+    let location = text("location")??;
+    let replacement = text("replacement")?.unwrap_or_default();
+    Some(ArchiveEntry {
+        id,
+        kind,
+        content: fields.remove("content").unwrap_or(serde_json::Value::Null),
+        location,
+        replacement,
+    })
 }
 
 /// The `archive` field of a result: its entries, errors naming `archive[i]`.
@@ -168,21 +184,13 @@ pub fn archive(fields: &Fields) -> Result<Vec<ArchiveEntry>> {
 }
 
 fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
-    archive_entry_with(value, None)
-}
-
-/// An archive entry, its content already read (`Some`) or read here.
-fn archive_entry_with(value: &JsValue, content: Option<serde_json::Value>) -> Result<ArchiveEntry> {
     let fields = Fields::read(value)?;
     let kind_name = required_string("kind", fields.scalar("kind")?)?;
     let kind = ArchiveKind::parse(&kind_name, "kind")?.as_str();
     Ok(ArchiveEntry {
         id: required_string("id", fields.scalar("id")?)?,
         kind,
-        content: match content {
-            Some(content) => content,
-            None => json(&fields.get("content")?).map_err(|error| error.under("content"))?,
-        },
+        content: json(&fields.get("content")?).map_err(|error| error.under("content"))?,
         location: required_string("location", fields.scalar("location")?)?,
         replacement: optional_string("replacement", fields.scalar("replacement")?)?
             .unwrap_or_default(),

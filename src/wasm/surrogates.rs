@@ -16,6 +16,10 @@ extern "C" {
     #[wasm_bindgen(js_name = tieredCompactionUnmapString)]
     fn unmap_string(text: &JsString, base: u32) -> JsString;
 
+    /// js/surrogates.mjs `unmapBody(text, base)`.
+    #[wasm_bindgen(js_name = tieredCompactionUnmapBody)]
+    fn unmap_body(text: &JsString, base: u32) -> JsString;
+
     /// js/surrogates.mjs `mapString(text)`: `{ text, base }`.
     #[wasm_bindgen(catch, js_name = tieredCompactionCrossString)]
     fn cross_string(text: &JsString) -> Result<JsValue, JsValue>;
@@ -78,6 +82,15 @@ impl Window {
     /// JSON text the core wrote as the host's string ([`Self::unmap_json`]).
     pub fn to_js_json(self, text: &str) -> JsValue {
         JsValue::from_str(&self.unmap_json(text))
+    }
+
+    /// A body the core wrote from a body crossed in this window, in the host's code units.
+    pub fn body_to_js(self, text: &str) -> JsValue {
+        let value = JsValue::from_str(text);
+        if self.0 == 0 {
+            return value;
+        }
+        unmap_body(value.unchecked_ref(), self.0).into()
     }
 
     /// `text` as the host's string: this window's characters back as lone surrogates.
