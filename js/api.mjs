@@ -140,8 +140,10 @@ function isHostValue(value) {
  * @param {number} minChars
  * @param {number} headUnits
  * @param {number} tailUnits
+ * @param {string} [body] a request body the strings will be written into (`restore`): the window
+ *   must be one the body can take too (see surrogates.mjs `mapBody`)
  */
-export function readSkeleton(messages, minChars, headUnits, tailUnits) {
+export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
   const nonce = randomWord() + randomWord() + randomWord() + randomWord();
   /** @type {string[]} */
   const strings = [];
@@ -206,7 +208,7 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits) {
   /** @type {string[]} */
   const crossing = [];
   if (lone || mayHaveLoneEscapes(text)) {
-    base = freeWindow([text, ...strings]);
+    base = typeof body === "string" ? freeWindow([text, ...strings, body], true) : freeWindow([text, ...strings]);
     crossed = mapEscapes(text, base);
     strings.forEach((value, index) => {
       if (hasLone(value)) crossing[index] = mapLone(value, base);

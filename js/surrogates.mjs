@@ -6,11 +6,18 @@
 // surrogate, so counts, cuts and a request body's offsets are those of the input. What comes
 // back is mapped the other way, so the host gets its own code units again, cut or whole.
 
-/** The windows tried, in order: private-use characters of the Basic Multilingual Plane. */
-const WINDOWS = [0xe000, 0xe800, 0xf000];
-const WINDOW_PATTERNS = [/[\ue000-\ue7ff]/, /[\ue800-\uefff]/, /[\uf000-\uf7ff]/];
-// The same characters written as JSON escapes (a request body may spell them so).
-const WINDOW_ESCAPES = [/\\u[eE][0-7]/, /\\u[eE][89a-fA-F]/, /\\u[fF][0-7]/];
+/**
+ * The windows tried, in order: private-use characters of the Basic Multilingual Plane (three
+ * UTF-8 bytes and one UTF-16 unit, as a surrogate: the only ones a request body may use, its
+ * offsets must hold), then those of planes 15 and 16 (64 more windows, for messages and text).
+ */
+const BMP_WINDOWS = [0xe000, 0xe800, 0xf000];
+const WINDOWS = [...BMP_WINDOWS, ...Array.from({ length: 64 }, (_, k) => 0xf0000 + k * 0x800)];
+
+/** Private-use characters, as they may occur in input: BMP ones and planes 15-16 ones. */
+const PRIVATE_USE = /[\ue000-\uf7ff]|[\udb80-\udbff][\udc00-\udfff]/g;
+/** The same written as JSON escapes in a body: `\ue800` (BMP ones only matter there). */
+const PRIVATE_USE_ESCAPE = /\\u[eEfF][0-9a-fA-F]{3}/g;
 
 const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const LONE_ONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -22,20 +29,31 @@ export function hasLone(text) {
 
 /**
  * A window none of `texts` uses (its base), or 0 when all are used (the call then crosses lone
- * surrogates as U+FFFD, as every UTF-8 encoder does).
+ * surrogates as U+FFFD, as every UTF-8 encoder does). `body`: JSON text whose offsets must hold
+ * (BMP windows only; escapes count as uses).
  * @param {string[]} texts
  */
-export function freeWindow(texts, json = false) {
-  for (let at = 0; at < WINDOWS.length; at++) {
-    const used = (text) => WINDOW_PATTERNS[at].test(text) || (json && WINDOW_ESCAPES[at].test(text));
-    if (!texts.some(used)) return WINDOWS[at];
+export function freeWindow(texts, body = false) {
+  const used = new Set();
+  const mark = (code) => used.add(code >= 0xf0000 ? 0xf0000 + Math.floor((code - 0xf0000) / 0x800) * 0x800 : 0xe000 + Math.floor((code - 0xe000) / 0x800) * 0x800);
+  for (const text of texts) {
+    for (const [found] of text.matchAll(PRIVATE_USE)) mark(found.codePointAt(0));
+    if (body) for (const [found] of text.matchAll(PRIVATE_USE_ESCAPE)) mark(parseInt(found.slice(2), 16));
   }
-  return 0;
+  return (body ? BMP_WINDOWS : WINDOWS).find((base) => !used.has(base)) ?? 0;
 }
 
 /** `text` with each lone surrogate replaced by its window character (U+FFFD without a window). */
 export function mapLone(text, base) {
-  return text.replace(LONE, (unit) => String.fromCharCode(base === 0 ? 0xfffd : base + unit.charCodeAt(0) - 0xd800));
+  return text.replace(LONE, (unit) => String.fromCodePoint(base === 0 ? 0xfffd : base + unit.charCodeAt(0) - 0xd800));
+}
+
+/** The JSON escape of code point `code` (a pair of escapes beyond the BMP). */
+function escapeOf(code) {
+  if (code < 0x10000) return `\\u${code.toString(16)}`;
+  const high = 0xd800 + ((code - 0x10000) >> 10);
+  const low = 0xdc00 + ((code - 0x10000) & 0x3ff);
+  return `\\u${high.toString(16)}\\u${low.toString(16)}`;
 }
 
 // In JSON text: an escaped backslash (skipped, so `\\ud800` is not an escape), a high surrogate
@@ -54,8 +72,7 @@ export function mayHaveLoneEscapes(json) {
 export function mapEscapes(json, base) {
   return json.replace(ESCAPES, (match, lone) => {
     if (lone === undefined) return match;
-    const code = base === 0 ? 0xfffd : base + parseInt(lone, 16) - 0xd800;
-    return `\\u${code.toString(16)}`;
+    return escapeOf(base === 0 ? 0xfffd : base + parseInt(lone, 16) - 0xd800);
   });
 }
 
@@ -72,29 +89,35 @@ export function mapString(text) {
 
 /**
  * A request body for the core: raw lone surrogates and escaped ones mapped under one window the
- * body does not use (same length in UTF-8 and in UTF-16 units, so every offset holds).
+ * body does not use (same length in UTF-8 and in UTF-16 units, so every offset holds), or under
+ * `base` when the caller has chosen one (`restore`, for the body and its archive together).
+ * `raw`: the body has raw lone surrogates (what the core writes anew is then written raw too;
+ * otherwise as escapes, as `JSON.stringify` writes them).
  * @param {string} body
+ * @param {number} [base]
  */
-export function mapBody(body) {
+export function mapBody(body, base = 0) {
   const raw = hasLone(body);
-  if (!raw && !mayHaveLoneEscapes(body)) return { text: body, base: 0 };
-  const base = freeWindow([body], true);
-  let text = raw ? mapLone(body, base) : body;
-  text = mapEscapes(text, base);
-  return { text, base: text === body ? 0 : base };
+  if (!raw && !mayHaveLoneEscapes(body)) return { text: body, base, raw, lossy: false };
+  const window = base !== 0 ? base : freeWindow([body], true);
+  let text = raw ? mapLone(body, window) : body;
+  text = mapEscapes(text, window);
+  // Without a free window, lone surrogates cross as U+FFFD: the binding then takes the values
+  // it hands back from the host's own string (`JSON.parse`), not from the copy.
+  return { text, base: window, raw, lossy: window === 0 && text !== body };
 }
 
-/** `text` with the characters of window `base` turned back into the lone surrogates they are. */
-export function unmap(text, base) {
+/**
+ * `text` with the characters of window `base` turned back into the lone surrogates they are
+ * (`escaped`: as their JSON escapes, for JSON text).
+ */
+export function unmap(text, base, escaped = false) {
   if (base === 0) return text;
-  const pattern = WINDOW_PATTERNS[WINDOWS.indexOf(base)];
-  if (pattern === undefined || !pattern.test(text)) return text;
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    out += unit >= base && unit < base + 0x800 ? String.fromCharCode(unit - base + 0xd800) : text[i];
-  }
-  return out;
+  const range = new RegExp(`[\\u{${base.toString(16)}}-\\u{${(base + 0x7ff).toString(16)}}]`, "gu");
+  return text.replace(range, (found) => {
+    const unit = found.codePointAt(0) - base + 0xd800;
+    return escaped ? `\\u${unit.toString(16)}` : String.fromCharCode(unit);
+  });
 }
 
 // In JSON text: an escaped backslash (skipped) or the escape of a window character.
@@ -105,12 +128,14 @@ const WINDOW_ESCAPE = /\\(?:\\|u([eEfF][0-9a-fA-F]{3}))/g;
  * window's escapes as the lone surrogate escapes they were, its raw characters as raw lone
  * surrogates (where the core wrote a value anew, JSON-equal to the input's).
  */
-export function unmapBody(text, base) {
+export function unmapBody(text, base, raw) {
   if (base === 0) return text;
-  const escaped = text.replace(WINDOW_ESCAPE, (match, hex) => {
-    if (hex === undefined) return match;
-    const code = parseInt(hex, 16);
-    return code >= base && code < base + 0x800 ? `\\u${(code - base + 0xd800).toString(16)}` : match;
-  });
-  return unmap(escaped, base);
+  if (!raw) return unmap(text.replace(WINDOW_ESCAPE, (match, hex) => (hex === undefined ? match : escapeBack(hex, base, match))), base, true);
+  return unmap(text.replace(WINDOW_ESCAPE, (match, hex) => (hex === undefined ? match : escapeBack(hex, base, match))), base);
+}
+
+/** A window character's escape (its hex digits) as the lone surrogate escape it stands for. */
+function escapeBack(hex, base, match) {
+  const code = parseInt(hex, 16);
+  return code >= base && code < base + 0x800 ? `\\u${(code - base + 0xd800).toString(16)}` : match;
 }

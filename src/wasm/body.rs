@@ -33,6 +33,8 @@ pub struct JsBody<'b> {
     crossed: JsString,
     /// The window of the body's lone surrogates.
     window: Window,
+    /// Lone surrogates crossed as U+FFFD (no window was free): the copy is not exact.
+    lossy: bool,
     /// Its UTF-8 copy, until the core lets it go.
     text: Option<String>,
     /// Whether the body is all ASCII (a byte is then a UTF-16 unit).
@@ -44,12 +46,13 @@ pub struct JsBody<'b> {
 impl<'b> JsBody<'b> {
     /// The caller's `body`, copied into wasm (its size checked before by the caller).
     pub fn new(body: &'b JsString) -> Self {
-        let (crossed, window) = super::surrogates::cross_request_body(body);
-        let (text, ascii) = text::to_utf8(&crossed);
+        let crossed = super::surrogates::cross_request_body(body, Window::NONE);
+        let (text, ascii) = text::to_utf8(&crossed.text);
         Self {
             body,
-            crossed,
-            window,
+            crossed: crossed.text,
+            window: crossed.window,
+            lossy: crossed.lossy,
             text: Some(text),
             ascii,
             units: Units::default(),
@@ -117,7 +120,7 @@ impl BodySource for JsBody<'_> {
     fn whole_read(self, result: &TierResult) -> Option<Originals> {
         // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are
         // (lone surrogates written as escapes are mapped back by the output's window).
-        if self.body.is_valid_utf16() {
+        if self.body.is_valid_utf16() && !self.lossy {
             return (self.window != Window::NONE).then(|| Originals::of_window(self.window));
         }
         // Otherwise the messages the archive took from are parsed from the caller's own string
@@ -157,8 +160,8 @@ impl BodySource for JsBody<'_> {
             body: self.body.clone(),
             text,
             // A crossed body's decoded tokens are the host's to decode (`JSON.parse`).
-            ascii: self.ascii && self.window == Window::NONE,
-            exact: self.window == Window::NONE,
+            ascii: self.ascii && self.window == Window::NONE && !self.lossy,
+            exact: self.window == Window::NONE && !self.lossy,
             bytes: elided.tokens,
             units: units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect(),
         };

@@ -20,7 +20,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     let body = fields.get("body").map_err(under)?;
     // Read in one skeleton where the result is well shaped: binary values and URLs come back as
     // the host's own objects, lone surrogates as the host's code units.
-    let read = result_in::restorable(&fields);
+    let read = result_in::restorable(&fields, &body);
     if !body.is_undefined() {
         let body = body
             .dyn_into::<js_sys::JsString>()
@@ -33,14 +33,14 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             .map_err(under)?;
         // The body crosses as `compactRequestBody`'s does; the archive's strings in the same
         // window (the first free one: the archive's strings are the body's).
-        let (crossed, window) = super::surrogates::cross_request_body(&body);
-        let archive = match read {
-            Some((_, archive, _)) => archive,
-            None => result_in::archive(&fields).map_err(under)?,
+        let (archive, window) = match read {
+            Some((_, archive, originals)) => (archive, originals.window),
+            None => (result_in::archive(&fields).map_err(under)?, Window::NONE),
         };
-        let body = super::text::to_string(&crossed);
+        let crossed = super::surrogates::cross_request_body(&body, window);
+        let body = super::text::to_string(&crossed.text);
         let restored = crate::edge::restore::restore_body(&body, &archive).map_err(under)?;
-        return Ok(window.body_to_js(&restored));
+        return Ok(crossed.window.body_to_js(&restored, crossed.raw));
     }
     let (context, archive, originals) = match read {
         Some((context, archive, originals)) => (context, archive, Some(originals)),

@@ -111,7 +111,12 @@ pub fn context(fields: &Fields) -> Result<ContextData> {
 /// are put back by the output) and lone surrogates cross in one window. `None` when the
 /// result is not shaped for it; the caller then reads it field by field, which names what is
 /// wrong.
-pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Originals)> {
+///
+/// `body`: the request body the archive will be written into, whose window it must share.
+pub fn restorable(
+    fields: &Fields,
+    body: &JsValue,
+) -> Option<(ContextData, Vec<ArchiveEntry>, Originals)> {
     let archive = fields.get("archive").ok()?.dyn_into::<Array>().ok()?;
     let (messages, text) = (fields.get("messages").ok()?, fields.get("text").ok()?);
     let context = match (messages.is_undefined(), text.is_undefined()) {
@@ -124,7 +129,8 @@ pub fn restorable(fields: &Fields) -> Option<(ContextData, Vec<ArchiveEntry>, Or
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
-    let skeleton = super::skeleton::read(&Array::of2(&context, &archive), 0, &unbounded).ok()??;
+    let pair = Array::of2(&context, &archive);
+    let skeleton = super::skeleton::read_for(&pair, 0, &unbounded, body).ok()??;
     let (mut values, originals) = skeleton.whole()?;
     let serde_json::Value::Array(entries) = values.pop()? else {
         return None;

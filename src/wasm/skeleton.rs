@@ -37,6 +37,7 @@ extern "C" {
         min_chars: u32,
         head_units: u32,
         tail_units: u32,
+        body: &JsValue,
     ) -> Result<JsValue, JsValue>;
 
     /// `JSON.parse(text)` of a JS string (js-sys's takes a Rust string).
@@ -219,12 +220,24 @@ pub fn read(
     keep_head_chars: usize,
     limits: &Limits,
 ) -> Result<Option<Skeleton>> {
+    read_for(messages, keep_head_chars, limits, &JsValue::UNDEFINED)
+}
+
+/// [`read`], for values that will be written into request body `body` (`restore`): lone
+/// surrogates cross in a window the body can take too.
+pub fn read_for(
+    messages: &JsValue,
+    keep_head_chars: usize,
+    limits: &Limits,
+    body: &JsValue,
+) -> Result<Option<Skeleton>> {
     let head_units = u32::try_from(elision::head_units(keep_head_chars)).unwrap_or(u32::MAX);
     let Ok(read) = read_skeleton(
         messages,
         elision::MIN_CHARS as u32,
         head_units,
         elision::TAIL_UNITS as u32,
+        body,
     ) else {
         return Ok(None);
     };

@@ -1,8 +1,8 @@
 //! Lone UTF-16 surrogates across the boundary (js/surrogates.mjs has the host's half). A call
 //! whose input has lone surrogates crosses each as a character of a *window* of 2,048
-//! private-use characters that the input does not use (one character for one, three UTF-8
-//! bytes and one UTF-16 unit, as the surrogate), so the core counts and cuts them as the host
-//! would. Everything the binding hands back to the host from that call — messages, text,
+//! private-use characters that the input does not use (one character for one, so the core
+//! counts and cuts them as the host would; a request body's windows are in the BMP, three
+//! UTF-8 bytes and one UTF-16 unit as the surrogate, so its offsets hold). Everything the binding hands back to the host from that call — messages, text,
 //! bodies, archive, summaries, the texts given to `countTokens` and `summarise` — is mapped the
 //! other way here, so the host gets its own code units back, cut or whole.
 
@@ -16,17 +16,17 @@ extern "C" {
     #[wasm_bindgen(js_name = tieredCompactionUnmapString)]
     fn unmap_string(text: &JsString, base: u32) -> JsString;
 
-    /// js/surrogates.mjs `unmapBody(text, base)`.
+    /// js/surrogates.mjs `unmapBody(text, base, raw)`.
     #[wasm_bindgen(js_name = tieredCompactionUnmapBody)]
-    fn unmap_body(text: &JsString, base: u32) -> JsString;
+    fn unmap_body(text: &JsString, base: u32, raw: bool) -> JsString;
 
     /// js/surrogates.mjs `mapString(text)`: `{ text, base }`.
     #[wasm_bindgen(catch, js_name = tieredCompactionCrossString)]
     fn cross_string(text: &JsString) -> Result<JsValue, JsValue>;
 
-    /// js/surrogates.mjs `mapBody(body)`: `{ text, base }`.
+    /// js/surrogates.mjs `mapBody(body, base)`: `{ text, base, raw }`.
     #[wasm_bindgen(catch, js_name = tieredCompactionCrossBody)]
-    fn cross_body(body: &JsString) -> Result<JsValue, JsValue>;
+    fn cross_body(body: &JsString, base: u32) -> Result<JsValue, JsValue>;
 
     /// js/host-values.mjs `utf8Length(text)`.
     #[wasm_bindgen(catch, js_name = tieredCompactionMeasureString)]
@@ -46,10 +46,15 @@ impl Window {
 
     /// The window of base `base` as the host reported it (0 or anything unexpected: none).
     pub fn from_base(base: f64) -> Self {
-        [0xE000u32, 0xE800, 0xF000]
-            .into_iter()
-            .find(|window| f64::from(*window) == base)
-            .map_or(Self::NONE, Window)
+        // Private-use windows only: three in the BMP, 64 in planes 15 and 16.
+        let window = base as u32;
+        let private_use = matches!(window, 0xE000 | 0xE800 | 0xF000)
+            || ((0xF_0000..=0x10_F800).contains(&window) && window % SPAN == 0);
+        if private_use && f64::from(window) == base {
+            Window(window)
+        } else {
+            Self::NONE
+        }
     }
 
     /// The lone surrogate `c` stands for, if it is a character of this window.
@@ -58,9 +63,10 @@ impl Window {
         (self.0 != 0 && (self.0..self.0 + SPAN).contains(&code)).then(|| code - self.0 + 0xD800)
     }
 
-    /// Whether `text` may hold a character of this window (its UTF-8 lead byte is 0xEE or 0xEF).
+    /// Whether `text` may hold a character of this window (private-use characters start with a
+    /// UTF-8 lead byte of 0xEE or more).
     fn may_hold(self, text: &str) -> bool {
-        self.0 != 0 && text.bytes().any(|b| b == 0xEE || b == 0xEF)
+        self.0 != 0 && text.bytes().any(|b| b >= 0xEE)
     }
 
     /// JSON text the core wrote, with this window's characters as the escapes of the lone
@@ -84,13 +90,20 @@ impl Window {
         JsValue::from_str(&self.unmap_json(text))
     }
 
-    /// A body the core wrote from a body crossed in this window, in the host's code units.
-    pub fn body_to_js(self, text: &str) -> JsValue {
+    /// A body the core wrote from a body crossed in this window, in the host's code units
+    /// (`raw`: the body had raw lone surrogates, so what the core wrote anew is raw too; else
+    /// escaped, as `JSON.stringify` writes them).
+    pub fn body_to_js(self, text: &str, raw: bool) -> JsValue {
         let value = JsValue::from_str(text);
         if self.0 == 0 {
             return value;
         }
-        unmap_body(value.unchecked_ref(), self.0).into()
+        unmap_body(value.unchecked_ref(), self.0, raw).into()
+    }
+
+    /// The base the host knows this window by (0 for none).
+    pub fn base(self) -> u32 {
+        self.0
     }
 
     /// `text` as the host's string: this window's characters back as lone surrogates.
@@ -103,18 +116,42 @@ impl Window {
     }
 }
 
-/// A host string as it crosses, with the window its lone surrogates crossed in.
-fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> (JsString, Window) {
+/// How a host string crossed.
+pub struct Crossed {
+    /// The string as the core reads it.
+    pub text: JsString,
+    /// The window of its lone surrogates.
+    pub window: Window,
+    /// It had raw lone surrogates (not only escaped ones).
+    pub raw: bool,
+    /// It had lone surrogates and no window was free: they crossed as U+FFFD.
+    pub lossy: bool,
+}
+
+/// A host string as it crosses: the string, its window and whether it had raw lone surrogates.
+fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
+    let fallback = || Crossed {
+        text: original.clone(),
+        window: Window::NONE,
+        raw: false,
+        lossy: !original.is_valid_utf16(),
+    };
     let read = |value: &JsValue, key: &str| Reflect::get(value, &JsValue::from_str(key)).ok();
     let Ok(value) = result else {
-        return (original.clone(), Window::NONE);
+        return fallback();
     };
     let text = read(&value, "text").and_then(|text| text.dyn_into::<JsString>().ok());
     let base = read(&value, "base").and_then(|base| base.as_f64());
+    let flag = |key: &str| read(&value, key).and_then(|flag| flag.as_bool()) == Some(true);
     match (text, base) {
-        (Some(text), Some(base)) => (text, Window::from_base(base)),
+        (Some(text), Some(base)) => Crossed {
+            text,
+            window: Window::from_base(base),
+            raw: flag("raw"),
+            lossy: flag("lossy"),
+        },
         // Without the package's helpers (the glue used on its own), strings cross as UTF-8 does.
-        _ => (original.clone(), Window::NONE),
+        _ => fallback(),
     }
 }
 
@@ -123,12 +160,14 @@ pub fn cross_text(text: &JsString) -> (JsString, Window) {
     if text.is_valid_utf16() {
         return (text.clone(), Window::NONE);
     }
-    crossed(cross_string(text), text)
+    let crossed = crossed(cross_string(text), text);
+    (crossed.text, crossed.window)
 }
 
-/// A request body as the core reads it (raw and escaped lone surrogates mapped), and its window.
-pub fn cross_request_body(body: &JsString) -> (JsString, Window) {
-    crossed(cross_body(body), body)
+/// A request body as the core reads it (raw and escaped lone surrogates mapped, in `window`
+/// when one is given).
+pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
+    crossed(cross_body(body, window.base()), body)
 }
 
 /// Bytes of `text` in UTF-8, measured in the host; `None` without the package's helpers.
