@@ -172,17 +172,24 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
         }
       }
     } else {
+      // Through descriptors: a getter is not called here (JSON.stringify reads each property
+      // once; a host value behind a getter reaches the replacer itself, below).
       for (const key in value) {
-        if (Object.hasOwn(value, key) && isHostValue(value[key])) {
+        const property = Object.getOwnPropertyDescriptor(value, key);
+        if (property !== undefined && isHostValue(property.value)) {
           copy ??= { ...value };
-          copy[key] = hostValue(value[key]);
+          copy[key] = hostValue(property.value);
         }
       }
     }
     return copy ?? value;
   };
   const text = JSON.stringify(messages, (_key, value) => {
-    if (typeof value === "object") return value === null || isHostValue(value) ? value : replaceChildren(value);
+    if (typeof value === "object") {
+      if (value === null) return value;
+      // Bytes or an ArrayBuffer behind a getter (a URL's or a Buffer's `toJSON` has run by now).
+      return isHostValue(value) ? hostValue(value) : replaceChildren(value);
+    }
     if (typeof value !== "string" || value.length <= minChars) return value;
     let chars = value.length;
     // A one-byte string settles this test at once; a two-byte one is scanned.
