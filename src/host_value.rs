@@ -79,20 +79,27 @@ pub fn resolve(message: &mut Message<'_>, key: &HostValueKey) {
         if !key.mentions(&block.text) {
             continue;
         }
-        let parsed = match &block.text {
-            Cow::Borrowed(text) => key.parse(text).map(|(_, value)| borrowed(value)),
-            Cow::Owned(text) => key.parse(text).map(|(_, value)| owned(value)),
-        };
+        // Owned: a hash or a URL's text is short, and one path is less code in the wasm.
+        let parsed = key.parse(&block.text).map(|(_, value)| match value {
+            HostValue::Binary { bytes, sha256 } => (
+                Some(Binary {
+                    bytes,
+                    sha256: sha256.to_string(),
+                }),
+                sha256.to_string(),
+            ),
+            HostValue::Url(href) => (None, href.to_string()),
+        });
         match parsed {
-            Some((Some(binary), text)) => {
+            Some((Some(binary), hash)) => {
                 block.binary = Some(binary);
-                block.text = text;
+                block.text = Cow::Owned(hash);
             }
             Some((None, href)) => {
                 if let BlockKind::Media { inline, .. } = &mut block.kind {
                     *inline = false;
                 }
-                block.text = href;
+                block.text = Cow::Owned(href);
             }
             None => {
                 if let Some(text) = rewrite(&block.text, key) {
@@ -101,26 +108,6 @@ pub fn resolve(message: &mut Message<'_>, key: &HostValueKey) {
             }
         }
     }
-}
-
-type Resolved<'a> = (Option<Binary>, Cow<'a, str>);
-
-fn borrowed(value: HostValue<'_>) -> Resolved<'_> {
-    match value {
-        HostValue::Binary { bytes, sha256 } => (
-            Some(Binary {
-                bytes,
-                sha256: sha256.to_string(),
-            }),
-            Cow::Borrowed(sha256),
-        ),
-        HostValue::Url(href) => (None, Cow::Borrowed(href)),
-    }
-}
-
-fn owned(value: HostValue<'_>) -> Resolved<'static> {
-    let (binary, text) = borrowed(value);
-    (binary, Cow::Owned(text.into_owned()))
 }
 
 /// What a placeholder stands for in a text the library writes: a URL's text, or a binary

@@ -148,12 +148,10 @@ pub fn restorable(
 }
 
 /// An archive entry read as JSON (strings as they crossed); `None` if it is not well formed.
-fn entry_of_json(value: serde_json::Value) -> Option<ArchiveEntry> {
-    let serde_json::Value::Object(mut fields) = value else {
-        return None;
-    };
-    let mut text = |name: &str| match fields.remove(name) {
-        Some(serde_json::Value::String(text)) => Some(Some(text)),
+fn entry_of_json(mut value: serde_json::Value) -> Option<ArchiveEntry> {
+    let fields = value.as_object_mut()?;
+    let text = |name: &str| match fields.get(name) {
+        Some(serde_json::Value::String(text)) => Some(Some(text.clone())),
         None => Some(None),
         Some(_) => None,
     };
@@ -161,10 +159,12 @@ fn entry_of_json(value: serde_json::Value) -> Option<ArchiveEntry> {
     let kind = ArchiveKind::parse(&text("kind")??, "kind").ok()?.as_str();
     let location = text("location")??;
     let replacement = text("replacement")?.unwrap_or_default();
+    // Taken, not copied: the content may be a whole run of messages.
+    let content = fields.get_mut("content").map(std::mem::take);
     Some(ArchiveEntry {
         id,
         kind,
-        content: fields.remove("content").unwrap_or(serde_json::Value::Null),
+        content: content.unwrap_or(serde_json::Value::Null),
         location,
         replacement,
     })

@@ -56,7 +56,6 @@ pub struct Skeleton {
 }
 
 /// The strings behind the placeholders of one call: the host's own, or a request body's tokens.
-#[derive(Debug)]
 pub struct Originals {
     /// The call's placeholder key.
     pub key: ElisionKey,
@@ -68,14 +67,12 @@ pub struct Originals {
 }
 
 /// The values a skeleton left in the host (see [`crate::host_value`]).
-#[derive(Debug)]
 struct HostValues {
     key: HostValueKey,
     values: Array,
 }
 
 /// Where the strings are.
-#[derive(Debug)]
 enum Source {
     /// The strings themselves (a skeleton of objects), and the text each ill-formed one crossed
     /// as (lone surrogates mapped; sparse).
@@ -92,7 +89,6 @@ enum Source {
 }
 
 /// The string tokens of a request body's placeholders.
-#[derive(Debug)]
 pub struct BodyTokens {
     /// The caller's body.
     pub body: JsString,
@@ -291,6 +287,14 @@ pub fn read_for(
         },
         units,
     }))
+}
+
+/// Only its name: [`crate::elision::ElidedStrings`] asks for `Debug`, and a derived one would
+/// link the formatting of every field into the wasm for nothing.
+impl std::fmt::Debug for Originals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Originals")
+    }
 }
 
 impl crate::elision::ElidedStrings for Originals {
