@@ -296,6 +296,14 @@ impl HostOptions {
         }
     }
 
+    /// Hands the call's host values to the summariser, whose request's messages hold the
+    /// caller's own binary data and URLs.
+    pub fn set_host_values(&self, originals: Option<&Originals>) {
+        if let Some(summariser) = &self.summariser {
+            summariser.set_host_values(originals.and_then(Originals::host_values_only));
+        }
+    }
+
     /// The JS error to reject with when the host's `countTokens` misbehaved during the call.
     pub fn counter_failure(&self) -> Option<JsValue> {
         self.counter.as_ref().and_then(JsCounter::failure)

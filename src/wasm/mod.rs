@@ -114,6 +114,7 @@ async fn run(
             .map_or(surrogates::Window::NONE, |originals| originals.window)
     };
     options.set_window(window(&originals));
+    options.set_host_values(originals.as_ref());
     let elided = ctx.elision.is_some();
     let mut core_options = options.core();
     core_options.elided_strings = originals
@@ -126,6 +127,7 @@ async fn run(
     }
     let (ctx, whole) = inputs::context(ctx_value, &|_| None, &limits).map_err(throw)?;
     options.set_window(window(&whole));
+    options.set_host_values(whole.as_ref());
     core_options.elided_strings = None;
     let outcome = run_core(tier, ctx, &core_options).await;
     settle(&options, outcome, input.as_ref(), whole.as_ref())

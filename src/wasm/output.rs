@@ -299,10 +299,13 @@ fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsVa
 
 /// The object the host's `summarise` callback receives (`docs/design.md`, "Summaries").
 /// `window`: where the call's lone surrogates crossed, to hand them back as they were.
+/// `host_values`: the call's binary data and URLs, which the request's messages hold as the
+/// caller's own objects.
 pub fn summary_request(
     request: &SummaryRequest,
     signal: &AbortSignal,
     window: Window,
+    host_values: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
     let must_keep: Array = request
         .must_keep
@@ -315,7 +318,16 @@ pub fn summary_request(
         .set("correlationId", request.correlation_id.as_str())
         .set("instructions", request.instructions.as_str())
         .set("transcript", window.to_js(&request.transcript))
-        .set("messages", json_text(&request.messages, window)?)
+        .set(
+            "messages",
+            match host_values {
+                Some(originals) => json_value(
+                    &serde_json::Value::Array(request.messages.clone()),
+                    Some(originals),
+                )?,
+                None => json_text(&request.messages, window)?,
+            },
+        )
         .set("targetTokens", request.target_tokens as f64)
         .set("mustKeep", must_keep)
         .set("signal", AsRef::<JsValue>::as_ref(signal).clone())

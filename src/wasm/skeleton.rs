@@ -147,6 +147,21 @@ impl Originals {
         }
     }
 
+    /// The host values and window of these originals, without their strings: what a callback
+    /// (the summariser) gets back in its messages. `None` when there are no host values.
+    pub fn host_values_only(&self) -> Option<Self> {
+        let host = self.host.as_ref()?;
+        Some(Self {
+            key: ElisionKey::new(""),
+            source: Source::Nothing,
+            host: Some(HostValues {
+                key: host.key.clone(),
+                values: host.values.clone(),
+            }),
+            window: self.window,
+        })
+    }
+
     /// Only the window a call's lone surrogates crossed in (a flat text, a request body).
     pub fn of_window(window: Window) -> Self {
         Self {

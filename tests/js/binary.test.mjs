@@ -80,6 +80,26 @@ describe("measured by byte length, named by the bytes' hash", () => {
     }
   });
 
+  it("the summariser's request holds the caller's own objects, never a placeholder", async () => {
+    const bytes = imageBytes(2000);
+    const url = new URL("https://example.test/c.png");
+    const messages = [
+      { role: "user", content: [{ type: "text", text: "the task \ud800" }, { type: "image", image: bytes }, { type: "file", data: url, mediaType: "image/png" }] },
+      { role: "assistant", content: "ok" },
+    ];
+    let request = null;
+    const summarise = async (seen) => {
+      request = seen;
+      return "short";
+    };
+    await api.compactWithTier("session_memory", { sessionId: "b", pressure: { ...pressure, sessionComplete: true }, messages }, { summarise });
+    assert.equal(request.messages[0].content[1].image, bytes);
+    assert.equal(request.messages[0].content[2].data, url);
+    assert.equal(request.messages[0].content[0].text, "the task \ud800");
+    assert.ok(!request.transcript.includes("\u0000"), request.transcript);
+    assert.deepEqual(request.mustKeep, ["the task \ud800"]);
+  });
+
   it("the JS SHA-256 (browsers, workerd) agrees with node:crypto", () => {
     for (const length of [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 100_003]) {
       const bytes = imageBytes(length);
