@@ -18,6 +18,39 @@ export interface BudgetPressure {
   idleSeconds: number;
   /** Whether the session has finished. */
   sessionComplete: boolean;
+  /**
+   * The prompt prefix the provider reported as cached on the last call, in its tokens
+   * (Anthropic `cache_read_input_tokens + cache_creation_input_tokens`, OpenAI
+   * `prompt_tokens_details.cached_tokens`). With it, micro and time_based do not break a warm
+   * cache for less than it saves, and the result reports `cache`. Absent: no cache model.
+   */
+  cachedTokens?: number;
+  /** The model's context window in the provider's tokens: puts `cachedTokens` on the counter's scale. */
+  contextWindowTokens?: number;
+}
+
+/** The provider's prompt cache (`PolicyConfig.cache`). Prices in USD per 1,000 tokens. */
+export interface CacheConfig {
+  /** Seconds a cached prefix lives without a call. Default 300 (Anthropic's default). */
+  ttlSeconds?: number;
+  /** Price of reading cached tokens. Default: 0.1 × the context's `costPer1kTokens`. */
+  cacheReadPer1k?: number;
+  /** Price of writing tokens to the cache. Default: 1.25 × the context's `costPer1kTokens`. */
+  cacheWritePer1k?: number;
+  /** Model calls the session is expected to make after this one. Default 10. */
+  expectedRemainingSteps?: number;
+}
+
+/** What a compaction's edits did to the provider's prompt cache (`TierResult.cache`). */
+export interface CacheReport {
+  /** `idleSeconds < ttlSeconds` and `cachedTokens > 0`. */
+  warm: boolean;
+  /** Cached tokens the edits invalidated, on the counter's scale (0 when cold or unchanged). */
+  invalidatedTokens: number;
+  /** What writing them again costs beyond reading them, in USD. */
+  rewriteCostUsd: number;
+  /** What the tokens saved are worth over `expectedRemainingSteps` calls at the cache-read price, in USD. */
+  expectedSavingsUsd: number;
 }
 
 /**
@@ -27,6 +60,13 @@ export interface BudgetPressure {
 export interface PolicyConfig {
   /** `auto` fires at or above this fraction of the context window. Default 0.70. */
   autoContextPct?: number;
+  /**
+   * `auto` works the context down to this fraction of the window, by the pressure's own measure
+   * (`contextPctUsed × afterTokens / beforeTokens`), cheapest reductions first, and stops once it
+   * is met. At or above `autoContextPct` is allowed: auto then fires at or under its target and
+   * makes only its model-free reductions. Default 0.50.
+   */
+  autoTargetPct?: number;
   /** `time_based` fires at or above this idle time, in seconds. Default 300. */
   idleSeconds?: number;
   /** `micro` fires from this turn on. Default 2. */
@@ -55,6 +95,11 @@ export interface PolicyConfig {
   maxInputBytes?: number;
   /** Deepest nesting of objects/arrays inside one message (the message is level 1). Default 64. */
   maxNestingDepth?: number;
+  /**
+   * The provider's prompt cache: with `cachedTokens` in the pressure and the cache warm, micro and
+   * time_based edit only where that is worth the rewrite. Default { ttlSeconds: 300, cacheReadPer1k: unset, cacheWritePer1k: unset, expectedRemainingSteps: 10 }.
+   */
+  cache?: CacheConfig;
 }
 
 /** An OpenAI Chat Completions message (fields the library reads; others pass through untouched). */
@@ -178,7 +223,13 @@ export interface SummaryRequest {
   messages: unknown[];
   /** How long the summary should be, in tokens. */
   targetTokens: number;
-  /** Identifiers, paths, error lines and the user's directives the summary must carry verbatim. */
+  /**
+   * What the summary must carry verbatim: the user's directives first, each in full, then error
+   * lines, file paths, URLs and identifiers, one of each kind per round (so a flood of one kind
+   * never crowds out another; errors that differ only in numbers or ids count once). Besides the
+   * directives the list takes at most half of `targetTokens`. Items a summary leaves out are
+   * appended to it verbatim.
+   */
   mustKeep: string[];
   /** Aborted when the call times out or the host's `options.signal` aborts: pass it on to fetch. */
   signal: HostAbortSignal;
@@ -217,8 +268,12 @@ export interface CompactOptions {
   now?: number;
 }
 
-/** What an archive entry holds. */
-export type ArchiveKind = "tool_result" | "tool_input" | "media" | "thinking" | "turn" | "run" | "session";
+/**
+ * What an archive entry holds. `"repair"`: what broke the provider's rules in the input (an
+ * orphan tool result, a call left without a result, a duplicate Anthropic `tool_use` id, a run of
+ * one Anthropic role), removed or merged before any tier ran; each is named in `warnings`.
+ */
+export type ArchiveKind = "tool_result" | "tool_input" | "media" | "thinking" | "turn" | "run" | "session" | "repair";
 
 /** One removed piece of content, exactly as it was. */
 export interface ArchiveEntry {
@@ -253,10 +308,15 @@ export interface TierResultBase {
   summary?: string;
   /** Present (and true) when the summariser failed and the structural digest was used. */
   degraded?: true;
-  /** Present when there is something to warn about, e.g. the summariser's failure cause. */
+  /**
+   * Present when there is something to warn about: the summariser's failure cause, or a repair of
+   * broken input (one line each, `repair: removed the tool result at messages[3] (id "c1"): ...`).
+   */
   warnings?: string[];
   /** Present when the summariser reported its spend. */
   summariserUsage?: SummariserUsage;
+  /** Present when the pressure gave `cachedTokens`: what the edits did to the prompt cache. */
+  cache?: CacheReport;
   /** The format the context was read as. */
   format: "openai" | "anthropic" | "ai-sdk" | "text";
 }

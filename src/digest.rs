@@ -1,6 +1,10 @@
 //! Structural digests: what `auto` and `session_memory` write when there is no summariser, or
 //! when the summariser's answer is refused. No model call; built from the transcript alone.
 
+mod conversation;
+
+pub use conversation::conversation_digest;
+
 use crate::base::hash::{FastMap, FastSet};
 use crate::markers;
 use crate::salient;
@@ -39,7 +43,7 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
             "\n({notes} assistant message(s) between the calls archived)"
         );
     }
-    write_facts(&mut out, messages);
+    write_facts(&mut out, messages, RUN_FACTS);
     out
 }
 
@@ -48,7 +52,7 @@ const RUN_FACTS: usize = 24;
 
 /// The lines that matter and the paths and URLs the run's calls and results name (a stub's
 /// facts included), each once, that the call lines do not show already.
-fn write_facts(out: &mut String, messages: &[Message]) {
+fn write_facts(out: &mut String, messages: &[Message], cap: usize) {
     let mut seen = FastSet::default();
     let mut errors = Vec::new();
     let mut references = Vec::new();
@@ -56,14 +60,13 @@ fn write_facts(out: &mut String, messages: &[Message]) {
         if matches!(block.kind, BlockKind::Media { .. } | BlockKind::Thinking) {
             continue;
         }
-        for line in salient::error_lines(&block.text, RUN_FACTS) {
-            if errors.len() < RUN_FACTS && seen.insert(salient::shape(line)) && !out.contains(line)
-            {
+        for line in salient::error_lines(&block.text, cap) {
+            if errors.len() < cap && seen.insert(salient::shape(line)) && !out.contains(line) {
                 errors.push(line);
             }
         }
-        for reference in salient::references(&block.text, RUN_FACTS) {
-            if references.len() < RUN_FACTS
+        for reference in salient::references(&block.text, cap) {
+            if references.len() < cap
                 && seen.insert(reference.to_string())
                 && !out.contains(reference)
             {

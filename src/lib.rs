@@ -54,6 +54,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod cache;
 pub mod config;
 pub mod context;
 pub mod digest;
@@ -73,6 +74,7 @@ pub mod plan;
 pub mod policy;
 pub mod pressure;
 pub mod recall;
+pub mod repair;
 pub mod restore;
 pub mod result;
 pub mod salient;

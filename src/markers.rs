@@ -7,6 +7,14 @@ pub const STALE_BLOCK: &str = "[stale block pruned]";
 pub const RUN_SUMMARY: &str = "[summary of earlier tool runs]";
 /// Heading of a structural digest of a tool run (`auto` without a summariser, or its fallback).
 pub const RUN_DIGEST: &str = "[digest of earlier tool runs]";
+/// Heading of a model-written summary of older conversation, tool runs included (`auto`).
+pub const CONVERSATION_SUMMARY: &str = "[summary of earlier conversation]";
+/// Heading of a structural digest of older conversation (`auto` without a summariser, or its
+/// fallback).
+pub const CONVERSATION_DIGEST: &str = "[digest of earlier conversation]";
+/// What stands where a stretch folded into a summary further down was, where removing it would
+/// put two messages of one role side by side in a format whose roles alternate (Anthropic).
+pub const FOLDED: &str = "[folded into the summary below]";
 /// First line of a session summary (`session_memory`, seed text).
 pub const SESSION_SUMMARY: &str = "[session summary]";
 /// The message that keeps roles alternating after a replaced run, where the format needs it
@@ -73,13 +81,23 @@ pub fn media_placeholder(media_type: &str, bytes: usize, sha256_hex: &str) -> St
 /// The heading of a run summary: the marker and how many tokens of original context it stands
 /// for (the loop guard reads it back: the library stores nothing between calls).
 pub fn run_summary_heading(covered_tokens: u64) -> String {
-    format!("{RUN_SUMMARY} covers {covered_tokens} tokens")
+    summary_heading(RUN_SUMMARY, covered_tokens)
 }
 
-/// The tokens a run summary says it covers (`None` for any other text).
+/// The heading of an `auto` summary under `marker` ([`RUN_SUMMARY`] or
+/// [`CONVERSATION_SUMMARY`]) covering `covered_tokens` tokens of original context.
+pub fn summary_heading(marker: &str, covered_tokens: u64) -> String {
+    format!("{marker} covers {covered_tokens} tokens")
+}
+
+/// The tokens an `auto` summary (of runs or of conversation) says it covers (`None` for any
+/// other text).
 pub fn covered_tokens(text: &str) -> Option<u64> {
     let first_line = text.trim_start().lines().next()?;
-    let rest = first_line.strip_prefix(RUN_SUMMARY)?.trim();
+    let rest = [RUN_SUMMARY, CONVERSATION_SUMMARY]
+        .iter()
+        .find_map(|marker| first_line.strip_prefix(marker))?
+        .trim();
     rest.strip_prefix("covers ")?
         .strip_suffix(" tokens")?
         .parse()
@@ -93,6 +111,9 @@ pub fn is_library_text(text: &str) -> bool {
         STALE_BLOCK,
         RUN_SUMMARY,
         RUN_DIGEST,
+        CONVERSATION_SUMMARY,
+        CONVERSATION_DIGEST,
+        FOLDED,
         SESSION_SUMMARY,
         ROLE_BRIDGE,
     ]
@@ -103,9 +124,15 @@ pub fn is_library_text(text: &str) -> bool {
 /// Whether `text` is a summary (not a stale-block marker): the loop guard looks for these.
 pub fn is_summary_text(text: &str) -> bool {
     let text = text.trim_start();
-    [RUN_SUMMARY, RUN_DIGEST, SESSION_SUMMARY]
-        .iter()
-        .any(|marker| text.starts_with(marker))
+    [
+        RUN_SUMMARY,
+        RUN_DIGEST,
+        CONVERSATION_SUMMARY,
+        CONVERSATION_DIGEST,
+        SESSION_SUMMARY,
+    ]
+    .iter()
+    .any(|marker| text.starts_with(marker))
 }
 
 /// Whether `text` is a body `micro` already collapsed (ends with the pruned-body marker, with

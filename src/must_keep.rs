@@ -1,80 +1,210 @@
-//! `mustKeep`: the items a summary has to carry verbatim — the user's explicit directives, error
-//! lines, file paths, URLs and code identifiers found in the part being summarised.
+//! `mustKeep`: the items a summary has to carry verbatim — the user's explicit directives, then
+//! error lines, file paths, URLs and code identifiers found in the part being summarised, each
+//! kind with its fair share.
+//!
+//! [`collect`] lists every distinct item in the order a summary should keep them: the directives
+//! in full, then the other kinds taken in turn, one of each per round, so any prefix of the list
+//! is fair and a flood of one kind (60 repeats of one error with different numbers) cannot crowd
+//! out another. [`MustKeep::fit`] cuts that list to the summary's own size, `targetTokens`.
 
 use crate::base::hash::FastSet;
-use crate::salient::{is_error_line, tokens as references};
-use crate::transcript::{BlockKind, Transcript};
-use std::ops::Range;
+use crate::salient::{is_error_line, is_path, is_url, shape, tokens as references};
+use crate::tokens::TokenCounter;
+use crate::transcript::{Block, BlockKind, Message, Transcript};
+use std::ops::{Deref, Range};
 
 /// User-written text of at most this many code points is a directive, carried whole.
 pub const DIRECTIVE_MAX_CHARS: usize = 2000;
 
-/// At most this many items: a request is a prompt, not a second copy of the context.
-pub const MAX_ITEMS: usize = 64;
-/// Items longer than this are cut (on a grapheme cluster boundary) so one log line cannot
-/// dominate.
+/// Items other than directives longer than this are cut (on a grapheme cluster boundary) so one
+/// log line cannot dominate.
 pub const MAX_ITEM_CHARS: usize = 300;
 
-/// Collects the must-keep items of `ranges`, most important first: directives, errors, then
-/// paths, URLs and identifiers from the agent's own words and calls, then from tool output.
-pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> Vec<String> {
-    let mut items = Items::default();
+/// At most this many distinct items of one kind are collected: [`fit`] keeps far fewer (a summary
+/// is asked for at most 8,000 tokens), and a session naming 20,000 files must not cost a set of
+/// them all.
+const MAX_PER_KIND: usize = 512;
+
+/// The share of `targetTokens` the items other than directives may take: the summary has to say
+/// what happened too, not only list what it must keep.
+const SHARE_OF_TARGET: f64 = 0.5;
+
+/// Every must-keep item of a part, in the order a summary should keep them; derefs to the list.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MustKeep {
+    items: Vec<String>,
+    /// How many of the first items are the user's directives.
+    directives: usize,
+}
+
+impl Deref for MustKeep {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.items
+    }
+}
+
+impl MustKeep {
+    /// The items that fit a summary of `target_tokens`: every directive (they are carried in
+    /// full, whatever their size), then the other items in their fair order while they take at
+    /// most half the target by `counter`.
+    pub fn fit(self, target_tokens: u64, counter: &dyn TokenCounter) -> Vec<String> {
+        let budget = (target_tokens as f64 * SHARE_OF_TARGET) as u64;
+        let mut spent = 0u64;
+        let mut kept = Vec::with_capacity(self.items.len());
+        for (at, item) in self.items.into_iter().enumerate() {
+            if at >= self.directives {
+                // One token more for the separator a summary puts between items.
+                spent += counter.count(&item) + 1;
+                if spent > budget {
+                    break;
+                }
+            }
+            kept.push(item);
+        }
+        kept
+    }
+}
+
+/// Collects the must-keep items of `ranges`, in the order a summary should keep them: the user's
+/// directives first and whole, then error lines, file paths, URLs and identifiers, one of each
+/// kind per round. Error lines that differ only in numbers, ids or hex count once.
+pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
     let messages = || {
         ranges
             .iter()
             .flat_map(|r| transcript.messages[r.clone()].iter())
     };
-    // The user's directives, each whole; longer user content (a pasted log) is not a directive:
-    // its lines that matter and paths are collected below like any other text's.
-    for message in messages().filter(|m| m.has_user_words()) {
-        for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            let words = crate::base::cut::trim(&block.text);
-            if words.chars().count() <= DIRECTIVE_MAX_CHARS {
-                items.push_whole(words);
-            }
+    let mut directives = Kind::exact();
+    for text in messages().flat_map(user_texts) {
+        let words = crate::base::cut::trim(text);
+        // Longer user content (a pasted log) is content, not a directive: its lines that matter
+        // and paths are collected below like any other text's.
+        if words.chars().count() <= DIRECTIVE_MAX_CHARS {
+            directives.push_whole(words);
         }
     }
+    // Paths and URLs are told apart exactly: `src/a1.rs` and `src/a2.rs` are two files.
+    let mut kinds = [
+        Kind::by_shape(),
+        Kind::exact(),
+        Kind::exact(),
+        Kind::exact(),
+    ];
+    let [errors, paths, urls, identifiers] = &mut kinds;
     for block in messages().flat_map(|m| &m.blocks) {
         for line in block.text.lines().filter(|line| is_error_line(line)) {
-            items.push(crate::base::cut::trim(line));
+            errors.push(crate::base::cut::trim(line));
         }
     }
-    let is_output = |kind: &BlockKind| matches!(kind, BlockKind::ToolResult { .. });
+    // The agent's own words and calls first: what it chose to name matters more than what a
+    // tool printed.
+    let is_output = |block: &Block| matches!(block.kind, BlockKind::ToolResult { .. });
     for from_output in [false, true] {
         for block in messages().flat_map(|m| &m.blocks) {
-            if is_output(&block.kind) == from_output
-                && !matches!(block.kind, BlockKind::Media { .. })
-            {
-                for token in references(&block.text) {
-                    items.push(token);
+            if is_output(block) != from_output || matches!(block.kind, BlockKind::Media { .. }) {
+                continue;
+            }
+            for token in references(&block.text) {
+                if is_url(token) {
+                    urls.push(token);
+                } else if is_path(token) {
+                    paths.push(token);
                 }
+            }
+            for identifier in identifiers_in(&block.text) {
+                identifiers.push(identifier);
             }
         }
     }
-    items.list
+    let mut items = directives.items;
+    let directives = items.len();
+    interleave(&mut items, kinds.map(|kind| kind.items));
+    MustKeep { items, directives }
 }
 
-#[derive(Default)]
-struct Items {
-    list: Vec<String>,
+/// The texts the user wrote in `message` (none for tool results and agent messages).
+fn user_texts<'m>(message: &'m Message<'_>) -> impl Iterator<Item = &'m str> {
+    let user = message.has_user_words();
+    message
+        .blocks
+        .iter()
+        .filter(move |block| user && block.kind == BlockKind::Text)
+        .map(|block| block.text.as_ref())
+}
+
+/// Code identifiers named in `text`: backticked spans without spaces that are not paths or URLs
+/// (`parse_config`, `Foo::bar`); bare words are too many to tell from prose.
+fn identifiers_in(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| (2..=80).contains(&span.len()))
+        .filter(|span| !span.contains(char::is_whitespace))
+        .filter(|span| !is_path(span) && !is_url(span))
+}
+
+/// Appends the lists of `kinds` to `list`, one item of each kind per round, so every prefix gives
+/// each kind its fair share and a kind with few items leaves its share to the others.
+fn interleave<const N: usize>(list: &mut Vec<String>, kinds: [Vec<String>; N]) {
+    let mut iters = kinds.map(Vec::into_iter);
+    loop {
+        let before = list.len();
+        for iter in iters.iter_mut() {
+            list.extend(iter.next());
+        }
+        if list.len() == before {
+            return;
+        }
+    }
+}
+
+/// The distinct items of one kind, in the order found.
+struct Kind {
+    items: Vec<String>,
+    /// What was seen: the items themselves, or their shapes.
     seen: FastSet<String>,
+    /// Items are told apart by [`shape`] (numbers, ids and hex blanked), so repeats that differ
+    /// only in those count once.
+    by_shape: bool,
 }
 
-impl Items {
-    /// A directive, never cut.
+impl Kind {
+    fn exact() -> Self {
+        Self {
+            items: Vec::new(),
+            seen: FastSet::default(),
+            by_shape: false,
+        }
+    }
+
+    fn by_shape() -> Self {
+        Self {
+            by_shape: true,
+            ..Self::exact()
+        }
+    }
+
+    /// A directive: never cut, and told apart by its exact words.
     fn push_whole(&mut self, item: &str) {
-        if !item.is_empty() && self.list.len() < MAX_ITEMS && self.seen.insert(item.to_string()) {
-            self.list.push(item.to_string());
+        if !item.is_empty() && self.seen.insert(item.to_string()) {
+            self.items.push(item.to_string());
         }
     }
 
     fn push(&mut self, item: &str) {
-        if item.is_empty() || self.list.len() >= MAX_ITEMS {
+        if item.is_empty() || self.items.len() >= MAX_PER_KIND {
             return;
         }
         let item = crate::base::cut::head(item, MAX_ITEM_CHARS);
-        if self.seen.insert(item.to_string()) {
-            self.list.push(item.to_string());
+        let key = if self.by_shape {
+            shape(item)
+        } else {
+            item.to_string()
+        };
+        if self.seen.insert(key) {
+            self.items.push(item.to_string());
         }
     }
 }

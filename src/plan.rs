@@ -13,7 +13,8 @@ pub enum ArchiveKind {
     ToolResult,
     /// An image, document or file stripped by `auto`.
     Media,
-    /// A stale turn's agent blocks pruned by `time_based`.
+    /// A stale turn's agent blocks pruned by `time_based`, or older conversation (tool runs in
+    /// it included) replaced by `auto`'s summary or digest.
     Turn,
     /// Long string values inside a tool call's input, stubbed by `micro` or `time_based`.
     ToolInput,
@@ -23,11 +24,14 @@ pub enum ArchiveKind {
     Run,
     /// Messages folded into the session summary by `session_memory`.
     Session,
+    /// What broke the provider's rules in the input (an orphan result, an unanswered call, a
+    /// duplicate id, a run of one role), removed or merged before any tier runs (`repair/`).
+    Repair,
 }
 
 impl ArchiveKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ArchiveKind; 7] = [
+    pub const ALL: [ArchiveKind; 8] = [
         ArchiveKind::ToolResult,
         ArchiveKind::ToolInput,
         ArchiveKind::Media,
@@ -35,6 +39,7 @@ impl ArchiveKind {
         ArchiveKind::Turn,
         ArchiveKind::Run,
         ArchiveKind::Session,
+        ArchiveKind::Repair,
     ];
 
     /// The kind whose wire name is `name`; the error names `path` and lists the kinds.
@@ -64,6 +69,7 @@ impl ArchiveKind {
             ArchiveKind::Thinking => "thinking",
             ArchiveKind::Run => "run",
             ArchiveKind::Session => "session",
+            ArchiveKind::Repair => "repair",
         }
     }
 }
@@ -95,6 +101,21 @@ pub enum Edit {
         /// The replacement is a summary or digest written by this library (loop guard).
         is_summary: bool,
     },
+    /// Rewrite messages `range` as one message holding their content in order, less the blocks
+    /// `drop` names: a range of one message loses those blocks; a longer one (a run of one role,
+    /// in a format whose roles alternate) is merged into its first message's shape. Repairs
+    /// only: every message of the range goes to the archive, so `restore` gives them back.
+    RewriteMessages {
+        /// Message indices in the transcript, non-empty.
+        range: Range<usize>,
+        /// `(message, block)` of each top-level block left out (its nested blocks go with it).
+        drop: Vec<(usize, usize)>,
+        /// What the rewritten messages were.
+        kind: ArchiveKind,
+        /// What the rewrite did, in words: the archive entry's `replacement`, never empty (an
+        /// empty one would tell `restore` that nothing stands in the range's place).
+        note: String,
+    },
 }
 
 impl Edit {
@@ -102,7 +123,9 @@ impl Edit {
     pub fn first_message(&self) -> usize {
         match self {
             Edit::ReplaceBlock { message, .. } => *message,
-            Edit::ReplaceMessages { range, .. } => range.start,
+            Edit::ReplaceMessages { range, .. } | Edit::RewriteMessages { range, .. } => {
+                range.start
+            }
         }
     }
 }
@@ -138,7 +161,7 @@ impl Plan {
         let key = |edit: &Edit| {
             let block = match edit {
                 Edit::ReplaceBlock { block, .. } => *block,
-                Edit::ReplaceMessages { .. } => 0,
+                Edit::ReplaceMessages { .. } | Edit::RewriteMessages { .. } => 0,
             };
             (edit.first_message(), block)
         };
@@ -154,7 +177,9 @@ impl Plan {
 pub fn archive_id(seed: &str, seq: usize, edit: &Edit) -> String {
     let (message, block) = match edit {
         Edit::ReplaceBlock { message, block, .. } => (*message, *block as u64),
-        Edit::ReplaceMessages { range, .. } => (range.start, u64::MAX - range.end as u64),
+        Edit::ReplaceMessages { range, .. } | Edit::RewriteMessages { range, .. } => {
+            (range.start, u64::MAX - range.end as u64)
+        }
     };
     place_id(seed, seq, message, block)
 }

@@ -1,8 +1,9 @@
-//! [`BudgetPressure`]: the four inputs the policy reads, and their validation. Unlike the seed,
-//! NaN, negative or infinite numbers are errors, never a silent tier choice.
+//! [`BudgetPressure`]: the four inputs the policy reads, the optional prompt-cache facts the
+//! cache model reads (SPEC §11), and their validation. Unlike the seed, NaN, negative or infinite
+//! numbers are errors, never a silent tier choice.
 
 use crate::error::{CompactionError, Result, describe_number};
-use crate::input::{Scalar, required_bool, required_number};
+use crate::input::{Scalar, optional_number, required_bool, required_number};
 use serde::Serialize;
 
 /// Budget pressure of one session at one turn: what the policy selects a tier from.
@@ -17,9 +18,29 @@ pub struct BudgetPressure {
     pub idle_seconds: f64,
     /// Whether the session has finished.
     pub session_complete: bool,
+    /// The prompt prefix the provider reported as cached on the last call (Anthropic
+    /// `cache_read_input_tokens + cache_creation_input_tokens`, OpenAI
+    /// `prompt_tokens_details.cached_tokens`), in the provider's tokens. Without it the cache
+    /// model is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<f64>,
+    /// The model's context window in the provider's tokens: puts `cached_tokens` on the
+    /// counter's scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window_tokens: Option<f64>,
 }
 
 impl BudgetPressure {
+    /// The fields a host may set, as spelled in JS.
+    pub const FIELDS: [&'static str; 6] = [
+        "turnCount",
+        "contextPctUsed",
+        "idleSeconds",
+        "sessionComplete",
+        "cachedTokens",
+        "contextWindowTokens",
+    ];
+
     /// Validates raw numbers into a pressure. Errors name the JS field (`turnCount`, ...) relative
     /// to the pressure object; callers prefix the object's own path with [`CompactionError::under`].
     pub fn new(
@@ -33,17 +54,39 @@ impl BudgetPressure {
             context_pct_used: validate_fraction("contextPctUsed", context_pct_used)?,
             idle_seconds: validate_non_negative("idleSeconds", idle_seconds)?,
             session_complete,
+            cached_tokens: None,
+            context_window_tokens: None,
         })
     }
 
-    /// Reads a pressure from its four fields, fetched by JS name (`turnCount`, `contextPctUsed`,
-    /// `idleSeconds`, `sessionComplete`); all are required.
+    /// This pressure with the prompt cache's facts (each `None` when unknown).
+    pub fn with_cache(
+        self,
+        cached_tokens: Option<f64>,
+        context_window_tokens: Option<f64>,
+    ) -> Result<Self> {
+        let check =
+            |name, value: Option<f64>| value.map(|v| validate_non_negative(name, v)).transpose();
+        Ok(Self {
+            cached_tokens: check("cachedTokens", cached_tokens)?,
+            context_window_tokens: check("contextWindowTokens", context_window_tokens)?,
+            ..self
+        })
+    }
+
+    /// Reads a pressure from its fields, fetched by JS name: `turnCount`, `contextPctUsed`,
+    /// `idleSeconds` and `sessionComplete` are required, `cachedTokens` and
+    /// `contextWindowTokens` optional.
     pub fn from_fields(field: &dyn Fn(&'static str) -> Scalar) -> Result<Self> {
         Self::new(
             required_number("turnCount", field("turnCount"))?,
             required_number("contextPctUsed", field("contextPctUsed"))?,
             required_number("idleSeconds", field("idleSeconds"))?,
             required_bool("sessionComplete", field("sessionComplete"))?,
+        )?
+        .with_cache(
+            optional_number("cachedTokens", field("cachedTokens"))?,
+            optional_number("contextWindowTokens", field("contextWindowTokens"))?,
         )
     }
 
@@ -80,7 +123,8 @@ fn validate_fraction(name: &str, value: f64) -> Result<f64> {
     Ok(value)
 }
 
-fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
+/// `value` if it is a finite number >= 0, else a range error naming `name`.
+pub(crate) fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
     if !value.is_finite() || value < 0.0 {
         return Err(CompactionError::range_error(
             name,

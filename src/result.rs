@@ -134,6 +134,8 @@ pub struct TierResult {
     pub warnings: Vec<String>,
     /// The summariser's reported spend, when it reported any.
     pub summariser_usage: Option<SummariserUsage>,
+    /// What the edits did to the provider's prompt cache, when the pressure gave `cachedTokens`.
+    pub cache: Option<crate::cache::CacheReport>,
     /// The format the context was read as (`openai`, `anthropic`, `ai-sdk`, `text`).
     pub format: &'static str,
     /// For each output message, the index of the input message it is an unchanged copy of

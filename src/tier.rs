@@ -14,7 +14,9 @@ pub enum Tier {
     Micro,
     /// Drop agent blocks older than the age cutoff (structural, no model call).
     TimeBased,
-    /// Strip media and summarise older tool runs (model-backed when a summariser is given).
+    /// Work the context down to `autoTargetPct` of the window, cheapest first: stubs, media,
+    /// thinking, then the oldest tool runs and older conversation by a summary (model-backed
+    /// when a summariser is given) or structural digests.
     Auto,
     /// Build a durable cross-session summary and keep only it (plus protected content).
     SessionMemory,

@@ -49,6 +49,21 @@ pub fn record_tier_event(
             put("compaction_summariser_cost_usd", finite(cost));
         }
     }
+    if let Some(cache) = &result.cache {
+        put("compaction_cache_warm", json!(cache.warm));
+        put(
+            "compaction_cache_invalidated_tokens",
+            json!(cache.invalidated_tokens),
+        );
+        put(
+            "compaction_cache_rewrite_cost_usd",
+            finite(cache.rewrite_cost_usd),
+        );
+        put(
+            "compaction_cache_expected_savings_usd",
+            finite(cache.expected_savings_usd),
+        );
+    }
     // Serialising a map of JSON values cannot fail; an empty object is the safe fallback.
     serde_json::to_string(&Value::Object(line)).unwrap_or_else(|_| "{}".to_string())
 }

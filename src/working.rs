@@ -156,6 +156,15 @@ impl<'a> Working<'a> {
         }
     }
 
+    /// Reads flat text again with its prose cut into sections
+    /// ([`formats::text::read_sections`]), so a plan can replace the oldest of them; the text
+    /// itself is unchanged. Messages are left as they are.
+    pub fn read_text_sections(&mut self) {
+        if let Current::Text(text) = &self.context {
+            self.transcript = formats::text::read_sections(text).into_owned();
+        }
+    }
+
     /// Applies `plan`: rewrites the context, re-reads what changed, archives what was removed
     /// and records the plan's reason, warnings and spend.
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
@@ -261,15 +270,30 @@ impl<'a> Working<'a> {
     /// keeping what the attempt learned: notes, warnings, spend and the session summary.
     pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
         let fresh = Self::read(input, self.elision, self.strings, self.host_values)?;
-        self.context = fresh.context;
-        self.origins = fresh.origins;
-        self.transcript = fresh.transcript;
-        self.counted = fresh.counted;
-        self.archive.clear();
-        self.archive_origins.clear();
+        self.reset_to(fresh);
         self.notes
             .push(format!("input returned unchanged: the result {why_not}"));
         Ok(())
+    }
+
+    /// Gives back `base` (the input as repaired, `crate::repair`) because the result `why_not`;
+    /// the repair's archive entries stay, and so do notes, warnings, spend and the summary.
+    pub fn revert_to(&mut self, base: Working<'a>, why_not: String) {
+        self.reset_to(base);
+        self.notes.push(format!(
+            "input returned repaired, otherwise unchanged: the result {why_not}"
+        ));
+    }
+
+    /// The context, its model, its origins and its archive as `other` has them.
+    fn reset_to(&mut self, other: Working<'a>) {
+        self.context = other.context;
+        self.origins = other.origins;
+        self.transcript = other.transcript;
+        self.counted = other.counted;
+        self.archive = other.archive;
+        self.archive_origins = other.archive_origins;
+        self.plans_applied = other.plans_applied;
     }
 }
 

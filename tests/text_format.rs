@@ -198,7 +198,7 @@ proptest! {
         prop_assert_eq!(again.messages.len(), transcript.messages.len());
         let mut replaced = edits.iter().map(|edit| match edit {
             Edit::ReplaceBlock { text, .. } => text.as_str(),
-            Edit::ReplaceMessages { .. } => unreachable!(),
+            Edit::ReplaceMessages { .. } | Edit::RewriteMessages { .. } => unreachable!(),
         });
         for (before, after) in transcript.messages.iter().zip(&again.messages) {
             prop_assert_eq!(&before.blocks[0].kind, &after.blocks[0].kind);

@@ -119,9 +119,10 @@ function readThresholds() {
   };
 }
 
-/** The tiers' policy fields (the tail, the age of a stale step, the tools never compacted). */
+/** The tiers' policy fields (auto's target, the tail, the age of a stale step, the tools never compacted). */
 function readTierPolicy() {
   return {
+    autoTargetPct: $("policy-auto-target").valueAsNumber,
     keepRecentSteps: $("policy-keep-steps").valueAsNumber,
     maxBlockAgeSteps: $("policy-max-age").valueAsNumber,
     excludeTools: $("policy-exclude").value.split(",").map((name) => name.trim()).filter(Boolean),
@@ -140,6 +141,8 @@ function readPressure() {
     contextPctUsed: $("pct").valueAsNumber / 100,
     idleSeconds: $("idle").valueAsNumber,
     sessionComplete: $("complete").checked,
+    // Only when typed: without cache facts the library has no cache model.
+    ...($("cached").value === "" ? {} : { cachedTokens: $("cached").valueAsNumber }),
   };
 }
 
@@ -313,6 +316,8 @@ function showResult(result) {
   $("usage").textContent = result.summariserUsage
     ? `${number(result.summariserUsage.inputTokens)} in / ${number(result.summariserUsage.outputTokens)} out${result.summariserUsage.costUsd !== undefined ? ` · ${formatUsd(result.summariserUsage.costUsd)}` : ""}`
     : "–";
+  $("cache").textContent = result.cache ? cacheWords(result) : "–";
+  $("cache").dataset.cache = result.cache ? JSON.stringify(result.cache) : "";
   $("correlation").textContent = result.correlationId;
   $("archive-count").textContent = `${result.archive.length} item(s)`;
   $("summary-box").hidden = result.summary === undefined;
@@ -529,7 +534,7 @@ async function main() {
   for (const [id, key] of [["policy-auto", "autoContextPct"], ["policy-idle", "idleSeconds"], ["policy-micro-turn", "microMinTurn"], ["policy-micro-pct", "microMinContextPct"]]) {
     $(id).value = String(DEFAULT_THRESHOLDS[key]);
   }
-  for (const [id, key] of [["policy-keep-steps", "keepRecentSteps"], ["policy-max-age", "maxBlockAgeSteps"]]) {
+  for (const [id, key] of [["policy-auto-target", "autoTargetPct"], ["policy-keep-steps", "keepRecentSteps"], ["policy-max-age", "maxBlockAgeSteps"]]) {
     $(id).value = String(DEFAULT_TIER_POLICY[key]);
   }
   $("policy-exclude").value = DEFAULT_TIER_POLICY.excludeTools.join(", ");
@@ -568,7 +573,7 @@ async function main() {
     if (!Number.isNaN($("pct").valueAsNumber)) $("pct-range").value = String($("pct").valueAsNumber);
     updateTier();
   });
-  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
+  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-auto-target", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
     $(id).addEventListener("input", updateTier);
     $(id).addEventListener("change", updateTier);
   }
@@ -601,3 +606,10 @@ main().catch((error) => {
   $("status").textContent = `Could not start: ${error.message}`;
   $("status").classList.add("error");
 });
+
+/** The cache report in words: its state, the two figures the decision weighed, and the decision. */
+function cacheWords({ cache, reason }) {
+  const state = cache.warm ? "warm" : "cold (every edit is free of a rewrite)";
+  const deferred = /cache warm: deferred/.test(reason) ? " · edits deferred: not worth the rewrite" : "";
+  return `${state} · invalidated ${number(cache.invalidatedTokens)} cached tokens · rewrite ${formatUsd(cache.rewriteCostUsd)} vs expected savings ${formatUsd(cache.expectedSavingsUsd)}${deferred}`;
+}

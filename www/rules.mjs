@@ -59,6 +59,7 @@ export function explainTier(pressure, thresholds = DEFAULT_THRESHOLDS) {
 
 /** The defaults of the policy fields the tiers' words name (PolicyConfig spellings). */
 export const DEFAULT_TIER_POLICY = Object.freeze({
+  autoTargetPct: 0.5,
   keepRecentSteps: 3,
   maxBlockAgeSteps: 5,
   microBodyThresholdChars: 240,
@@ -88,26 +89,38 @@ export function describeTier(tier, policy = DEFAULT_TIER_POLICY) {
       return "folds the session into one [session summary] (the summariser's, or a structural digest) that carries the task and every user directive verbatim; the system prompt stays.";
     case "auto":
       return (
-        "reduces cheapest first: micro's stubs outside the tail, thinking outside the tail archived, media stripped, " +
-        "then the oldest tool runs (then older conversation) replaced by the summariser's summary or a structural digest. The system prompt, the task and the tail stay." +
+        `works the context down to ${percent(p.autoTargetPct)} of the window (autoTargetPct, by contextPctUsed × after / before), cheapest first, and stops once there: ` +
+        "micro's stubs outside the tail, media stripped, thinking outside the tail archived, then the oldest tool runs, then older conversation (plain chats and flat text too), " +
+        "replaced by the summariser's summary or a structural digest that carries the user's directives verbatim. " +
+        "Already at or under the target, only the model-free reductions, no summariser. Never deferred for the prompt cache: the window is at risk. The system prompt, the task and the tail stay." +
         excluded(p)
       );
     case "time_based":
       return (
         `prunes the steps more than ${steps(p.maxBlockAgeSteps)} old (maxBlockAgeSteps): their tool results become [stale block pruned: TOOL, N chars; recall: ID] with the lines that matter and the paths, their thinking goes to the archive. ` +
         `Flat text: blocks tagged [age:N] with N > ${p.maxBlockAgeSteps} become [stale block pruned].` +
-        excluded(p)
+        excluded(p) +
+        CACHE_WORDS
       );
     case "micro":
       return (
         `stubs each tool result over ${p.microBodyThresholdChars} characters outside the tail: its first ${p.microKeepHeadChars} characters, the lines that matter (errors, failures, tracebacks), the last line, the paths and URLs, then [tool result body pruned: N chars; recall: ID]; a stub is at most half its body. ` +
         "Flat text: the same inside ```tool_result fences, without a recall id." +
-        excluded(p)
+        excluded(p) +
+        CACHE_WORDS
       );
     default:
-      return "changes nothing: the context comes back as it was, at no cost.";
+      return "changes nothing: the context comes back as it was, at no cost. " + REPAIR_WORDS;
   }
 }
+
+/** What every tier does first, in words. */
+export const REPAIR_WORDS =
+  "In every tier, input a provider would reject is repaired first, by moving what breaks its rules into the archive (kind repair, named in warnings): an orphan tool result, a call left unanswered before a later message, a duplicate Anthropic tool_use id; two Anthropic messages of one role in a row are merged.";
+
+/** The cache model, in words (micro and time_based). */
+const CACHE_WORDS =
+  " With a warm prompt cache (cachedTokens given, idle under cache.ttlSeconds) it edits only where the tokens saved over the expected remaining steps are worth more than rewriting the cached prefix.";
 
 /** The recall loop, in words. */
 export const RECALL_WORDS =

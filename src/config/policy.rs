@@ -6,6 +6,7 @@
 //! A field that was renamed goes into [`RENAMED`], so a host still using the old name is told the
 //! new one.
 
+use super::CacheConfig;
 use super::setting::Kind;
 use super::source::{FieldSource, JsonFields};
 use super::table::settings_table;
@@ -19,6 +20,11 @@ settings_table! {
     pub struct PolicyConfig {
     /// `auto` fires at or above this fraction of the context window (seed: 0.70).
     auto_context_pct: f64 = 0.70, "autoContextPct", Kind::Fraction;
+    /// `auto` works down to this fraction of the context window, by the pressure's own measure
+    /// (`contextPctUsed × after / before`), cheapest reductions first (0.50). At or above
+    /// `autoContextPct` it is allowed: auto then fires at or under its target and makes only its
+    /// model-free reductions.
+    auto_target_pct: f64 = 0.50, "autoTargetPct", Kind::Fraction;
     /// `time_based` fires at or above this idle time in seconds (seed: 300).
     idle_seconds: f64 = 300.0, "idleSeconds", Kind::NonNegative;
     /// `micro` fires from this turn on (seed: 2).
@@ -52,6 +58,9 @@ settings_table! {
     /// Deepest nesting of objects and arrays accepted inside one message (64 levels); the
     /// message itself is level 1.
     max_nesting_depth: usize = DEFAULT_MAX_NESTING_DEPTH, "maxNestingDepth", Kind::Integer32 { min: 1 };
+    /// The provider's prompt cache: with `cachedTokens` in the pressure and the cache warm,
+    /// micro and time_based edit only where that is worth the rewrite (SPEC §11).
+    cache: CacheConfig = CacheConfig::default(), "cache", Kind::Object { ts: "CacheConfig" };
     }
 }
 

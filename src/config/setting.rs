@@ -184,6 +184,21 @@ impl Setting for [f64; 5] {
     }
 }
 
+/// An optional number: absent (or never set) is `None`, which the field's doc gives a meaning.
+impl Setting for Option<f64> {
+    fn read(source: &dyn FieldSource, js: &'static str, _: Kind) -> Result<Option<Self>> {
+        Ok(optional_number(js, source.scalar(js)?)?.map(Some))
+    }
+
+    fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
+        self.map_or(Ok(()), |value| value.check(js, kind))
+    }
+
+    fn describe(&self) -> String {
+        self.map_or_else(|| "unset".to_string(), |value| value.describe())
+    }
+}
+
 impl Setting for Vec<String> {
     fn read(source: &dyn FieldSource, js: &'static str, _: Kind) -> Result<Option<Self>> {
         source.strings(js)

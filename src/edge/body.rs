@@ -616,7 +616,7 @@ mod tests {
         }
     }
 
-    const BODY: &str = "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {\"role\": \"system\", \"content\": \"be brief\"},\n    {\"role\": \"user\",   \"content\": \"caf\\u00e9\"},\n    {\"role\": \"tool\", \"tool_call_id\": \"c\", \"content\": \"long body\", \"x\": 1.0},\n    {\"role\": \"user\", \"content\": \"next\"}\n  ],\n  \"temperature\": 0.20\n}\n";
+    const BODY: &str = "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {\"role\": \"system\", \"content\": \"be brief\"},\n    {\"role\": \"assistant\",   \"content\": \"caf\\u00e9\", \"tool_calls\": [{\"id\": \"c\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{}\"}}]},\n    {\"role\": \"tool\", \"tool_call_id\": \"c\", \"content\": \"long body\", \"x\": 1.0},\n    {\"role\": \"user\", \"content\": \"next\"}\n  ],\n  \"temperature\": 0.20\n}\n";
 
     #[test]
     fn unchanged_output_returns_the_body_as_is() {
@@ -646,7 +646,7 @@ mod tests {
             splice_messages(&BODY, &span, input.len(), &output, &origins, None).expect("spliced");
         assert_eq!(
             spliced,
-            "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [{\"role\": \"system\", \"content\": \"be brief\"},{\"role\": \"user\",   \"content\": \"caf\\u00e9\"},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\",\"x\":1.0},{\"role\": \"user\", \"content\": \"next\"}],\n  \"temperature\": 0.20\n}\n"
+            "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [{\"role\": \"system\", \"content\": \"be brief\"},{\"role\": \"assistant\",   \"content\": \"caf\\u00e9\", \"tool_calls\": [{\"id\": \"c\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\",\"x\":1.0},{\"role\": \"user\", \"content\": \"next\"}],\n  \"temperature\": 0.20\n}\n"
         );
         let reparsed: Value = serde_json::from_str(&spliced).expect("valid JSON");
         assert_eq!(reparsed["messages"], Value::Array(output));

@@ -1,7 +1,9 @@
 //! `restore` for a request body: the compacted body's message list with the archive undone.
 //! Bytes outside the list, and messages that come back as they stand in the compacted body,
-//! keep their bytes; a message the archive gives back is written compactly (JSON-equal to the
-//! one the host sent, not byte for byte: its original spelling was not kept).
+//! keep their bytes; a message the archive gives back is written compactly, which is the host's
+//! own spelling when the body was compact JSON as `JSON.stringify` writes it (the same escapes,
+//! numbers and key order: the whole body then comes back byte for byte), and JSON-equal to it
+//! otherwise (a pretty-printed list's whitespace was not kept).
 
 use super::body::{layout, parse_message};
 use crate::config::PolicyConfig;

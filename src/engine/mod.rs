@@ -7,6 +7,7 @@ mod admit;
 pub use admit::{check_limits, may_read_elided};
 
 use crate::base::hash::FastSet;
+use crate::cache::{CacheModel, prefix_tokens};
 use crate::context::{CompactOptions, ContextInput, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::policy::explain_selection;
@@ -103,7 +104,6 @@ async fn run(
         options.elided_strings,
         ctx.host_values.as_ref(),
     )?;
-    let before = Pairing::of(&working.transcript);
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
@@ -122,22 +122,44 @@ async fn run(
         correlation_id: &correlation_id,
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
+        cache: CacheModel::of(
+            &ctx.pressure,
+            &options.policy.cache,
+            ctx.cost_per_1k_tokens,
+            before_tokens,
+        ),
     };
+    // Where each input message starts, for what the edits invalidate of a cached prefix.
+    let prefixes = env
+        .cache
+        .map(|_| prefix_tokens(&working.transcript, counter));
     working.id_seed.clone_from(&correlation_id);
+    // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
+    // input and is checked against it, and a result that fails the checks falls back to it.
+    let repaired = crate::repair::repair(&mut working)?.then(|| working.clone());
+    let before = Pairing::of(&working.transcript);
+    let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
     if let Err(why_not) = check(
         tier,
         &before,
         &working.transcript,
-        before_tokens,
+        tier_before_tokens,
         after_tokens,
         &options.policy,
     ) {
-        working.revert(&ctx.input, why_not)?;
-        after_tokens = before_tokens;
+        match repaired {
+            Some(base) => working.revert_to(base, why_not),
+            None => working.revert(&ctx.input, why_not)?,
+        }
+        after_tokens = tier_before_tokens;
     }
-    Ok(finish(
+    let cache = env.cache.map(|model| {
+        let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
+        model.report(prefix, before_tokens.saturating_sub(after_tokens))
+    });
+    let mut result = finish(
         tier,
         why,
         ctx,
@@ -146,7 +168,45 @@ async fn run(
         before_tokens,
         after_tokens,
         correlation_id,
-    ))
+    );
+    result.cache = cache;
+    Ok(result)
+}
+
+/// Tokens of the output's prefix that is the input's own, unchanged: what a provider's cache of
+/// the input still holds after this call. Messages: those before the first one that is not the
+/// input's own message at its own place (`prefixes` gives their tokens); flat text: the common
+/// prefix of the two texts.
+fn first_change_prefix(
+    working: &Working<'_>,
+    input: &ContextInput,
+    prefixes: Option<&[u64]>,
+    counter: &dyn TokenCounter,
+) -> u64 {
+    match (&working.context, input) {
+        (Current::Text(output), ContextInput::Text(input)) => {
+            let mut common = output
+                .bytes()
+                .zip(input.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            while !input.is_char_boundary(common) {
+                common -= 1;
+            }
+            counter.count(&input[..common])
+        }
+        _ => {
+            let prefixes = prefixes.unwrap_or_default();
+            let first = (0..working.origins.len())
+                .find(|&index| working.origins[index] != Some(index))
+                .unwrap_or(working.origins.len());
+            prefixes
+                .get(first)
+                .or(prefixes.last())
+                .copied()
+                .unwrap_or(0)
+        }
+    }
 }
 
 /// Puts copies of the input messages into the places [`run`] left for them, in the output and
@@ -268,6 +328,14 @@ fn check(
     {
         return Err(format!("would separate tool result {id:?} from its call"));
     }
+    // The input was repaired before the tier ran: what the repair finds now, the tier made.
+    if let Some(fault) = crate::repair::find(after).faults.first() {
+        return Err(format!(
+            "would break the provider's rules ({}: {})",
+            fault.subject(),
+            fault.problem()
+        ));
+    }
     let saved = before_tokens - after_tokens;
     let needed = (before_tokens as f64 * policy.min_reduction).ceil() as u64;
     if tier.summarises() && saved > 0 && saved < needed {
@@ -326,6 +394,7 @@ fn finish(
         degraded: working.degraded,
         warnings: working.warnings,
         summariser_usage: working.summariser_usage,
+        cache: None,
         format: crate::formats::registry::name(working.transcript.format),
         origins: working.origins,
         archive_origins: working.archive_origins,

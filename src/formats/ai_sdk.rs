@@ -42,6 +42,7 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         message_evidence,
         part_evidence,
         tool_definition,
+        unique_tool_ids: false,
     }),
 };
 

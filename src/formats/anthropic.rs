@@ -40,6 +40,7 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         message_evidence,
         part_evidence,
         tool_definition,
+        unique_tool_ids: true,
     }),
 };
 

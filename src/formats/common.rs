@@ -387,3 +387,122 @@ pub(crate) fn read_each(
         messages: read,
     })
 }
+
+/// `message` without the top-level content parts of `dropped` (blocks at `[i]`, their nested
+/// blocks going with them; a dropped string content leaves an empty list). Every other field
+/// stays.
+pub(crate) fn without_parts(mut message: Value, dropped: &[&Block]) -> Result<Value> {
+    let Some(first) = dropped.first() else {
+        return Ok(message);
+    };
+    let content = message
+        .get_mut("content")
+        .ok_or_else(|| missing_block(first))?;
+    if dropped.iter().any(|block| block.path.is_empty()) {
+        *content = Value::Array(Vec::new());
+        return Ok(message);
+    }
+    let Value::Array(parts) = content else {
+        return Err(missing_block(first));
+    };
+    let mut index = 0;
+    parts.retain(|_| {
+        let keep = !dropped
+            .iter()
+            .any(|block| block.path.first() == Some(&index));
+        index += 1;
+        keep
+    });
+    Ok(message)
+}
+
+/// One message from `messages` of one role: the first's fields, and the content of all of them
+/// in order as one list of parts (a string content becomes a text part; an empty one adds
+/// nothing).
+pub(crate) fn merged(messages: Vec<Value>) -> Result<Value> {
+    let mut messages = messages.into_iter();
+    let Some(Value::Object(mut first)) = messages.next() else {
+        return Err(CompactionError::range_error(
+            "plan",
+            "messages to merge must be objects",
+        ));
+    };
+    // Taken out in place, not removed: the first message's fields keep their order.
+    let mut parts = content_parts(first.get_mut("content").map(Value::take));
+    for mut message in messages {
+        if !message.is_object() {
+            return Err(CompactionError::range_error(
+                "plan",
+                "messages to merge must be objects",
+            ));
+        }
+        parts.extend(content_parts(message.get_mut("content").map(Value::take)));
+    }
+    match first.get_mut("content") {
+        Some(content) => *content = Value::Array(parts),
+        None => {
+            first.insert("content".into(), Value::Array(parts));
+        }
+    }
+    Ok(Value::Object(first))
+}
+
+/// A message's content as a list of parts: a list as it is, a non-empty string as one text
+/// part, nothing otherwise.
+fn content_parts(content: Option<Value>) -> Vec<Value> {
+    match content {
+        Some(Value::Array(parts)) => parts,
+        Some(Value::String(text)) if !text.is_empty() => {
+            vec![serde_json::json!({"type": "text", "text": text})]
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn block(path: &[usize]) -> Block<'static> {
+        Block::new(BlockKind::Other, Cow::Borrowed(""), path.to_vec())
+    }
+
+    #[test]
+    fn a_merge_keeps_the_first_message_and_joins_the_content() {
+        let merged = merged(vec![
+            json!({"role": "user", "content": "first", "x-first": 1}),
+            json!({"role": "user", "content": ""}),
+            json!({"role": "user", "content": [{"type": "image", "source": {}}], "x-later": 2}),
+        ])
+        .expect("merges");
+        assert_eq!(
+            merged,
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "first"},
+                {"type": "image", "source": {}}
+            ], "x-first": 1})
+        );
+        // The first message's fields keep their order.
+        let keys: Vec<&String> = merged.as_object().expect("object").keys().collect();
+        assert_eq!(keys, ["role", "content", "x-first"]);
+        assert!(super::merged(vec![json!("not a message")]).is_err());
+    }
+
+    #[test]
+    fn parts_leave_by_their_top_level_index() {
+        let message = json!({"role": "user", "content": [{"a": 0}, {"b": 1}, {"c": 2}], "k": 1});
+        let out = without_parts(message.clone(), &[&block(&[0]), &block(&[2])]).expect("removes");
+        assert_eq!(out, json!({"role": "user", "content": [{"b": 1}], "k": 1}));
+        assert_eq!(
+            without_parts(message.clone(), &[]).expect("nothing"),
+            message
+        );
+        let text = json!({"role": "user", "content": "words"});
+        assert_eq!(
+            without_parts(text, &[&block(&[])]).expect("removes"),
+            json!({"role": "user", "content": []})
+        );
+        assert!(without_parts(json!({"role": "user"}), &[&block(&[0])]).is_err());
+    }
+}

@@ -4,10 +4,11 @@
 
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
+use crate::formats::alternation::{arrange, side};
 use crate::markers::ROLE_BRIDGE;
 use crate::plan::{ArchiveKind, Edit};
 use crate::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
-use crate::transcript::{Block, Role, Source, Transcript};
+use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -38,6 +39,12 @@ pub(crate) trait Writer {
     /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
     /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String;
+
+    /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
+    /// their parts leave the message, with what is nested in them; every other field stays.
+    fn without_blocks(&self, message: Value, dropped: &[&Block]) -> Result<Value> {
+        super::common::without_parts(message, dropped)
+    }
 }
 
 /// Applies sorted, non-overlapping `edits` to `messages` (which `transcript` was read from).
@@ -91,10 +98,7 @@ pub(crate) fn apply<'a>(
                     "assistant"
                 };
                 let before = output.last().and_then(|m| m["role"].as_str());
-                let after = transcript.messages.get(range.end).map(|m| match m.role {
-                    Role::Assistant => "assistant",
-                    _ => "user",
-                });
+                let after = transcript.messages.get(range.end).map(|m| side(m.role));
                 let (role, bridge) = if writer.alternates() {
                     arrange(preferred, before, after)
                 } else {
@@ -149,6 +153,25 @@ pub(crate) fn apply<'a>(
                         replacement: ROLE_BRIDGE.to_string(),
                     });
                 }
+                next = range.end;
+                edits.next();
+            }
+            Edit::RewriteMessages {
+                range,
+                drop,
+                kind,
+                note,
+            } => {
+                let (message, entry, origin) =
+                    rewrite(writer, &mut messages, transcript, range.clone(), drop)?;
+                output.push(Cow::Owned(message));
+                origins.push(None);
+                archive.push(ArchiveEntry {
+                    kind: kind.as_str(),
+                    replacement: note.clone(),
+                    ..entry
+                });
+                archive_origins.push(origin);
                 next = range.end;
                 edits.next();
             }
@@ -234,6 +257,68 @@ pub(crate) fn apply<'a>(
     })
 }
 
+/// The one message `range` becomes under a [`Edit::RewriteMessages`] (each message without its
+/// dropped blocks; several merged into the first's shape), and the archive entry (kind and
+/// replacement left to the caller) and origin of the messages it takes.
+fn rewrite<'a>(
+    writer: &dyn Writer,
+    messages: &mut [Option<Cow<'a, Value>>],
+    transcript: &Transcript,
+    range: std::ops::Range<usize>,
+    drop: &[(usize, usize)],
+) -> Result<(Value, ArchiveEntry, Option<ArchiveOrigin>)> {
+    let mut kept = Vec::with_capacity(range.len());
+    let mut removed = Vec::with_capacity(range.len());
+    let mut from = Vec::with_capacity(range.len());
+    for index in range.clone() {
+        let blocks = transcript
+            .messages
+            .get(index)
+            .map_or(&[][..], |message| message.blocks.as_slice());
+        let dropped = drop
+            .iter()
+            .filter(|(message, _)| *message == index)
+            .map(|(_, block)| {
+                blocks.get(*block).ok_or_else(|| {
+                    CompactionError::range_error(
+                        "plan",
+                        format!("block {block} of message {index} does not exist"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<&Block>>>()?;
+        let message = take_message(messages, transcript, index)?;
+        kept.push(writer.without_blocks(message.as_ref().clone(), &dropped)?);
+        // Input messages stay where they are until the call is done (see `ReplaceMessages`).
+        match message {
+            Cow::Borrowed(_) => {
+                removed.push(Value::Null);
+                from.push(Some(source_index(transcript, index)));
+            }
+            Cow::Owned(value) => {
+                removed.push(value);
+                from.push(None);
+            }
+        }
+    }
+    let message = match kept.len() {
+        1 => kept.pop().unwrap_or_default(),
+        _ => super::common::merged(kept)?,
+    };
+    let origin = from
+        .iter()
+        .any(Option::is_some)
+        .then_some(ArchiveOrigin::Messages(from));
+    let entry = ArchiveEntry {
+        id: String::new(),
+        kind: "",
+        content: Value::Array(removed),
+        location: messages_location(transcript, range),
+        replacement: String::new(),
+    };
+    Ok((message, entry, origin))
+}
+
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.
 fn copy_without(value: &Value, payloads: &[&Value]) -> Value {
     if payloads.is_empty() {
@@ -311,31 +396,6 @@ fn path_location(message: usize, path: &[crate::result::PathStep]) -> String {
 
 /// The id a bridge entry carries until the plan's ids are given out (`Working::apply`).
 pub(crate) const BRIDGE_ID: &str = "bridge";
-
-/// The role for a replacement that would rather be `preferred`, between a message of role
-/// `before` and one of role `after` in a format whose roles alternate, the first from the user;
-/// and the role of a bridge message after it when no single role fits.
-fn arrange(
-    preferred: &'static str,
-    before: Option<&str>,
-    after: Option<&str>,
-) -> (&'static str, Option<&'static str>) {
-    let other = |role: &str| if role == "user" { "assistant" } else { "user" };
-    let fits = |role: &str| {
-        Some(role) != before && Some(role) != after && (before.is_some() || role == "user")
-    };
-    if fits(preferred) {
-        return (preferred, None);
-    }
-    if fits(other(preferred)) {
-        return (other(preferred), None);
-    }
-    let first = match before {
-        Some(role) => other(role),
-        None => "user",
-    };
-    (first, Some(other(first)))
-}
 
 /// The input index a message inserted before transcript message `at` stands at.
 fn insertion_index(transcript: &Transcript, at: usize) -> usize {

@@ -4,6 +4,7 @@
 //! field it does not understand.
 
 pub mod ai_sdk;
+pub(crate) mod alternation;
 pub mod anthropic;
 pub(crate) mod common;
 pub mod detect;

@@ -43,6 +43,7 @@ pub(crate) static ADAPTER: Adapter = Adapter {
         message_evidence,
         part_evidence,
         tool_definition,
+        unique_tool_ids: false,
     }),
 };
 
@@ -409,6 +410,32 @@ impl super::json::Writer for Writer {
             }
             _ => content_location(ADAPTER.list_key, message_index, &block.path, ".content"),
         }
+    }
+
+    /// Calls leave `tool_calls` (which goes when none is left: the API refuses an empty list);
+    /// other blocks leave `content`.
+    fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
+        let (calls, others): (Vec<&Block>, Vec<&Block>) = dropped
+            .iter()
+            .partition(|block| matches!(block.kind, BlockKind::ToolCall { .. }));
+        if let Some(first) = calls.first() {
+            let object = message
+                .as_object_mut()
+                .ok_or_else(|| missing_block(first))?;
+            let Some(Value::Array(list)) = object.get_mut("tool_calls") else {
+                return Err(missing_block(first));
+            };
+            let mut index = 0;
+            list.retain(|_| {
+                let keep = !calls.iter().any(|call| call.path.first() == Some(&index));
+                index += 1;
+                keep
+            });
+            if list.is_empty() {
+                object.shift_remove("tool_calls");
+            }
+        }
+        super::common::without_parts(message, &others)
     }
 }
 

@@ -36,6 +36,9 @@ pub(crate) struct Structured {
     pub part_evidence: for<'v> fn(&'v str, &Value) -> Option<Seen<'v>>,
     /// A tool definition in the format's own shape, from its name, description and input schema.
     pub tool_definition: fn(&str, &str, Value) -> Value,
+    /// Every tool call needs an id of its own (Anthropic). OpenAI and the AI SDK pair a result
+    /// with the newest call of its id before it, so an id used again (`call_0`) is valid there.
+    pub unique_tool_ids: bool,
 }
 
 /// One registered format.
@@ -85,6 +88,12 @@ pub(crate) fn structured(format: Format) -> Result<&'static Structured> {
     })
 }
 
+/// Whether `format` needs every tool call to have an id of its own (see
+/// [`Structured::unique_tool_ids`]; flat text has no ids).
+pub(crate) fn unique_tool_ids(format: Format) -> bool {
+    structured(format).is_ok_and(|structured| structured.unique_tool_ids)
+}
+
 /// The structured formats, in detection order.
 pub(crate) fn structured_adapters() -> impl Iterator<Item = (&'static Adapter, &'static Structured)>
 {
@@ -109,6 +118,15 @@ pub fn quoted_names() -> String {
         .map(|adapter| format!("{:?}", adapter.name))
         .collect();
     names.join(", ")
+}
+
+/// Whether `format` needs user and assistant messages to alternate, the first from the user
+/// (its writer says so: Anthropic). A tier that removes messages checks it.
+pub fn alternates(format: Format) -> bool {
+    adapter(format)
+        .structured
+        .as_ref()
+        .is_some_and(|structured| structured.writer.alternates())
 }
 
 /// The option name of `format` (`"ai-sdk"`).

@@ -43,6 +43,7 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
 /// Turns long tool-result bodies outside the protected tail into stubs.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
     let plan = plan(&working.transcript, env, working.plans_applied)?;
+    let plan = super::deferral::worth_it(plan, &working.transcript, env);
     working.apply(plan)
 }
 

@@ -7,6 +7,7 @@
 //! call's input). No tier sees a wire format; `docs/design.md` describes each tier.
 
 pub mod auto;
+pub mod deferral;
 pub mod micro;
 pub mod none;
 pub mod session_memory;
@@ -40,19 +41,24 @@ pub struct TierEnv<'a> {
     pub instructions: Option<&'a str>,
     /// The pressure of this call.
     pub pressure: &'a BudgetPressure,
+    /// The prompt cache's facts and prices, when the pressure gave `cachedTokens`.
+    pub cache: Option<crate::cache::CacheModel>,
 }
 
 impl TierEnv<'_> {
     /// The request a summarising tier sends: this call's ids and prompt, the part to summarise
-    /// (rendered and structured), and a target length derived from what it replaces.
+    /// (rendered and structured), a target length derived from what it replaces, and the
+    /// `mustKeep` items that fit a summary of that length.
     pub fn summary_request(
         &self,
         tier: Tier,
         transcript: String,
         messages: Vec<serde_json::Value>,
         replaced_tokens: u64,
-        must_keep: Vec<String>,
+        must_keep: crate::must_keep::MustKeep,
     ) -> SummaryRequest {
+        let target_tokens =
+            crate::summarise::target_tokens(replaced_tokens, self.pressure.context_pct_used);
         SummaryRequest {
             tier,
             session_id: self.session_id.to_string(),
@@ -63,11 +69,8 @@ impl TierEnv<'_> {
                 .to_string(),
             transcript,
             messages,
-            target_tokens: crate::summarise::target_tokens(
-                replaced_tokens,
-                self.pressure.context_pct_used,
-            ),
-            must_keep,
+            target_tokens,
+            must_keep: must_keep.fit(target_tokens, self.counter),
         }
     }
 }
@@ -116,7 +119,8 @@ pub fn range_tokens(
 }
 
 /// Keeps only the edits that make the context smaller: a replacement that is not shorter than
-/// what it replaces is dropped (invariant 3, never grows, holds edit by edit).
+/// what it replaces is dropped (invariant 3, never grows, holds edit by edit). A repair's rewrite
+/// is kept whatever it saves (`crate::repair`).
 pub fn shrinking(
     transcript: &Transcript,
     edits: Vec<Edit>,
@@ -124,22 +128,35 @@ pub fn shrinking(
 ) -> Vec<Edit> {
     edits
         .into_iter()
-        .filter(|edit| match edit {
-            Edit::ReplaceBlock {
-                message,
-                block,
-                text,
-                ..
-            } => transcript.messages[*message]
-                .blocks
-                .get(*block)
-                .is_some_and(|b| replacement_shrinks(text, b, counter)),
-            Edit::ReplaceMessages { range, text, .. } => {
-                let replacement = text.as_deref().map_or(0, |t| counter.count(t));
-                replacement < range_tokens(transcript, range.clone(), counter)
-            }
+        .filter(|edit| {
+            matches!(edit, Edit::RewriteMessages { .. })
+                || edit_saving(transcript, edit, counter) > 0
         })
         .collect()
+}
+
+/// Tokens `edit` saves: 0 when it does not shrink what it replaces (fewer code points and fewer
+/// tokens), and for a repair's rewrite, which is not a saving.
+pub fn edit_saving(transcript: &Transcript, edit: &Edit, counter: &dyn TokenCounter) -> u64 {
+    match edit {
+        Edit::ReplaceBlock {
+            message,
+            block,
+            text,
+            ..
+        } => transcript.messages[*message]
+            .blocks
+            .get(*block)
+            .filter(|original| replacement_shrinks(text, original, counter))
+            .map_or(0, |original| {
+                original.tokens(counter).saturating_sub(counter.count(text))
+            }),
+        Edit::ReplaceMessages { range, text, .. } => {
+            let replacement = text.as_deref().map_or(0, |t| counter.count(t));
+            range_tokens(transcript, range.clone(), counter).saturating_sub(replacement)
+        }
+        Edit::RewriteMessages { .. } => 0,
+    }
 }
 
 /// `replacement` has fewer code points and fewer tokens than `original`'s text under the call's

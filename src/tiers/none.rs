@@ -6,10 +6,14 @@ use crate::working::Working;
 /// This tier.
 pub const TIER: Tier = Tier::None;
 
-/// The no-op: records why nothing happened.
+/// The no-op: records why nothing happened (beyond the repair of broken input, which runs
+/// before every tier).
 pub fn compact(working: &mut Working<'_>) -> crate::error::Result<()> {
-    working
-        .notes
-        .push("no compaction: context unchanged".into());
+    let note = if working.plans_applied == 0 {
+        "no compaction: context unchanged"
+    } else {
+        "no compaction beyond the repair"
+    };
+    working.notes.push(note.into());
     Ok(())
 }

@@ -108,8 +108,10 @@ async fn summarise_session(
         Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),
         Current::Text(text) => vec![serde_json::Value::String(text.to_string())],
     };
-    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep.clone());
-    let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &must_keep);
+    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
+    // The digest lists what the summary would have been asked to keep, no more.
+    let kept = request.must_keep.clone();
+    let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &kept);
     let outcome =
         summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
     let mut text = format!("{heading}\n{}", outcome.text);

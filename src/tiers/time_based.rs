@@ -44,6 +44,7 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
     } else {
         plan(&working.transcript, env, working.plans_applied)
     };
+    let plan = super::deferral::worth_it(plan, &working.transcript, env);
     working.apply(plan)
 }
 

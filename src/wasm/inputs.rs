@@ -51,12 +51,7 @@ const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 /// A `BudgetPressure` object. Errors are relative (`contextPctUsed ...`).
 pub fn pressure(value: &JsValue) -> Result<BudgetPressure> {
     let fields = Fields::read(value)?;
-    fields.reject_unknown(&[
-        "turnCount",
-        "contextPctUsed",
-        "idleSeconds",
-        "sessionComplete",
-    ])?;
+    fields.reject_unknown(&BudgetPressure::FIELDS)?;
     // `from_fields` takes an infallible reader; a throwing getter reads as a non-number.
     BudgetPressure::from_fields(&|name| {
         fields

@@ -1,6 +1,7 @@
 //! Core values → JS objects with camelCase keys. Optional fields are omitted, not `undefined`
 //! or `null`: `summary` when there is none, `degraded` unless true, `warnings` when empty,
-//! `summariserUsage` when the summariser reported nothing, `costUsd` inside it when unknown.
+//! `summariserUsage` when the summariser reported nothing, `costUsd` inside it when unknown,
+//! `cache` when the pressure gave no cache facts.
 
 use super::errors;
 use super::host;

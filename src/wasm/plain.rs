@@ -46,6 +46,9 @@ impl Serialize for Plain<'_> {
         if let Some(usage) = &result.summariser_usage {
             map.serialize_entry("summariserUsage", &Usage(usage))?;
         }
+        if let Some(cache) = &result.cache {
+            map.serialize_entry("cache", cache)?;
+        }
         map.serialize_entry("format", result.format)?;
         map.end()
     }

@@ -50,6 +50,10 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         value if value.is_undefined() => None,
         value => Some(usage(&value).map_err(|error| error.under("summariserUsage"))?),
     };
+    let cache = match fields.get("cache")? {
+        value if value.is_undefined() => None,
+        value => Some(cache_report(&value).map_err(|error| error.under("cache"))?),
+    };
     let format_name = required_string("format", fields.scalar("format")?)?;
     let format = registry::by_name(&format_name)
         .map(registry::name)
@@ -76,6 +80,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         degraded,
         warnings,
         summariser_usage,
+        cache,
         format,
         origins: Vec::new(),
         archive_origins: Vec::new(),
@@ -233,5 +238,23 @@ fn usage(value: &JsValue) -> Result<SummariserUsage> {
             MAX_SAFE_INTEGER,
         )?,
         cost_usd,
+    })
+}
+
+/// A result's `cache` report, read back for the trace.
+fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
+    let fields = Fields::read(value)?;
+    let usd = |name: &'static str| -> Result<f64> {
+        crate::pressure::validate_non_negative(name, required_number(name, fields.scalar(name)?)?)
+    };
+    Ok(crate::cache::CacheReport {
+        warm: crate::input::required_bool("warm", fields.scalar("warm")?)?,
+        invalidated_tokens: required_integer(
+            "invalidatedTokens",
+            fields.scalar("invalidatedTokens")?,
+            MAX_SAFE_INTEGER,
+        )?,
+        rewrite_cost_usd: usd("rewriteCostUsd")?,
+        expected_savings_usd: usd("expectedSavingsUsd")?,
     })
 }

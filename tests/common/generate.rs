@@ -200,6 +200,13 @@ pub fn openai(c: &Conversation) -> Vec<Value> {
 
 /// Anthropic Messages API messages (the system prompt travels outside the list).
 pub fn anthropic(c: &Conversation) -> Vec<Value> {
+    alternating(anthropic_steps(c))
+}
+
+/// Anthropic messages one per step and turn, as an agent may store them: a turn's words after
+/// the tool results before them, and consecutive steps, are then runs of one role, which the
+/// provider refuses (the repair merges them).
+pub fn anthropic_steps(c: &Conversation) -> Vec<Value> {
     let mut next_id = ids(c);
     let mut out = Vec::new();
     for turn in &c.turns {
@@ -247,6 +254,27 @@ pub fn binary_placeholder(bytes: usize) -> String {
         "\u{0}{HOST_VALUE_NONCE}#{bytes}:b:{bytes}:{}",
         "ab".repeat(32)
     )
+}
+
+/// `messages` with each run of one role merged into one message, as a valid Anthropic list has
+/// them (a turn's user words join the tool results before them; consecutive steps of the agent
+/// make one assistant message).
+fn alternating(messages: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(messages.len());
+    for message in messages {
+        match out.last_mut() {
+            Some(last) if last["role"] == message["role"] => {
+                if let (Some(parts), Some(more)) = (
+                    last["content"].as_array_mut(),
+                    message["content"].as_array(),
+                ) {
+                    parts.extend(more.iter().cloned());
+                }
+            }
+            _ => out.push(message),
+        }
+    }
+    out
 }
 
 /// Vercel AI SDK `ModelMessage`s.
@@ -321,4 +349,205 @@ pub fn flat_text(c: &Conversation) -> String {
         }
     }
     out
+}
+
+/// Plain chats without tools: 2 to 12 exchanges of the user's words and one answer each, so
+/// that Anthropic roles alternate.
+pub fn chat() -> impl Strategy<Value = Conversation> {
+    let exchange = (hard_text(), (hard_text(), 1usize..30)).prop_map(|(user, (answer, n))| Turn {
+        user,
+        image: None,
+        steps: vec![Step::Say(answer.repeat(n))],
+        age_tag: None,
+    });
+    (hard_text(), prop::collection::vec(exchange, 2..13)).prop_map(|(system, turns)| Conversation {
+        system,
+        turns,
+        extras: false,
+    })
+}
+
+/// Single-prompt agent runs of 12 to 24 steps, one call each: long outputs, then the newest
+/// three steps short (the protected tail is small, so the budget is within reach).
+pub fn agent_run() -> impl Strategy<Value = Conversation> {
+    let long = (hard_text(), 60usize..120).prop_map(|(text, n)| text.repeat(n));
+    (hard_text(), prop::collection::vec((call(), long), 9..22)).prop_map(|(task, calls)| {
+        let short = |i: usize| Call {
+            name: "bash".into(),
+            arguments: json!({ "arg": i }).to_string(),
+            output: format!("ok {i}"),
+            is_error: false,
+        };
+        let steps = calls
+            .into_iter()
+            .map(|(call, output)| Call { output, ..call })
+            .chain((0..3).map(short))
+            .map(|call| Step::Calls(None, vec![call]))
+            .collect();
+        Conversation {
+            system: "You are a coding agent.".into(),
+            turns: vec![Turn {
+                user: task,
+                image: None,
+                steps,
+                age_tag: None,
+            }],
+            extras: false,
+        }
+    })
+}
+
+/// A way to break a valid message list.
+#[derive(Debug, Clone)]
+pub enum Break {
+    /// A tool result whose id no call has, inserted before message `at` (modulo the length + 1).
+    Orphan(usize),
+    /// The `n`-th tool result (modulo their number) taken out: its call is left unanswered.
+    DropResult(usize),
+    /// The `n`-th call (modulo their number) and its results given the first call's id:
+    /// positional reuse in OpenAI and the AI SDK (a broken pairing only where both calls are in
+    /// one message), a duplicate id in Anthropic.
+    ReuseId(usize),
+}
+
+/// One to three breaks.
+pub fn breaks() -> impl Strategy<Value = Vec<Break>> {
+    prop::collection::vec(
+        prop_oneof![
+            any::<usize>().prop_map(Break::Orphan),
+            any::<usize>().prop_map(Break::DropResult),
+            any::<usize>().prop_map(Break::ReuseId),
+        ],
+        1..4,
+    )
+}
+
+/// `messages` of `format` ("openai", "anthropic", "ai-sdk") with `breaks` made, in order.
+pub fn broken(format: &str, mut messages: Vec<Value>, breaks: &[Break]) -> Vec<Value> {
+    for (n, brk) in breaks.iter().enumerate() {
+        match brk {
+            Break::Orphan(at) => {
+                let at = at % (messages.len() + 1);
+                messages.insert(at, orphan(format, &format!("ghost_{n}")));
+            }
+            Break::DropResult(nth) => drop_result(&mut messages, *nth),
+            Break::ReuseId(nth) => reuse_id(&mut messages, *nth),
+        }
+    }
+    messages
+}
+
+fn orphan(format: &str, id: &str) -> Value {
+    match format {
+        "openai" => json!({"role": "tool", "tool_call_id": id, "content": "output of a lost call"}),
+        "anthropic" => json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "output of a lost call"}
+        ]}),
+        _ => json!({"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": id, "toolName": "bash",
+             "output": {"type": "text", "value": "output of a lost call"}}
+        ]}),
+    }
+}
+
+fn is_result(part: &Value) -> bool {
+    matches!(part["type"].as_str(), Some("tool_result" | "tool-result"))
+}
+
+/// Takes out the `nth` tool result (an OpenAI tool message, or a result part: its message goes
+/// when it has no other part).
+fn drop_result(messages: &mut Vec<Value>, nth: usize) {
+    let mut places = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message["role"] == "tool" && message["tool_call_id"].is_string() {
+            places.push((index, None));
+        }
+        for (part, value) in message["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if is_result(value) {
+                places.push((index, Some(part)));
+            }
+        }
+    }
+    if places.is_empty() {
+        return;
+    }
+    match places[nth % places.len()] {
+        (index, None) => {
+            messages.remove(index);
+        }
+        (index, Some(part)) => {
+            let empty = match messages[index]["content"].as_array_mut() {
+                Some(parts) => {
+                    parts.remove(part);
+                    parts.is_empty()
+                }
+                None => false,
+            };
+            if empty {
+                messages.remove(index);
+            }
+        }
+    }
+}
+
+const ID_KEYS: [&str; 4] = ["id", "tool_call_id", "tool_use_id", "toolCallId"];
+
+/// Every tool id in `value`, in order.
+fn tool_ids(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, item) in fields {
+                match item {
+                    Value::String(id) if ID_KEYS.contains(&key.as_str()) => out.push(id.clone()),
+                    _ => tool_ids(item, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| tool_ids(item, out)),
+        _ => {}
+    }
+}
+
+/// Gives the `nth` distinct tool id (not the first) the first one's value, everywhere.
+fn reuse_id(messages: &mut [Value], nth: usize) {
+    let mut ids = Vec::new();
+    for message in messages.iter() {
+        tool_ids(message, &mut ids);
+    }
+    let mut distinct: Vec<String> = Vec::new();
+    for id in ids {
+        if !distinct.contains(&id) {
+            distinct.push(id);
+        }
+    }
+    if distinct.len() < 2 {
+        return;
+    }
+    let from = distinct[1 + nth % (distinct.len() - 1)].clone();
+    let to = distinct[0].clone();
+    for message in messages.iter_mut() {
+        rename(message, &from, &to);
+    }
+}
+
+fn rename(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::Object(fields) => {
+            for (key, item) in fields.iter_mut() {
+                match item {
+                    Value::String(id) if ID_KEYS.contains(&key.as_str()) && id == from => {
+                        *id = to.to_string();
+                    }
+                    _ => rename(item, from, to),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rename(item, from, to)),
+        _ => {}
+    }
 }

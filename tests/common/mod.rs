@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod generate;
+pub mod provider;
 pub mod restore;
 
 use std::cell::RefCell;
@@ -84,6 +85,43 @@ impl Summariser for FakeSummariser {
         };
         self.requests.borrow_mut().push(request);
         Box::pin(async move { answer })
+    }
+}
+
+/// Passes calls on to an optional summariser and counts them.
+pub struct Counting<'s> {
+    inner: Option<&'s dyn Summariser>,
+    calls: std::cell::Cell<usize>,
+}
+
+impl<'s> Counting<'s> {
+    pub fn new(inner: Option<&'s dyn Summariser>) -> Self {
+        Self {
+            inner,
+            calls: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Itself as the summariser to pass, when there is one behind it.
+    pub fn get(&self) -> Option<&dyn Summariser> {
+        self.inner.map(|_| self as &dyn Summariser)
+    }
+
+    pub fn calls(&self) -> usize {
+        self.calls.get()
+    }
+}
+
+impl Summariser for Counting<'_> {
+    fn summarise(
+        &self,
+        request: SummaryRequest,
+    ) -> LocalBoxFuture<'_, Result<SummaryAnswer, SummariserFailure>> {
+        self.calls.set(self.calls.get() + 1);
+        match self.inner {
+            Some(inner) => inner.summarise(request),
+            None => Box::pin(async { Err(SummariserFailure::Rejected("none".into())) }),
+        }
     }
 }
 

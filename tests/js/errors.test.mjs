@@ -38,7 +38,7 @@ describe("selectTier rejects bad pressure", () => {
     [{ ...pressure(1, 0), sessionComplete: 1 }, "TypeError", "pressure.sessionComplete must be a boolean, got number", "pressure.sessionComplete"],
     [{ ...pressure(1, 0), turnCount: "3" }, "TypeError", "pressure.turnCount must be a number, got string", "pressure.turnCount"],
     [{ turnCount: 1 }, "TypeError", "pressure.contextPctUsed is required", "pressure.contextPctUsed"],
-    [{ ...pressure(1, 0), contextPct: 0.5 }, "TypeError", "pressure.contextPct is not a known field; expected one of turnCount, contextPctUsed, idleSeconds, sessionComplete", "pressure.contextPct"],
+    [{ ...pressure(1, 0), contextPct: 0.5 }, "TypeError", "pressure.contextPct is not a known field; expected one of turnCount, contextPctUsed, idleSeconds, sessionComplete, cachedTokens, contextWindowTokens", "pressure.contextPct"],
     [null, "TypeError", "pressure must be an object, got null", "pressure"],
     [[1, 2], "TypeError", "pressure must be an object, got array", "pressure"],
   ];
@@ -50,6 +50,8 @@ describe("selectTier rejects bad pressure", () => {
 describe("selectTier rejects bad policy", () => {
   const cases = [
     [{ autoContextPct: NaN }, "RangeError", "policy.autoContextPct must be a finite number in [0, 1], got NaN", "policy.autoContextPct"],
+    [{ autoTargetPct: 1.5 }, "RangeError", "policy.autoTargetPct must be a finite number in [0, 1], got 1.5", "policy.autoTargetPct"],
+    [{ autoTargetPct: "half" }, "TypeError", "policy.autoTargetPct must be a number, got string", "policy.autoTargetPct"],
     [{ charsPerToken: 0 }, "RangeError", "policy.charsPerToken must be an integer >= 1, got 0", "policy.charsPerToken"],
     [{ maxBlockAgeSteps: -2 }, "RangeError", "policy.maxBlockAgeSteps must be an integer in [0, 9007199254740991], got -2", "policy.maxBlockAgeSteps"],
     [{ maxBlockAgeTurns: 5 }, "TypeError", "policy.maxBlockAgeTurns was renamed to maxBlockAgeSteps", "policy.maxBlockAgeTurns"],

@@ -70,7 +70,7 @@ describe("restore: a request body from compactRequestBody", () => {
   ];
   for (const [name, messages] of bodies) {
     for (const tier of TIERS) {
-      it(`${tier} on ${name}: the bytes outside the list unchanged, the messages JSON-equal`, async () => {
+      it(`${tier} on ${name}: the bytes outside the list unchanged, the messages JSON-equal (byte for byte when compact)`, async () => {
         const { body, prefix, suffix } = oddBody(name.split(" ")[0], messages);
         const { body: out, result } = await compactRequestBody(body, { sessionId: "edge", pressure: PRESSURE[tier] });
         assert.equal(result.tier, tier);
@@ -82,6 +82,10 @@ describe("restore: a request body from compactRequestBody", () => {
         assert.ok(restored.endsWith(suffix), "bytes after the list unchanged");
         assert.deepEqual(JSON.parse(restored), JSON.parse(body));
         assert.deepEqual(JSON.parse(restored).messages, messages);
+        // As JSON.stringify writes it (what SDKs and fetch send), the body comes back byte for byte.
+        const compactBody = JSON.stringify({ ...JSON.parse(body), messages });
+        const compacted = await compactRequestBody(compactBody, { sessionId: "edge", pressure: PRESSURE[tier] });
+        assert.equal(restore({ body: compacted.body, archive: compacted.result.archive }), compactBody, "byte for byte");
         if (tier === "micro" || tier === "time_based") {
           // Blocks edited in place, nothing moved: every message the tier left alone keeps its bytes.
           const edited = new Set(result.archive.map((entry) => Number(/^messages\[(\d+)\]/.exec(entry.location)[1])));

@@ -10,8 +10,11 @@ mod common;
 
 mod agent_runs;
 mod auto;
+mod cache;
 mod every_tier;
 mod micro;
+mod must_keep;
+mod repair;
 mod reporting;
 mod selection;
 mod session_memory;

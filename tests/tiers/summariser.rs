@@ -44,10 +44,25 @@ fn run(tier: Tier, messages: Vec<Value>, pct: f64, fake: &FakeSummariser) -> Tie
     run_tier_keeping(tier, &ctx, Some(fake), 1)
 }
 
+/// Runs auto as [`run`] does, to `target` of the window. In this session the screenshot is most
+/// of the context: at 0.8, stubs and media alone bring it to 0.05, so a summary is asked for
+/// only under that (0.035: the seven oldest of the eight runs; 0: all the older context).
+fn run_auto_to(messages: Vec<Value>, target: f64, fake: &FakeSummariser) -> TierResult {
+    let ctx = messages_ctx(messages, pressure(9, 0.8, 0.0, false));
+    let mut options = CompactOptions {
+        summariser: Some(fake),
+        ..CompactOptions::default()
+    };
+    options.policy.keep_recent_steps = 1;
+    options.policy.auto_target_pct = target;
+    block_on(compact_with_tier(Tier::Auto, &ctx, &options)).unwrap()
+}
+
 #[test]
 fn the_request_holds_what_a_summariser_needs_and_no_media() {
     let fake = FakeSummariser::new(Mode::Good);
-    let result = run(Tier::Auto, session(8), 0.8, &fake);
+    // Target 0: everything but the protected content goes, the screenshot's message included.
+    let result = run_auto_to(session(8), 0.0, &fake);
     assert_eq!(fake.calls(), 1);
     let request = fake.requests.borrow()[0].clone();
     assert_eq!(request.tier, Tier::Auto);
@@ -83,7 +98,8 @@ fn the_request_holds_what_a_summariser_needs_and_no_media() {
         request.must_keep
     );
     assert!(
-        !request.transcript.contains(SCREENSHOT),
+        request.transcript.contains("Here is the failing screen.")
+            && !request.transcript.contains(SCREENSHOT),
         "media must be stripped from the transcript"
     );
     assert!(request.transcript.contains("[tool call bash #call_0]"));
@@ -100,7 +116,7 @@ fn the_request_holds_what_a_summariser_needs_and_no_media() {
 fn the_summary_stands_where_the_runs_were_and_protected_content_stays() {
     let fake = FakeSummariser::new(Mode::Good);
     let input = session(8);
-    let result = run(Tier::Auto, input.clone(), 0.8, &fake);
+    let result = run_auto_to(input.clone(), 0.035, &fake);
     let out = result.messages().unwrap();
     assert!(out[..2] == input[..2], "system prompt and task");
     assert!(
@@ -115,10 +131,25 @@ fn the_summary_stands_where_the_runs_were_and_protected_content_stays() {
                 .is_some_and(|c| c.starts_with("[summary of earlier tool runs] covers"))
         })
         .unwrap();
+    // Runs oldest first, only as many as the budget needs: the oldest `n` of eight. The summary
+    // stands where the last of them was, before the user's words that followed it.
+    let n: usize = result
+        .reason
+        .split("replaced ")
+        .nth(1)
+        .and_then(|rest| rest.split(" tool-run step(s) by one summary").next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("{}", result.reason));
+    assert!((1..8).contains(&n), "{}", result.reason);
+    assert!(
+        result.reason.contains("target 0.035 met after tool runs"),
+        "{}",
+        result.reason
+    );
     assert_eq!(
         out[summary_at + 1],
-        input[input.len() - 2],
-        "the summary stands right before the latest turn"
+        input[2 + 3 * (n - 1) + 2],
+        "the summary stands where the last summarised run was"
     );
     let users_before: Vec<&Value> = input.iter().filter(|m| m["role"] == "user").collect();
     let users_after: Vec<&Value> = out.iter().filter(|m| m["role"] == "user").collect();
@@ -140,24 +171,39 @@ fn the_summary_stands_where_the_runs_were_and_protected_content_stays() {
             );
         }
     }
-    assert!(
-        out.iter()
-            .all(|m| m["role"] != "tool" && m.get("tool_calls").is_none()),
+    let tools: Vec<&Value> = out.iter().filter(|m| m["role"] == "tool").collect();
+    let kept: Vec<String> = (n..8).map(|turn| format!("call_{turn}")).collect();
+    assert_eq!(tools.len(), 8 - n, "the newer runs stay (stubbed)");
+    for (tool, id) in tools.iter().zip(&kept) {
+        assert_eq!(tool["tool_call_id"], id.as_str());
+    }
+    assert_eq!(
+        out.iter().filter(|m| m.get("tool_calls").is_some()).count(),
+        8 - n,
         "runs folded whole, no orphan"
     );
     assert!(result.after_tokens < result.before_tokens);
     assert_eq!(result.summariser_usage.unwrap().output_tokens, 20);
     assert!(!result.degraded);
-    // Idempotent: the same tier on its own output calls nobody and changes nothing.
-    let again = run(Tier::Auto, out.to_vec(), 0.8, &fake);
+    // Its own output, at the pressure it is at (what the host reports next): under the target,
+    // so nobody is called and nothing changes.
+    let pct = 0.8 * result.after_tokens as f64 / result.before_tokens as f64;
+    let ctx = messages_ctx(out.to_vec(), pressure(9, pct, 0.0, false));
+    let mut options = CompactOptions {
+        summariser: Some(&fake),
+        ..CompactOptions::default()
+    };
+    options.policy.keep_recent_steps = 1;
+    options.policy.auto_target_pct = 0.035;
+    let again = block_on(compact_with_tier(Tier::Auto, &ctx, &options)).unwrap();
     assert_eq!(fake.calls(), 1);
-    assert_eq!(again.context, result.context);
+    assert_eq!(again.context, result.context, "{}", again.reason);
 }
 
 #[test]
 fn a_summary_missing_must_keep_items_gets_them_appended_verbatim() {
     let fake = FakeSummariser::new(Mode::Good); // names only the first item
-    let result = run(Tier::Auto, session(8), 0.8, &fake);
+    let result = run_auto_to(session(8), 0.035, &fake);
     let request = fake.requests.borrow()[0].clone();
     let text = serde_json::to_string(result.messages().unwrap()).unwrap();
     assert!(text.contains("[kept verbatim]"));
@@ -181,7 +227,7 @@ fn each_misbehaviour_falls_back_to_the_digest_and_says_why() {
     ];
     for (mode, cause) in cases {
         let fake = FakeSummariser::new(mode);
-        let result = run(Tier::Auto, session(8), 0.8, &fake);
+        let result = run_auto_to(session(8), 0.045, &fake);
         assert!(result.degraded, "{mode:?}");
         assert_eq!(result.warnings.len(), 1, "{mode:?}");
         assert!(

@@ -100,10 +100,11 @@ describe("archive model", () => {
       { role: "assistant", content: [{ type: "text", text: "Fixed." }] },
     ];
     const ctx = { sessionId: "s", pressure: pressure(3, 0.9), messages };
-    // Three steps: with a tail of one step ("Fixed.") the screenshot's step lies outside it.
-    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1 } });
+    // Three steps: with a tail of one step ("Fixed.") the screenshot's step lies outside it. A
+    // target of 0.1 takes it, with the answer after it, once the image is stripped.
+    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1, autoTargetPct: 0.1 } });
     const plans = archivePlans(result.archive);
-    assert.deepEqual(plans.map((plan) => plan[0].kind), ["media", "run"]);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["media", "turn"]);
     const [[media], [run]] = plans;
     const model = buildModel(ctx, result);
     assert.deepEqual(model.problems, []);
@@ -118,7 +119,7 @@ describe("archive model", () => {
 
   it("keeps micro's stub inside a replaced run hidden until the run is back (structured)", async () => {
     // auto's first plan is micro's: the long result (text and image) becomes one stub, which the
-    // run's digest then covers.
+    // digest of the older context then covers.
     const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo".repeat(120) } };
     const long = Array.from({ length: 30 }, (_, index) => `line ${index}: output of the screenshot tool`).join("\n");
     const messages = [
@@ -130,9 +131,10 @@ describe("archive model", () => {
       { role: "assistant", content: [{ type: "text", text: "Fixed." }] },
     ];
     const ctx = { sessionId: "s", pressure: pressure(3, 0.9), messages };
-    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1 } });
+    // The stub alone brings it to 0.08 of the window: a target of 0.07 takes the step too.
+    const result = await compactWithTier("auto", ctx, { policy: { keepRecentSteps: 1, autoTargetPct: 0.07 } });
     const plans = archivePlans(result.archive);
-    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "run"]);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "turn"]);
     const [[stub], [run]] = plans;
     assert.deepEqual(stub.content, [{ type: "text", text: long }, image], "the stub's entry holds the text and the image");
     const model = buildModel(ctx, result);
@@ -241,7 +243,18 @@ describe("what each tier does, in words", () => {
       assert.doesNotMatch(describeTier(tier), /excludeTools/);
       assert.match(describeTier(tier, { excludeTools: ["memory", "todo"] }), /Results of memory, todo \(excludeTools\) stay whole\./);
     }
+    assert.equal(DEFAULT_TIER_POLICY.autoTargetPct, 0.5);
+    assert.match(describeTier("auto"), /down to 50 % of the window \(autoTargetPct, by contextPctUsed × after \/ before\), cheapest first/);
+    assert.match(describeTier("auto", { autoTargetPct: 0.3 }), /down to 30 % of the window/);
+    assert.match(describeTier("auto"), /then older conversation \(plain chats and flat text too\)/);
     assert.match(describeTier("none"), /changes nothing/);
+    // The repair the words promise: an orphan tool result goes to the archive, even in tier none.
+    assert.match(describeTier("none"), /repaired first.*an orphan tool result/);
+    const orphan = [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "gone", content: "out" }, { role: "assistant", content: "ok" }];
+    const repaired = await compactWithTier("none", { sessionId: "s", pressure: pressure(1, 0.1), messages: orphan });
+    assert.deepEqual(repaired.archive.map((entry) => entry.kind), ["repair"]);
+    assert.equal(repaired.warnings.length, 1);
+    for (const tier of ["micro", "time_based"]) assert.match(describeTier(tier), /warm prompt cache \(cachedTokens given/);
     assert.match(describeTier("session_memory"), /\[session summary\]/);
     assert.match(RECALL_WORDS, /recallToolDefinition\(format\).*recall\(archives, id\)/);
     // The tail in the words is the tail the library keeps: a tail of 1 step leaves 7 of 8 results to micro.
@@ -322,8 +335,10 @@ describe("summariser stub", () => {
 describe("ledger", () => {
   it("sums the trace lines per tier", async () => {
     const ctx = { sessionId: "s", pressure: pressure(8, 0.9), text: sampleFiles()["flat-text.txt"] };
-    const auto = await compactWithTier("auto", ctx, { summarise: createStubSummariser({ mode: "resolve", delayMs: 0 }) });
-    const degraded = await compactWithTier("auto", ctx, { summarise: createStubSummariser({ mode: "reject", delayMs: 0 }) });
+    // Below what micro's stubs reach (0.14 of the window), so auto asks the summariser.
+    const policy = { autoTargetPct: 0.1 };
+    const auto = await compactWithTier("auto", ctx, { policy, summarise: createStubSummariser({ mode: "resolve", delayMs: 0 }) });
+    const degraded = await compactWithTier("auto", ctx, { policy, summarise: createStubSummariser({ mode: "reject", delayMs: 0 }) });
     const micro = await compactWithTier("micro", ctx);
     const lines = [auto, degraded, micro].map((result) => recordTierEvent(result));
     const { rows, total } = ledgerFromLines(lines);

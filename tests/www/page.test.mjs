@@ -57,11 +57,20 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     else await page.screenshot({ path: file, fullPage: false });
   };
 
-  async function setPressure({ turn, pct, idle, complete }) {
+  async function setPressure({ turn, pct, idle, complete, cached }) {
+    await page.fill("#cached", cached === undefined ? "" : String(cached));
     if (turn !== undefined) await page.fill("#turn", String(turn));
     if (pct !== undefined) await page.fill("#pct", String(pct));
     if (idle !== undefined) await page.fill("#idle", String(idle));
     if (complete !== undefined) await page.setChecked("#complete", complete);
+  }
+
+  /** Sets auto's target (policy.autoTargetPct) in the thresholds panel, leaving it as it was. */
+  async function setAutoTarget(value) {
+    const open = await page.$eval("#policy", (details) => details.open);
+    if (!open) await page.click("#policy summary");
+    await page.fill("#policy-auto-target", String(value));
+    if (!open) await page.click("#policy summary");
   }
 
   async function loadSample(file) {
@@ -278,23 +287,27 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     assert.equal(await page.isDisabled("#compact"), false);
   });
 
+  // auto works to policy.autoTargetPct (default 0.5): on the samples micro's stubs alone get
+  // there from 85 %, so the runs that show the summariser use a target of 0.2.
+  const SUMMARISING = { autoTargetPct: 0.2 };
   // One sample per tier, compacted with compact() (the tier comes from the pressure).
   const perTier = [
     { tier: "none", file: "flat-text.txt", inputs: { turn: 1, pct: 30, idle: 0, complete: false }, stub: "off" },
     { tier: "micro", file: "openai-chat.json", inputs: { turn: 4, pct: 30, idle: 0, complete: false }, stub: "off" },
     { tier: "time_based", file: "anthropic-messages.json", inputs: { turn: 8, pct: 40, idle: 900, complete: false }, stub: "off" },
-    { tier: "auto", file: "ai-sdk-messages.json", inputs: { turn: 8, pct: 85, idle: 0, complete: false }, stub: "resolve" },
+    { tier: "auto", file: "ai-sdk-messages.json", inputs: { turn: 8, pct: 85, idle: 0, complete: false }, stub: "resolve", policy: SUMMARISING },
     { tier: "session_memory", file: "flat-text.txt", inputs: { turn: 8, pct: 50, idle: 0, complete: true }, stub: "resolve" },
   ];
-  for (const { tier, file, inputs, stub } of perTier) {
+  for (const { tier, file, inputs, stub, policy = {} } of perTier) {
     it(`compacts ${file} with ${tier}: the page shows what the package returns`, async () => {
       await loadSample(file);
       await setPressure(inputs);
       await setStub(stub, 300, 2000);
+      await setAutoTarget(policy.autoTargetPct ?? DEFAULT_TIER_POLICY.autoTargetPct);
       assert.equal(await page.textContent("#tier"), tier);
       const shown = await compactOnPage();
       runs.push(tier);
-      const { result } = await compactInNode(file, pressure(inputs.turn, inputs.pct / 100, inputs.idle, inputs.complete), stub === "off" ? null : { mode: stub, delayMs: 0 });
+      const { result } = await compactInNode(file, pressure(inputs.turn, inputs.pct / 100, inputs.idle, inputs.complete), stub === "off" ? null : { mode: stub, delayMs: 0 }, 2000, policy);
       assertSameAsNode(shown, result);
       if (tier !== "none") assert.ok(result.afterTokens < result.beforeTokens, "the sample is compacted");
       if (stub === "resolve") {
@@ -307,24 +320,52 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     });
   }
 
+  it("shows the prompt cache's state and the decision: a warm cache defers micro, a cold one does not", async () => {
+    await loadSample("openai-chat.json");
+    await setStub("off", 300, 2000);
+    for (const idle of [10, 900]) {
+      const inputs = { turn: 4, pct: 30, idle, complete: false, cached: 1000000 };
+      await setPressure(inputs);
+      const shown = await compactOnPage();
+      runs.push(await page.textContent("#result-tier"));
+      const { result } = await compactInNode("openai-chat.json", { ...pressure(inputs.turn, inputs.pct / 100, idle, false), cachedTokens: inputs.cached });
+      assertSameAsNode(shown, result);
+      assert.deepEqual(JSON.parse(await page.getAttribute("#cache", "data-cache")), result.cache);
+      const words = await page.textContent("#cache");
+      if (idle === 10) {
+        assert.equal(result.cache.warm, true);
+        assert.match(result.reason, /cache warm: deferred/);
+        assert.match(words, /^warm .* edits deferred/);
+      } else {
+        assert.equal(result.cache.warm, false);
+        assert.ok(result.tokensSaved > 0);
+        assert.match(words, /^cold/);
+      }
+    }
+    await setPressure({});
+  });
+
   it("puts archived items back, one at a time, nested ones once their range is back, then all: output = input", async () => {
-    // auto on flat text: media stripped first, then one run (containing the placeholder) replaced.
+    // auto on flat text to a target of 0.2: micro's stubs, the media stripped, then the older
+    // text (holding the placeholder) replaced by a digest.
     await loadSample("flat-text.txt");
     await setPressure({ turn: 8, pct: 85, idle: 0, complete: false });
     await setStub("off");
+    await setAutoTarget(SUMMARISING.autoTargetPct);
     const shown = await compactOnPage();
+    await setAutoTarget(DEFAULT_TIER_POLICY.autoTargetPct);
     runs.push("auto");
-    const { context, result } = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false));
+    const { context, result } = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false), null, 2000, SUMMARISING);
     assertSameAsNode(shown, result);
-    // auto's plans: micro's stubs, the media, then one run (holding the stubs and the media).
+    // auto's plans: micro's stubs, the media, then one stretch (holding the stubs and the media).
     const plans = archivePlans(result.archive);
-    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "media", "run"]);
+    assert.deepEqual(plans.map((plan) => plan[0].kind), ["tool_result", "media", "turn"]);
     const [stubs, [media], [run]] = plans;
     const rowState = (entry) => page.getAttribute(`#archive tr[data-entry="${entry.id}"]`, "data-state");
-    assert.equal(await rowState(media), "hidden", "the media lies inside the replaced run");
+    assert.equal(await rowState(media), "hidden", "the media lies inside the replaced stretch");
     assert.equal(await page.isDisabled(`#archive tr[data-entry="${media.id}"] button.restore`), true);
     assert.equal(await rowState(run), "restorable");
-    // The run covers micro's stubs too (it replaced everything before the tail): they wait for it.
+    // The stretch covers micro's stubs too (flat text has no tail; 0.2 takes it all): they wait for it.
     assert.deepEqual(await Promise.all(stubs.map(rowState)), stubs.map(() => "hidden"));
     assert.equal(await page.getAttribute("#restore-check", "data-equal"), "true");
     assert.equal(await page.textContent("#restore-check"), "restore(result) gives the input back exactly.");
@@ -373,6 +414,7 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
       await loadSample("ai-sdk-messages.json");
       await setPressure({ turn: 8, pct: 85, idle: 0, complete: false });
       await setStub(mode, 150, timeoutMs);
+      await setAutoTarget(SUMMARISING.autoTargetPct);
       // The async path: the call is pending while the page waits (the hang until the timeout).
       const shown = await compactOnPage(async () => {
         await page.waitForSelector('#calls li[data-state="pending"]');
@@ -381,7 +423,8 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
         if (mode === "hang") await shot("07-degraded-hang-pending", "#stub-panel");
       });
       runs.push("auto");
-      const { result } = await compactInNode("ai-sdk-messages.json", pressure(8, 0.85, 0, false), { mode, delayMs: 0 }, timeoutMs);
+      await setAutoTarget(DEFAULT_TIER_POLICY.autoTargetPct);
+      const { result } = await compactInNode("ai-sdk-messages.json", pressure(8, 0.85, 0, false), { mode, delayMs: 0 }, timeoutMs, SUMMARISING);
       assert.equal(result.degraded, true);
       assertSameAsNode(shown, result);
       assert.equal(shown.degraded, "true");
@@ -417,7 +460,7 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     await page.locator("#recall-box").scrollIntoViewIfNeeded();
     await shot("06-recall", "#recall-box");
     // Every run's archive is searched: an id of an earlier run (the flat-text auto run) is found too.
-    const earlier = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false));
+    const earlier = await compactInNode("flat-text.txt", pressure(8, 0.85, 0, false), null, 2000, SUMMARISING);
     const old = earlier.result.archive[0];
     await page.fill("#recall-id", old.id);
     await page.press("#recall-id", "Enter");

@@ -28,16 +28,19 @@
 //! - `fences`: fence lines and tool-result fences, with the nesting rule;
 //! - `media`: data-URI images, inline and fenced;
 //! - `segment`: cutting the text into segments and segments into messages ([`read`]);
+//! - `sections`: prose cut finer, into paragraphs, for `auto`'s budget ([`read_sections`]);
 //! - `splice`: rewriting the text as a plan's edits say ([`apply`]).
 
 mod fences;
 mod lines;
 mod media;
+mod sections;
 mod segment;
 mod splice;
 #[cfg(test)]
 mod test_support;
 
+pub use sections::{SECTION_CHARS, read_sections};
 pub use splice::apply;
 
 use crate::transcript::{Format, Transcript};

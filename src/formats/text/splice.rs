@@ -98,13 +98,15 @@ fn plan_error(problem: String) -> CompactionError {
 fn edited_messages(edit: &Edit) -> Range<usize> {
     match edit {
         Edit::ReplaceBlock { message, .. } => *message..message.saturating_add(1),
-        Edit::ReplaceMessages { range, .. } => range.clone(),
+        Edit::ReplaceMessages { range, .. } | Edit::RewriteMessages { range, .. } => range.clone(),
     }
 }
 
 fn edit_kind(edit: &Edit) -> ArchiveKind {
     match edit {
-        Edit::ReplaceBlock { kind, .. } | Edit::ReplaceMessages { kind, .. } => *kind,
+        Edit::ReplaceBlock { kind, .. }
+        | Edit::ReplaceMessages { kind, .. }
+        | Edit::RewriteMessages { kind, .. } => *kind,
     }
 }
 
@@ -140,6 +142,10 @@ fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<Splice
             text: new,
             ..
         } => replace_block(text, transcript, *message, *block, new),
+        // Flat text has no tool ids and no roles: nothing in it is ever repaired.
+        Edit::RewriteMessages { .. } => Err(plan_error(
+            "flat text has no messages to rewrite".to_string(),
+        )),
     }
 }
 

@@ -1,0 +1,122 @@
+//! The role order of a format whose user and assistant messages alternate, the first from the
+//! user (Anthropic). One place for the rule: the writer places a replacement by it
+//! ([`arrange`], used by `json::apply`), and the repair finds by it the runs of one side that it
+//! merges and the messages before the first user message (`crate::repair::order`).
+
+use super::registry;
+use crate::transcript::{Format, Role};
+use std::ops::Range;
+
+/// Whether `format` needs user and assistant messages to alternate, the first from the user
+/// (its writer says so: [`super::json::Writer::alternates`]).
+pub(crate) fn alternates(format: Format) -> bool {
+    registry::structured(format).is_ok_and(|structured| structured.writer.alternates())
+}
+
+/// The wire side a message of `role` stands on in an alternating format: the assistant's, or
+/// the user's (tool results travel in user messages there).
+pub(crate) fn side(role: Role) -> &'static str {
+    match role {
+        Role::Assistant => "assistant",
+        _ => "user",
+    }
+}
+
+/// The runs of two or more consecutive messages on one side among `messages` (index and role,
+/// in order; the indices need not be contiguous): each run from its first message's index to
+/// one past its last's.
+pub(crate) fn same_side_runs(
+    messages: impl IntoIterator<Item = (usize, Role)>,
+) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let mut current: Option<(&'static str, usize, usize, usize)> = None; // side, first, last, count
+    for (index, role) in messages {
+        let here = side(role);
+        current = match current {
+            Some((run_side, first, _, count)) if run_side == here => {
+                Some((run_side, first, index, count + 1))
+            }
+            previous => {
+                runs.extend(run_of(previous));
+                Some((here, index, index, 1))
+            }
+        };
+    }
+    runs.extend(run_of(current));
+    runs
+}
+
+fn run_of(run: Option<(&'static str, usize, usize, usize)>) -> Option<Range<usize>> {
+    run.filter(|(_, _, _, count)| *count > 1)
+        .map(|(_, first, last, _)| first..last + 1)
+}
+
+/// The role for a replacement that would rather be `preferred`, between a message of role
+/// `before` and one of role `after` in a format whose roles alternate, the first from the user;
+/// and the role of a bridge message after it when no single role fits.
+pub(crate) fn arrange(
+    preferred: &'static str,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> (&'static str, Option<&'static str>) {
+    let other = |role: &str| if role == "user" { "assistant" } else { "user" };
+    let fits = |role: &str| {
+        Some(role) != before && Some(role) != after && (before.is_some() || role == "user")
+    };
+    if fits(preferred) {
+        return (preferred, None);
+    }
+    if fits(other(preferred)) {
+        return (other(preferred), None);
+    }
+    let first = match before {
+        Some(role) => other(role),
+        None => "user",
+    };
+    (first, Some(other(first)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_one_side() {
+        let roles = [
+            (0, Role::User),
+            (1, Role::Assistant),
+            (3, Role::Assistant),
+            (4, Role::User),
+            (5, Role::User),
+            (7, Role::User),
+            (8, Role::Assistant),
+        ];
+        assert_eq!(same_side_runs(roles), vec![1..4, 4..8]);
+        assert!(same_side_runs([(0, Role::User), (1, Role::Assistant)]).is_empty());
+        assert!(same_side_runs([]).is_empty());
+    }
+
+    #[test]
+    fn only_anthropic_alternates() {
+        assert!(alternates(Format::Anthropic));
+        assert!(!alternates(Format::OpenAi));
+        assert!(!alternates(Format::AiSdk));
+        assert!(!alternates(Format::Text));
+    }
+
+    #[test]
+    fn a_replacement_takes_the_role_that_keeps_the_order() {
+        assert_eq!(
+            arrange("assistant", Some("user"), Some("user")),
+            ("assistant", None)
+        );
+        assert_eq!(
+            arrange("assistant", Some("assistant"), Some("user")),
+            ("user", Some("assistant"))
+        );
+        assert_eq!(
+            arrange("assistant", None, Some("assistant")),
+            ("user", None)
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! auto's model-free reductions, cheapest first: micro's stubs outside the protected tail,
+//! inline media replaced by a placeholder (type, size, SHA-256), thinking blocks outside the
+//! tail to the archive. Each is lossless by recall: the archive holds what it removed.
+
+use super::budget::Stage;
+use super::protection;
+use crate::markers;
+use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::tiers::{TierEnv, shrinking};
+use crate::transcript::{Block, BlockKind, Transcript};
+
+/// The plan of cheap `stage` over `transcript`, as the `seq`-th plan of the call.
+pub fn plan(
+    stage: Stage,
+    transcript: &Transcript,
+    env: &TierEnv<'_>,
+    seq: usize,
+) -> crate::error::Result<Plan> {
+    Ok(match stage {
+        Stage::Stubs => crate::tiers::micro::plan(transcript, env, seq)?,
+        Stage::Media => strip_media(transcript, env),
+        Stage::Thinking => archive_thinking(transcript, env, seq),
+        Stage::ToolRuns | Stage::OlderConversation => Plan::default(),
+    })
+}
+
+/// Thinking and reasoning blocks outside protected content go to the archive, each on its own
+/// (as Anthropic's `clear_thinking` does); their messages keep their text and tool calls.
+fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+    block_plan(
+        transcript,
+        env,
+        "archived {} thinking block(s)",
+        |index, at, block| {
+            if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
+                return None;
+            }
+            let id = place_id(env.correlation_id, seq, index, at as u64);
+            Some((
+                markers::thinking_archived(block.chars(), &id),
+                ArchiveKind::Thinking,
+            ))
+        },
+    )
+}
+
+/// Media placeholders for inline media outside protected content.
+fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    block_plan(
+        transcript,
+        env,
+        "stripped {} inline media block(s)",
+        |_, _, block| match &block.kind {
+            BlockKind::Media { inline: true, .. } => {
+                Some((crate::media::placeholder(block), ArchiveKind::Media))
+            }
+            _ => None,
+        },
+    )
+}
+
+/// The plan that replaces each block outside protected content for which `replace` (given the
+/// message index, the block index and the block) has a text, where it saves tokens; `done`
+/// says what was done, `{}` standing for how many.
+fn block_plan(
+    transcript: &Transcript,
+    env: &TierEnv<'_>,
+    done: &str,
+    replace: impl Fn(usize, usize, &Block<'_>) -> Option<(String, ArchiveKind)>,
+) -> Plan {
+    let protection = protection(transcript, env);
+    let mut edits = Vec::new();
+    for (index, message) in transcript.messages.iter().enumerate() {
+        if protection.is_protected(index) {
+            continue;
+        }
+        for (at, block) in message.blocks.iter().enumerate() {
+            if let Some((text, kind)) = replace(index, at, block) {
+                edits.push(Edit::ReplaceBlock {
+                    message: index,
+                    block: at,
+                    text,
+                    kind,
+                });
+            }
+        }
+    }
+    let edits = shrinking(transcript, edits, env.counter);
+    let reason = match edits.len() {
+        0 => String::new(),
+        count => done.replace("{}", &count.to_string()),
+    };
+    Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    }
+}
