@@ -357,6 +357,7 @@ pub fn chat() -> impl Strategy<Value = Conversation> {
     let exchange = (hard_text(), (hard_text(), 1usize..30)).prop_map(|(user, (answer, n))| Turn {
         user,
         image: None,
+        binary: false,
         steps: vec![Step::Say(answer.repeat(n))],
         age_tag: None,
     });
@@ -389,6 +390,7 @@ pub fn agent_run() -> impl Strategy<Value = Conversation> {
             turns: vec![Turn {
                 user: task,
                 image: None,
+                binary: false,
                 steps,
                 age_tag: None,
             }],
