@@ -28,6 +28,9 @@
 // Callbacks the host still holds for the dead instance (a summariser's answer still on its way)
 // can only reach the dead instance, because each instance has its own copy of the glue.
 
+import { isBinary, isUrl, hostValuePlaceholder, jsonUtf8Length, utf8Length } from "./host-values.mjs";
+import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, mayHaveLoneEscapes, unmap, unmapBody } from "./surrogates.mjs";
+
 /** Where tests find each module graph's diagnostics; the package only registers if a test created it. */
 const TESTING = Symbol.for("tiered-compaction.testing");
 
@@ -107,32 +110,92 @@ function randomWord() {
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-const HIGH_SURROGATES = /[\uD800-\uDBFF]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/** A child that crosses as a host-value placeholder: binary data or a URL, not a plain object. */
+function isHostValue(value) {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) !== Object.prototype &&
+    (isBinary(value) || isUrl(value))
+  );
+}
 
 /**
- * How the binding reads a message array (src/wasm/skeleton.rs, src/elision.rs): one
- * `JSON.stringify` whose replacer swaps every string of more than `minChars` code points for a
- * placeholder `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into
- * wasm memory unless the binding asks for them (`strings[index]`). A string that is not well
- * formed (a lone surrogate) is left in place, for the parser to refuse as before.
+ * How the binding reads a message array (src/wasm/skeleton.rs, src/elision.rs,
+ * src/host_value.rs): one `JSON.stringify` whose replacer
+ *   - swaps every string of more than `minChars` code points for a placeholder
+ *     `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into wasm
+ *     memory unless the binding asks for them (`strings[index]`);
+ *   - swaps binary data (Uint8Array, Buffer, ArrayBuffer) and URL objects for a host-value
+ *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}` / `...:u:{href}` (`values[index]`):
+ *     bytes never cross, and are never read as JSON (a Buffer's `toJSON`, a Uint8Array's
+ *     `{"0":137,...}`). They are replaced in their parent, before `toJSON` runs on them.
+ * Lone surrogates cross mapped to a window of private-use characters (surrogates.mjs):
+ * `base` is the window (0: none needed), `crossing[index]` a long string's mapped text.
+ * `exactBytes()` measures the input's JSON size as the core would, without copying it.
  * @param {unknown} messages
  * @param {number} minChars
  * @param {number} headUnits
  * @param {number} tailUnits
+ * @param {string} [body] a request body the strings will be written into (`restore`): the window
+ *   must be one the body can take too (see surrogates.mjs `mapBody`)
  */
-export function readSkeleton(messages, minChars, headUnits, tailUnits) {
+export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
   const nonce = randomWord() + randomWord() + randomWord() + randomWord();
   /** @type {string[]} */
   const strings = [];
+  /** @type {string[]} the placeholders of `strings`, for `exactBytes` */
+  const marks = [];
+  /** @type {unknown[]} */
+  const values = [];
   let units = 0;
+  let valueBytes = 0;
+  let markBytes = 0;
+  let lone = false;
+  const hostValue = (value) => {
+    const { placeholder, jsonBytes } = hostValuePlaceholder(value, values.length, nonce);
+    values.push(value);
+    valueBytes += jsonBytes;
+    markBytes += jsonUtf8Length(placeholder);
+    return placeholder;
+  };
+  const replaceChildren = (value) => {
+    let copy = null;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (isHostValue(value[i])) {
+          copy ??= value.slice();
+          copy[i] = hostValue(value[i]);
+        }
+      }
+    } else {
+      // Through descriptors: a getter is not called here (JSON.stringify reads each property
+      // once; a host value behind a getter reaches the replacer itself, below).
+      for (const key in value) {
+        const property = Object.getOwnPropertyDescriptor(value, key);
+        if (property !== undefined && isHostValue(property.value)) {
+          copy ??= { ...value };
+          copy[key] = hostValue(property.value);
+        }
+      }
+    }
+    return copy ?? value;
+  };
   const text = JSON.stringify(messages, (_key, value) => {
+    if (typeof value === "object") {
+      if (value === null) return value;
+      // Bytes or an ArrayBuffer behind a getter (a URL's or a Buffer's `toJSON` has run by now).
+      return isHostValue(value) ? hostValue(value) : replaceChildren(value);
+    }
     if (typeof value !== "string" || value.length <= minChars) return value;
     let chars = value.length;
     // A one-byte string settles this test at once; a two-byte one is scanned.
     if (SURROGATE.test(value)) {
-      if (typeof value.isWellFormed === "function" ? !value.isWellFormed() : LONE_SURROGATE.test(value)) return value;
-      chars -= value.match(HIGH_SURROGATES).length;
+      if (hasLone(value)) lone = true;
+      chars -= value.match(PAIRS)?.length ?? 0;
       if (chars <= minChars) return value;
     }
     const index = strings.push(value) - 1;
@@ -141,10 +204,47 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits) {
     if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
     let tail = value.slice(-tailUnits);
     if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
-    return `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
+    const mark = `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
+    marks.push(mark);
+    return mark;
   });
-  return { text, strings, nonce, units };
+  if (text === undefined) return { text, strings, values, nonce, units, valueBytes, base: 0, crossing: [] };
+  // Short strings' lone surrogates are escapes in the text (`\ud800`); long ones are in `strings`.
+  let base = 0;
+  let crossed = text;
+  /** @type {string[]} */
+  const crossing = [];
+  if (lone || mayHaveLoneEscapes(text)) {
+    base = typeof body === "string" ? freeWindow([text, ...strings, body], true) : freeWindow([text, ...strings]);
+    crossed = mapEscapes(text, base);
+    strings.forEach((value, index) => {
+      if (hasLone(value)) crossing[index] = mapLone(value, base);
+    });
+    if (crossed === text && crossing.length === 0) base = 0;
+  }
+  const exactBytes = () => {
+    let bytes = utf8Length(crossed) - markBytes + valueBytes;
+    for (const mark of marks) bytes -= jsonUtf8Length(mark);
+    for (const value of strings) bytes += jsonUtf8Length(value);
+    return bytes;
+  };
+  return { text: crossed, strings, values, nonce, units, valueBytes, base, crossing, exactBytes };
 }
+
+/** Host helpers the binding imports (scripts/glue.mjs). */
+export const bindingHelpers = {
+  readSkeleton,
+  /** UTF-8 bytes of a string, measured in the host (a refused input is never copied). */
+  measureString: utf8Length,
+  /** A string as it crosses: `{ text, base }` (lone surrogates mapped, see surrogates.mjs). */
+  crossString: mapString,
+  /** A request body as it crosses: `{ text, base }`. */
+  crossBody: mapBody,
+  /** A string the core wrote, its window's characters turned back into lone surrogates. */
+  unmapString: unmap,
+  /** A body the core wrote from a crossed body, back in the host's code units. */
+  unmapBody,
+};
 
 /**
  * @param {() => { api: Record<string, Function>, getImports: () => object, finalize: (instance: { exports: object }, module: WebAssembly.Module) => unknown }} createGlue
@@ -159,7 +259,7 @@ export function createApi(createGlue, entry) {
 
   /** A fresh copy of the glue and the state of the instance it will serve, with its imports. */
   function prepare() {
-    const glue = createGlue({ readSkeleton });
+    const glue = createGlue(bindingHelpers);
     const state = {
       glue: glue.api,
       finalize: glue.finalize,

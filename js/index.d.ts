@@ -118,7 +118,40 @@ export interface AnthropicMessage {
   content: string | readonly unknown[];
 }
 
-/** A Vercel AI SDK `ModelMessage`. */
+/**
+ * Media data as the AI SDK's `DataContent` allows it: a base64 string, a `Uint8Array` (a Node
+ * `Buffer` is one) or an `ArrayBuffer`. Binary data is never copied into the library's memory or
+ * read as JSON: it is measured by its byte length (tokens as its base64 text), a media
+ * placeholder names its size and the SHA-256 of its bytes, and the output and the archive hold
+ * the caller's own object.
+ */
+export type DataContent = string | Uint8Array | ArrayBuffer;
+
+/** The AI SDK's tagged file data (AI SDK 7): bytes, or a URL (a reference, kept as it is). */
+export type AiSdkFileData = { type: "data"; data: DataContent } | { type: "url"; url: HostURL | string } | { type: string; [field: string]: unknown };
+
+/** An AI SDK image part; `image` may be a `URL` object, kept as it is. */
+export interface AiSdkImagePart {
+  type: "image";
+  image: DataContent | HostURL;
+  mediaType?: string;
+  providerOptions?: unknown;
+}
+
+/** An AI SDK file part (also a `reasoning-file` part's shape). */
+export interface AiSdkFilePart {
+  type: "file";
+  data: DataContent | HostURL | AiSdkFileData;
+  mediaType: string;
+  filename?: string;
+  providerOptions?: unknown;
+}
+
+/**
+ * A Vercel AI SDK `ModelMessage`. Parts are read as the SDK defines them (`AiSdkImagePart`,
+ * `AiSdkFilePart`, text, reasoning, tool calls and results); any `DataContent` form and `URL`
+ * objects are accepted wherever the SDK allows them.
+ */
 export interface AiSdkModelMessage {
   role: "system" | "user" | "assistant" | "tool";
   content: string | readonly unknown[];

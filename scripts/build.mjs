@@ -138,7 +138,15 @@ const factory = glueFactory(fs.readFileSync(webGlue, "utf8"));
 fs.writeFileSync(webGlue, factory.esm);
 fs.writeFileSync(path.join(pkg, "node", "glue.cjs"), factory.cjs);
 const source = (name) => fs.readFileSync(path.join(root, "js", name), "utf8");
-fs.writeFileSync(path.join(pkg, "api.cjs"), commonJs(source("api.mjs"), "js/api.mjs"));
+for (const name of ["host-values", "surrogates"]) {
+  fs.writeFileSync(path.join(pkg, `${name}.cjs`), commonJs(source(`${name}.mjs`), `js/${name}.mjs`));
+}
+fs.writeFileSync(
+  path.join(pkg, "api.cjs"),
+  commonJs(source("api.mjs"), "js/api.mjs", {
+    requires: { "./host-values.mjs": "./host-values.cjs", "./surrogates.mjs": "./surrogates.cjs" },
+  }),
+);
 fs.writeFileSync(
   path.join(pkg, "index.cjs"),
   commonJs(source("index.mjs"), "js/index.mjs", {

@@ -14,6 +14,10 @@
 // every rewrite below checks that the text it expects is there, so a different glue layout fails
 // the build instead of producing a broken package.
 
+/** The package's helpers the binding imports (js/api.mjs `bindingHelpers`), each as
+ * `tieredCompaction<Name>` (src/wasm/skeleton.rs, src/wasm/text.rs, src/wasm/surrogates.rs). */
+const HELPERS = ["readSkeleton", "measureString", "crossString", "crossBody", "unmapString", "unmapBody"];
+
 /**
  * @param {string} source wasm-bindgen's web glue
  * @returns {{ esm: string, cjs: string, exports: string[] }}
@@ -36,10 +40,10 @@ export function glueFactory(source) {
     [
       "/**",
       " * A fresh copy of the glue and its per-instance state; see scripts/glue.mjs. `host` holds",
-      " * the package's JS helpers the binding imports by name (js/api.mjs `readSkeleton`).",
+      " * the package's JS helpers the binding imports by name (js/api.mjs `bindingHelpers`).",
       " */",
       "function createGlue(host = {}) {",
-      "const tieredCompactionReadSkeleton = host.readSkeleton;",
+      ...HELPERS.map((name) => `const tieredCompaction${name[0].toUpperCase()}${name.slice(1)} = host.${name};`),
       // Not re-indented: the body may hold multi-line strings.
       body.replaceAll("import.meta.url", url),
       `  return { api: { ${exports.join(", ")} }, getImports: __wbg_get_imports, finalize: __wbg_finalize_init };`,

@@ -75,6 +75,9 @@ pub struct TierContext {
     /// `previous_response_id` or `conversation`): a tool result whose call is not in the list
     /// answers a stored call, so it is neither an orphan to repair nor removed with a range.
     pub server_history: bool,
+    /// Set by a binding whose `input` messages hold placeholders for values it keeps in the
+    /// host: binary data and URLs (see [`crate::host_value`]); in elided and whole reads alike.
+    pub host_values: Option<crate::host_value::HostValueKey>,
 }
 
 impl TierContext {
@@ -91,6 +94,7 @@ impl TierContext {
             input,
             elision: None,
             server_history: false,
+            host_values: None,
         }
     }
 

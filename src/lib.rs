@@ -45,6 +45,11 @@
 //!   CR LF) instead of its content ([`transcript::facts`], placeholders in [`elision`]).
 //! - **Skeleton** (binding): the JSON of the host's messages with long strings replaced by
 //!   placeholders, read into the core in one crossing.
+//! - **Host value**: binary data (an image as bytes) or a URL object that the binding keeps in
+//!   the host; the core knows binary data by its length and hash ([`host_value`],
+//!   [`transcript::binary`]) and counts it as its base64 text.
+//! - **Window** (binding): the private-use characters a call's lone UTF-16 surrogates cross as,
+//!   one for one, mapped back on the way out (`docs/design.md` §8).
 //! - **Rule**: the words of the trigger that selected a tier (`TierResult.reason`).
 //! - **Edge path**: [`compact_request_body`], a provider request body in and out as a string.
 
@@ -64,10 +69,12 @@ pub mod elision;
 pub mod engine;
 pub mod error;
 pub mod formats;
+pub mod host_value;
 pub mod input;
 pub mod legacy;
 pub mod limits;
 pub mod markers;
+pub mod media;
 pub mod must_keep;
 pub mod plan;
 pub mod policy;

@@ -64,6 +64,13 @@ impl Limits {
         self.check_size(path, text.len(), "")
     }
 
+    /// Checks a size a binding measured without copying the input into the core: `bytes` of
+    /// the value at `path`, as JSON when `as_json` (the error reads as [`Self::check_text`]'s or
+    /// [`Self::check_messages`]' would).
+    pub fn check_measured(&self, path: &str, bytes: usize, as_json: bool) -> Result<()> {
+        self.check_size(path, bytes, if as_json { " as JSON" } else { "" })
+    }
+
     /// Checks the depth of every message and the size of the whole list as JSON. Depth is
     /// checked first and stops at the first message too deep; the size is exact. Strings are
     /// measured byte by byte only when a bound that assumes the worst escaping (six bytes a

@@ -16,6 +16,45 @@ pub trait TokenCounter {
         let _ = chars;
         self.count(text)
     }
+
+    /// Tokens of a base64 text of `chars` characters: what a binary value the host keeps as
+    /// bytes counts (see [`crate::transcript::binary`]). Its bytes are not here to be encoded,
+    /// so a counter that reads the text counts a stand-in of the same length: base64 of
+    /// pseudo-random bytes (as compressed media are), in pieces of [`BASE64_PIECE`] characters,
+    /// so a 4 MB image costs two calls of `count`, not a 5 MB string.
+    fn count_base64(&self, chars: u64) -> u64 {
+        let piece = base64_stand_in();
+        let (whole, rest) = (
+            chars / BASE64_PIECE as u64,
+            (chars % BASE64_PIECE as u64) as usize,
+        );
+        let mut tokens = 0;
+        if whole > 0 {
+            tokens = self.count(&piece).saturating_mul(whole);
+        }
+        if rest > 0 {
+            tokens = tokens.saturating_add(self.count(&piece[..rest]));
+        }
+        tokens
+    }
+}
+
+/// Characters of the stand-in a counter counts for base64 it cannot read (see
+/// [`TokenCounter::count_base64`]).
+pub const BASE64_PIECE: usize = 4096;
+
+/// [`BASE64_PIECE`] characters of base64 of xorshift bytes: fixed, so counts are deterministic.
+fn base64_stand_in() -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state: u32 = 0x9E37_79B9;
+    (0..BASE64_PIECE)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            ALPHABET[(state >> 26) as usize] as char
+        })
+        .collect()
 }
 
 /// The seed's rule: 0 for "", else `max(1, code points / chars_per_token)`.
@@ -41,6 +80,13 @@ impl TokenCounter for SeedRule {
             return 0;
         }
         (chars as u64 / u64::from(self.chars_per_token.max(1))).max(1)
+    }
+
+    fn count_base64(&self, chars: u64) -> u64 {
+        if chars == 0 {
+            return 0;
+        }
+        (chars / u64::from(self.chars_per_token.max(1))).max(1)
     }
 }
 

@@ -9,6 +9,7 @@ use crate::context::{ContextInput, FormatChoice};
 use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
+use crate::host_value::HostValueKey;
 use crate::plan::{Edit, Plan, archive_id, place_id};
 use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
@@ -56,6 +57,8 @@ pub struct Working<'a> {
     elision: Option<&'a ElisionKey>,
     /// The strings behind them, for those that must be read whole.
     strings: Option<&'a dyn ElidedStrings>,
+    /// The key of the input's host-value placeholders (binary data, URLs).
+    host_values: Option<&'a HostValueKey>,
     /// What archive ids are derived from besides the edit's place: the call's correlation id.
     pub id_seed: String,
     /// Plans applied so far (each plan's edits number their places afresh).
@@ -64,11 +67,14 @@ pub struct Working<'a> {
 
 impl<'a> Working<'a> {
     /// Reads the host's input (detecting the message format when asked to); with `elision`,
-    /// the placeholders in it become elided blocks (see [`crate::elision`]).
+    /// the placeholders in it become elided blocks (see [`crate::elision`]); with
+    /// `host_values`, binary values and URLs the host keeps are known by their facts (see
+    /// [`crate::host_value`]).
     pub fn read(
         input: &'a ContextInput,
         elision: Option<&'a ElisionKey>,
         strings: Option<&'a dyn ElidedStrings>,
+        host_values: Option<&'a HostValueKey>,
     ) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
@@ -85,6 +91,11 @@ impl<'a> Working<'a> {
                 if let Some(key) = elision {
                     for (index, message) in transcript.messages.iter_mut().enumerate() {
                         crate::elision::resolve(message, key, strings, index)?;
+                    }
+                }
+                if let Some(key) = host_values {
+                    for message in &mut transcript.messages {
+                        crate::host_value::resolve(message, key);
                     }
                 }
                 let origins = (0..messages.len()).map(Some).collect();
@@ -106,6 +117,7 @@ impl<'a> Working<'a> {
             counted: Vec::new(),
             elision,
             strings,
+            host_values,
             id_seed: String::new(),
             plans_applied: 0,
         })
@@ -212,6 +224,7 @@ impl<'a> Working<'a> {
                         &applied.origins,
                         self.elision,
                         self.strings,
+                        self.host_values,
                     )?;
                     self.context = Current::Messages(applied.output);
                     applied.archive
@@ -256,7 +269,7 @@ impl<'a> Working<'a> {
     /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
     /// keeping what the attempt learned: notes, warnings, spend and the session summary.
     pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
-        let fresh = Self::read(input, self.elision, self.strings)?;
+        let fresh = Self::read(input, self.elision, self.strings, self.host_values)?;
         self.reset_to(fresh);
         self.notes
             .push(format!("input returned unchanged: the result {why_not}"));
@@ -292,6 +305,7 @@ fn reread<'a>(
     origins: &[Option<usize>],
     elision: Option<&ElisionKey>,
     strings: Option<&dyn ElidedStrings>,
+    host_values: Option<&HostValueKey>,
 ) -> Result<Transcript<'a>> {
     let format = before.format;
     let mut old: Vec<Option<Message<'a>>> = before.messages.into_iter().map(Some).collect();
@@ -311,6 +325,9 @@ fn reread<'a>(
                 let mut message = formats::read_message(value, index, format)?;
                 if let Some(key) = elision {
                     crate::elision::resolve(&mut message, key, strings, index)?;
+                }
+                if let Some(key) = host_values {
+                    crate::host_value::resolve(&mut message, key);
                 }
                 message.into_owned()
             }

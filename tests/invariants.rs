@@ -40,14 +40,59 @@ fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
 }
 
 fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
-    TierContext::new(
+    let mut ctx = TierContext::new(
         "s-prop",
         pressure(4, 0.8, 400.0, false),
         ContextInput::Messages {
             messages,
             format: FormatChoice::Fixed(format),
         },
-    )
+    );
+    // Binary images cross as host-value placeholders (generated for the AI SDK).
+    ctx.host_values = Some(tiered_compaction::host_value::HostValueKey::new(
+        generate::HOST_VALUE_NONCE,
+    ));
+    ctx
+}
+
+/// Host-value placeholders never leak into what the library writes: a string of the output or
+/// the archive that mentions one is one, whole (the binding puts the host's object back), and
+/// a cut never ends between CR and LF.
+fn check_host_values_and_cuts(result: &TierResult) -> Result<(), TestCaseError> {
+    let key = tiered_compaction::host_value::HostValueKey::new(generate::HOST_VALUE_NONCE);
+    let mut stack: Vec<&Value> = Vec::new();
+    if let tiered_compaction::ContextData::Messages(messages) = &result.context {
+        stack.extend(messages);
+    }
+    stack.extend(result.archive.iter().map(|entry| &entry.content));
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) if key.mentions(text) => {
+                prop_assert!(key.parse(text).is_some(), "leaked placeholder: {:?}", text);
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(fields) => stack.extend(fields.values()),
+            _ => {}
+        }
+    }
+    for entry in &result.archive {
+        prop_assert!(
+            !key.mentions(&entry.replacement),
+            "leaked: {:?}",
+            entry.replacement
+        );
+        if let Value::String(body) = &entry.content {
+            let shared = body
+                .chars()
+                .zip(entry.replacement.chars())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len_utf8())
+                .sum::<usize>();
+            let split = body[..shared].ends_with('\r') && body[shared..].starts_with('\n');
+            prop_assert!(!split, "a cut between CR and LF: {:?}", entry.replacement);
+        }
+    }
+    Ok(())
 }
 
 /// The user's words of `message`: its content but the tool results (which an Anthropic user
@@ -90,6 +135,7 @@ fn check_structured(
 ) -> Result<(), TestCaseError> {
     let context = ctx(format, input.to_vec());
     let result = run_tier(tier, &context, summariser);
+    check_host_values_and_cuts(&result)?;
     let output = result
         .messages()
         .expect("messages in, messages out")

@@ -43,11 +43,16 @@ pub fn run(
 }
 
 fn messages_ctx(messages: Vec<Value>, format: FormatChoice) -> TierContext {
-    TierContext::new(
+    let mut ctx = TierContext::new(
         "s-fuzz",
         pressure(),
         ContextInput::Messages { messages, format },
-    )
+    );
+    // Generated AI SDK images may be binary data the host keeps (host-value placeholders).
+    ctx.host_values = Some(tiered_compaction::host_value::HostValueKey::new(
+        crate::common::generate::HOST_VALUE_NONCE,
+    ));
+    ctx
 }
 
 /// The format a result says it is in.
@@ -115,7 +120,42 @@ pub fn structured(
             );
         }
     }
-    // 2. Lossless: the input comes back from output + archive.
+    // 2. Lossless: the input comes back from output + archive; a host value's placeholder is
+    //    never cut or quoted into what the library writes (the binding puts the host's object
+    //    back only for a whole one).
+    let key =
+        tiered_compaction::host_value::HostValueKey::new(crate::common::generate::HOST_VALUE_NONCE);
+    // (Unless the input's own text already holds the marker: the binding's nonce is random per
+    // call, fuzzed text may hold this fixed one.)
+    let quoted = input
+        .iter()
+        .any(|message| key.mentions(&message.to_string()));
+    let mut written: Vec<&Value> = if quoted {
+        Vec::new()
+    } else {
+        output.iter().collect()
+    };
+    if !quoted {
+        written.extend(result.archive.iter().map(|entry| &entry.content));
+    }
+    while let Some(value) = written.pop() {
+        match value {
+            Value::String(text) => assert!(
+                !key.mentions(text) || key.parse(text).is_some(),
+                "{tier} {format:?}: a host value's placeholder leaked: {text:?}"
+            ),
+            Value::Array(items) => written.extend(items),
+            Value::Object(fields) => written.extend(fields.values()),
+            _ => {}
+        }
+    }
+    for entry in result.archive.iter().filter(|_| !quoted) {
+        assert!(
+            !key.mentions(&entry.replacement),
+            "{tier} {format:?}: a host value's placeholder leaked: {:?}",
+            entry.replacement
+        );
+    }
     assert!(
         restore(&result.context, &result.archive) == ContextData::Messages(input.to_vec()),
         "{tier} {format:?}: input not recoverable from output + archive"

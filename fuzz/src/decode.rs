@@ -1,7 +1,8 @@
 //! Fuzz bytes → a generated conversation: every choice the proptest generator
 //! (`tests/common/generate.rs`) makes at random is read from the bytes instead, so libFuzzer's
 //! coverage guidance steers the shape (turns, parallel calls, long outputs, images, age tags) and
-//! the text (hard Unicode, CRLF, fences, tags, the library's own markers, arbitrary strings).
+//! the text (hard Unicode, CRLF, fences, tags, the library's own markers, arbitrary strings,
+//! lone surrogates as they cross from JS), and binary images kept by the host.
 
 use crate::common::generate::{Call, Conversation, Step, Turn};
 use arbitrary::{Arbitrary, Result, Unstructured};
@@ -34,6 +35,14 @@ const PIECES: &[&str] = &[
     "[kept verbatim]\n",
     "![img](data:image/png;base64,iVBORw0KGgo)",
     "```data:image/png;base64,iVBORw0KGgo\n```\n",
+    // Lone surrogates as they cross from JS (src/wasm/surrogates.rs): private-use characters of
+    // a window, one per surrogate (a high one cut from an emoji, a low one, a reversed pair).
+    "cut \u{E03D}",
+    "\u{E600} tail ",
+    "\u{E600}\u{E03D}",
+    "\u{F003D}\u{F0600}",
+    // CR LF where micro cuts its head (80 characters).
+    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n",
 ];
 
 const TOOLS: &[&str] = &["bash", "read_file", "web_fetch"];
@@ -98,9 +107,12 @@ fn turn(u: &mut Unstructured<'_>) -> Result<Turn> {
     } else {
         None
     };
+    // Binary data the host keeps (a host-value placeholder, AI SDK only), or a base64 string.
+    let binary = u.arbitrary()?;
     Ok(Turn {
         user,
         image,
+        binary,
         steps,
         age_tag,
     })

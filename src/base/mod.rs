@@ -2,6 +2,7 @@
 //! a message, a tier or a format is. Each module depends only on the standard library, its
 //! crates and other `base` modules.
 
+pub mod base64;
 pub(crate) mod bytes;
 pub mod cut;
 pub(crate) mod decimal;

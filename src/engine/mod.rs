@@ -98,7 +98,12 @@ async fn run(
             format!("hold elided texts, which {tier} with this counter reads whole"),
         ));
     }
-    let mut working = Working::read(&ctx.input, ctx.elision.as_ref(), options.elided_strings)?;
+    let mut working = Working::read(
+        &ctx.input,
+        ctx.elision.as_ref(),
+        options.elided_strings,
+        ctx.host_values.as_ref(),
+    )?;
     let before_tokens = working.tokens(counter);
     let (correlation_id, id_seed) = match &options.correlation_id {
         Some(id) => (id.clone(), id.clone()),

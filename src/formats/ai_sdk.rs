@@ -135,7 +135,7 @@ fn part_block<'v>(
             Cow::Borrowed(required_str(object, path, "text")?),
         ),
         "image" => return data_block(object, path, "image", "image", index),
-        "file" => return data_block(object, path, "data", "file", index),
+        "file" | "reasoning-file" => return data_block(object, path, "data", "file", index),
         "reasoning" => (
             BlockKind::Thinking,
             Cow::Borrowed(optional_str(object, "text").unwrap_or_default()),
@@ -162,6 +162,12 @@ fn data_block<'v>(
     let media_type = optional_str(object, "mediaType").or_else(|| optional_str(object, "mimeType"));
     match object.get(field) {
         Some(Value::String(data)) => Ok(media_block(data, media_type, fallback, vec![index])),
+        // AI SDK 7's tagged `FileData`: `{type: "data", data}` (bytes or base64), `{type: "url",
+        // url}`; a provider reference or inline text falls through to the JSON count below.
+        Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
+            let data = tagged_data(tagged).unwrap_or_default();
+            Ok(media_block(data, media_type, fallback, vec![index]))
+        }
         Some(Value::Null) | None => Err(CompactionError::type_error(
             format!("{path}.{field}"),
             "is required",
@@ -174,6 +180,15 @@ fn data_block<'v>(
             Cow::Owned(compact_json(other)),
             vec![index],
         )),
+    }
+}
+
+/// The data of a tagged `FileData` of type `data` or `url`.
+fn tagged_data(tagged: &Map<String, Value>) -> Option<&str> {
+    match tagged.get("type").and_then(Value::as_str)? {
+        "data" => tagged.get("data")?.as_str(),
+        "url" => tagged.get("url")?.as_str(),
+        _ => None,
     }
 }
 
@@ -299,6 +314,15 @@ fn content_output<'v>(
                     block_path,
                 ));
             }
+            // AI SDK 7: `{type: "file", data: FileData}` (bytes, base64 or a URL, tagged).
+            "file" => match object.get("data").and_then(|data| match data {
+                Value::String(data) => Some(data.as_str()),
+                Value::Object(tagged) => tagged_data(tagged),
+                _ => None,
+            }) {
+                Some(data) => nested.push(media_block(data, media_type, "file", block_path)),
+                None => texts.push(compact_json(item)),
+            },
             "image-url" | "file-url" => {
                 let url = required_str(object, &item_path, "url")?;
                 let fallback = if item_type == "image-url" {

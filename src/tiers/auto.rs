@@ -25,14 +25,12 @@ use super::Rule;
 use super::TierEnv;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
-use crate::markers;
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::Transcript;
 use crate::transcript::protect::Protection;
 use crate::working::Working;
 use budget::{Budget, Stage};
-use sha2::{Digest, Sha256};
 
 /// This tier.
 pub const TIER: Tier = Tier::Auto;
@@ -83,15 +81,4 @@ fn protection(transcript: &Transcript, env: &TierEnv<'_>) -> Protection {
         env.policy.keep_recent_steps,
         &env.policy.exclude_tools,
     )
-}
-
-/// The placeholder for inline media `data`: its type, decoded size and SHA-256 of the data as
-/// given (the base64 text), so the host can match it against what it archived.
-pub fn placeholder(media_type: &str, data: &str) -> String {
-    let payload = data.split_once(";base64,").map_or(data, |(_, b64)| b64);
-    let padding = payload.bytes().rev().take_while(|b| *b == b'=').count();
-    let bytes = (payload.len() / 4 * 3).saturating_sub(padding);
-    let hash = Sha256::digest(data.as_bytes());
-    let hex: String = hash.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    markers::media_placeholder(media_type, bytes, &hex)
 }

@@ -3,12 +3,14 @@
 //! tiers never see a wire format. A transcript is an outline: roles, tool ids, the text of each
 //! block (what tokens are counted on and what summaries are made of) and where each came from.
 
+pub mod binary;
 pub mod facts;
 pub mod pairing;
 pub mod protect;
 pub mod render;
 pub mod steps;
 
+use binary::Binary;
 use facts::{Elided, Fingerprint};
 use std::borrow::Cow;
 
@@ -48,7 +50,8 @@ pub enum BlockKind {
         /// The result is marked as an error.
         is_error: bool,
     },
-    /// An image, document or file; the block's text is its data (base64 or URL).
+    /// An image, document or file; the block's text is its data (base64 or URL), or the hash of
+    /// a binary value the host keeps ([`Block::binary`]).
     Media {
         /// MIME type where known (`image/png`), else a coarse kind (`image`).
         media_type: String,
@@ -77,6 +80,9 @@ pub struct Block<'a> {
     /// Set when the binding elided the text (see [`crate::elision`]): `text` is then only its
     /// head, and these are the facts of the whole.
     pub elided: Option<Elided<'a>>,
+    /// Set when the block's data is a binary value the binding keeps in the host (see
+    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text.
+    pub binary: Option<Binary>,
 }
 
 impl<'a> Block<'a> {
@@ -87,6 +93,7 @@ impl<'a> Block<'a> {
             text,
             path,
             elided: None,
+            binary: None,
         }
     }
 
@@ -97,11 +104,15 @@ impl<'a> Block<'a> {
             text: Cow::Owned(self.text.into_owned()),
             path: self.path,
             elided: self.elided.map(Elided::into_owned),
+            binary: self.binary,
         }
     }
 
     /// The text's length in code points.
     pub fn chars(&self) -> usize {
+        if let Some(binary) = &self.binary {
+            return usize::try_from(binary.base64_len()).unwrap_or(usize::MAX);
+        }
         match &self.elided {
             Some(facts) => facts.chars,
             None => self.text.chars().count(),
@@ -110,6 +121,9 @@ impl<'a> Block<'a> {
 
     /// Tokens of the text under `counter`.
     pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
+        if let Some(binary) = &self.binary {
+            return counter.count_base64(binary.base64_len());
+        }
         match &self.elided {
             Some(facts) => counter.count_with_chars(&self.text, facts.chars),
             None => counter.count(&self.text),
@@ -118,6 +132,9 @@ impl<'a> Block<'a> {
 
     /// The text has a CRLF line end.
     pub fn has_crlf(&self) -> bool {
+        if self.binary.is_some() {
+            return false;
+        }
         match &self.elided {
             Some(facts) => facts.crlf,
             None => has_crlf(&self.text),

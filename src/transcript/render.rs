@@ -48,7 +48,7 @@ fn render_message(message: &Message, out: &mut String) {
                 writeln!(
                     out,
                     "[{role} attached {media_type}, {how}, {} chars omitted]\n",
-                    block.text.chars().count()
+                    block.chars()
                 )
             }
             BlockKind::Thinking => writeln!(out, "[{role} thinking] {}\n", block.text),

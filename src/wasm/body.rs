@@ -12,6 +12,7 @@
 //! from wasm.
 
 use super::skeleton::{BodyTokens, Originals};
+use super::surrogates::Window;
 use super::text;
 use crate::edge::body::{MessagesSpan, scanner_disagrees, utf16_positions};
 use crate::edge::elision::ElidedBody;
@@ -21,12 +22,19 @@ use crate::result::{ArchiveOrigin, TierResult};
 use js_sys::JsString;
 use std::borrow::Cow;
 use std::ops::Range;
-use wasm_bindgen::JsValue;
 
 /// The caller's body and its UTF-8 copy.
 pub struct JsBody<'b> {
     /// The caller's string.
     body: &'b JsString,
+    /// The string as it crossed: the caller's, lone surrogates mapped to `window` (raw ones and
+    /// escaped ones, each to one character or one escape of the same length: every offset of
+    /// one is an offset of the other).
+    crossed: JsString,
+    /// The window of the body's lone surrogates.
+    window: Window,
+    /// Lone surrogates crossed as U+FFFD (no window was free): the copy is not exact.
+    lossy: bool,
     /// Its UTF-8 copy, until the core lets it go.
     text: Option<String>,
     /// Whether the body is all ASCII (a byte is then a UTF-16 unit).
@@ -36,15 +44,26 @@ pub struct JsBody<'b> {
 }
 
 impl<'b> JsBody<'b> {
-    /// The caller's `body`, copied into wasm.
+    /// The caller's `body`, copied into wasm (its size checked before by the caller).
     pub fn new(body: &'b JsString) -> Self {
-        let (text, ascii) = text::to_utf8(body);
+        let crossed = super::surrogates::cross_request_body(body, Window::NONE);
+        let (text, ascii) = text::to_utf8(&crossed.text);
         Self {
             body,
+            crossed: crossed.text,
+            window: crossed.window,
+            lossy: crossed.lossy,
             text: Some(text),
             ascii,
             units: Units::default(),
         }
+    }
+}
+
+impl JsBody<'_> {
+    /// The window the body's lone surrogates crossed in.
+    pub fn window(&self) -> Window {
+        self.window
     }
 }
 
@@ -75,7 +94,7 @@ impl BodySource for JsBody<'_> {
                 Cow::Borrowed(element.and_then(|at| text.get(at)).unwrap_or_default())
             }
             None => match self.units.elements.get(index) {
-                Some(at) => Cow::Owned(text::to_string(&self.body.slice(at.start, at.end))),
+                Some(at) => Cow::Owned(text::to_string(&self.crossed.slice(at.start, at.end))),
                 None => Cow::Borrowed(""),
             },
         }
@@ -88,6 +107,7 @@ impl BodySource for JsBody<'_> {
     fn splice<'s>(&'s self, _span: &'s MessagesSpan, _reserve: usize) -> Result<JsSplice<'s>> {
         Ok(JsSplice {
             body: self.body,
+            window: self.window,
             units: &self.units,
             spliced: self.body.slice(0, self.units.array.start),
             pending: String::new(),
@@ -98,9 +118,10 @@ impl BodySource for JsBody<'_> {
     /// for them as it converts the result (`output`), decoded from the copy, which goes with
     /// them.
     fn whole_read(self, result: &TierResult) -> Option<Originals> {
-        // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are.
-        if self.body.is_valid_utf16() {
-            return None;
+        // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are
+        // (lone surrogates written as escapes are mapped back by the output's window).
+        if self.body.is_valid_utf16() && !self.lossy {
+            return (self.window != Window::NONE).then(|| Originals::of_window(self.window));
         }
         // Otherwise the messages the archive took from are parsed from the caller's own string
         // (`JSON.parse` keeps lone surrogates), and the archive's values come from them.
@@ -120,7 +141,7 @@ impl BodySource for JsBody<'_> {
                 ArchiveOrigin::Messages(from) => from.iter().flatten().for_each(|at| parse(*at)),
             }
         }
-        Some(Originals::of_messages(messages))
+        Some(Originals::of_messages(messages).with_window(self.window))
     }
 
     fn put_back(self, _result: &mut TierResult, elided: ElidedBody) -> Originals {
@@ -138,17 +159,21 @@ impl BodySource for JsBody<'_> {
         let tokens = BodyTokens {
             body: self.body.clone(),
             text,
-            ascii: self.ascii,
+            // A crossed body's decoded tokens are the host's to decode (`JSON.parse`).
+            ascii: self.ascii && self.window == Window::NONE && !self.lossy,
+            exact: self.window == Window::NONE && !self.lossy,
             bytes: elided.tokens,
             units: units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect(),
         };
-        Originals::in_body(elided.key, tokens)
+        Originals::in_body(elided.key, tokens).with_window(self.window)
     }
 }
 
 /// A compacted body as a JS string: slices of the caller's, joined with what wasm wrote.
 pub struct JsSplice<'s> {
     body: &'s JsString,
+    /// The window the body's lone surrogates crossed in: what wasm wrote is mapped back.
+    window: Window,
     units: &'s Units,
     /// The body so far.
     spliced: JsString,
@@ -167,7 +192,7 @@ impl Splice for JsSplice<'_> {
             .ok_or_else(scanner_disagrees)?;
         self.spliced = self
             .spliced
-            .concat(&JsValue::from_str(&self.pending))
+            .concat(&self.window.to_js_json(&self.pending))
             .concat(&self.body.slice(span.start, span.end));
         self.pending.clear();
         Ok(())
@@ -179,7 +204,7 @@ impl Splice for JsSplice<'_> {
 
     fn finish(self) -> JsString {
         self.spliced
-            .concat(&JsValue::from_str(&self.pending))
+            .concat(&self.window.to_js_json(&self.pending))
             .concat(&self.body.slice(self.units.array.end, self.body.length()))
     }
 }

@@ -16,6 +16,8 @@ pub struct JsCounter {
     /// The first failure, with the thrown value when there was one. Borrowed only inside
     /// `count` and `failure`, never across an `.await`.
     failure: RefCell<Option<(CompactionError, Option<JsValue>)>>,
+    /// The window the call's lone surrogates crossed in: the host counts its own code units.
+    window: std::cell::Cell<super::surrogates::Window>,
 }
 
 impl JsCounter {
@@ -25,7 +27,13 @@ impl JsCounter {
             callback,
             path,
             failure: RefCell::new(None),
+            window: std::cell::Cell::default(),
         }
+    }
+
+    /// Sets the window of the call's lone surrogates (see [`super::surrogates`]).
+    pub fn set_window(&self, window: super::surrogates::Window) {
+        self.window.set(window);
     }
 
     /// The JS error of the first failure, if any.
@@ -52,7 +60,7 @@ impl TokenCounter for JsCounter {
         }
         match self
             .callback
-            .call1(&JsValue::UNDEFINED, &JsValue::from_str(text))
+            .call1(&JsValue::UNDEFINED, &self.window.get().to_js(text))
         {
             Ok(value) => match value.as_f64() {
                 Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => n as u64,

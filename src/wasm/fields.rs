@@ -138,8 +138,12 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = value.dyn_ref::<Array>().ok_or_else(|| {
         CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
     })?;
-    if let Some(values) = super::skeleton::read(value, 0).and_then(super::skeleton::Skeleton::whole)
-    {
+    let unbounded = crate::limits::Limits {
+        max_input_bytes: usize::MAX,
+        max_nesting_depth: usize::MAX,
+    };
+    let skeleton = super::skeleton::read(value, 0, &unbounded).ok().flatten();
+    if let Some((values, _)) = skeleton.and_then(super::skeleton::Skeleton::whole) {
         return Ok(values);
     }
     let parsed = js_sys::JSON::stringify(value)

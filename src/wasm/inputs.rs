@@ -11,6 +11,7 @@ use crate::config::PolicyConfig;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
 use crate::input::{Scalar, optional_number, optional_string, required_string};
+use crate::limits::Limits;
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
 use crate::tier::Tier;
@@ -72,17 +73,20 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
 pub struct Elide {
     /// The policy's `microKeepHeadChars`: how long the heads must be.
     pub keep_head_chars: usize,
-    /// The policy's `maxInputBytes`: an input that may exceed it is read whole, to be measured.
-    pub max_input_bytes: usize,
 }
 
 /// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
 /// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them. `elide` says, from the
 /// pressure, whether the messages may be read elided; when they are, the host's long strings
 /// come back as the second value.
+///
+/// Nothing is copied into wasm memory before its size is known to be within `limits`; the
+/// second value also carries the host's binary values and URLs, and the window of lone
+/// surrogates, for the output.
 pub fn context(
     value: &JsValue,
     elide: &dyn Fn(&BudgetPressure) -> Option<Elide>,
+    limits: &Limits,
 ) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
@@ -93,23 +97,29 @@ pub fn context(
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
     let mut originals = None;
+    let mut elided = false;
     let input = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => {
-            let (values, elided) = read_messages(&messages, elide(&pressure))
+            let read = read_messages(&messages, elide(&pressure), limits)
                 .map_err(|error| error.under("messages"))?;
-            originals = elided;
+            (originals, elided) = (read.1, read.2);
+            let values = read.0;
             ContextInput::Messages {
                 messages: values,
                 format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
             }
         }
         (true, false) => {
-            let text = text.as_string().ok_or_else(|| {
+            let text = text.dyn_ref::<js_sys::JsString>().ok_or_else(|| {
                 CompactionError::type_error(
                     "text",
                     format!("must be a string, got {}", type_name(&text)),
                 )
             })?;
+            let (text, window) = super::text::read_bounded(text, limits, "text")?;
+            if window != super::surrogates::Window::NONE {
+                originals = Some(Originals::of_window(window));
+            }
             if let Some(name) = format
                 .as_deref()
                 .filter(|name| !matches!(*name, "auto" | "text"))
@@ -138,30 +148,34 @@ pub fn context(
     if let Some(cost) = cost {
         ctx.cost_per_1k_tokens = cost;
     }
-    ctx.elision = originals.as_ref().map(|originals| originals.key.clone());
+    if elided {
+        ctx.elision = originals.as_ref().map(|originals| originals.key.clone());
+    }
+    ctx.host_values = originals.as_ref().and_then(Originals::host_key);
     ctx.validate()?;
     Ok((ctx, originals))
 }
 
-/// `ctx.messages` as JSON values: elided, with the host's long strings as the second value, when
-/// `elide` allows it, they have long strings and are certainly within the size limit; whole
-/// otherwise. A skeleton without long strings is the whole array already and is used as such
-/// (reading it again cost a second `JSON.stringify` and parse on every short transcript).
+/// `ctx.messages` as JSON values: elided, with the host's long strings, when `elide` allows it
+/// and they have long strings; whole otherwise. Either way the originals come back when the
+/// output needs them (binary values, URLs, lone surrogates), and the third value says whether
+/// the read is elided. An input over `limits` is refused before it is copied.
 fn read_messages(
     messages: &JsValue,
     elide: Option<Elide>,
-) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
-    if let Some(elide) = elide {
-        if let Some(skeleton) = skeleton::read(messages, elide.keep_head_chars) {
-            if !skeleton.has_elisions() {
-                return Ok((skeleton.values, None));
-            }
-            if skeleton.within(elide.max_input_bytes) {
-                return Ok((skeleton.values, Some(skeleton.originals)));
-            }
+    limits: &Limits,
+) -> Result<(Vec<serde_json::Value>, Option<Originals>, bool)> {
+    let keep_head_chars = elide.map_or(0, |elide| elide.keep_head_chars);
+    if let Some(skeleton) = skeleton::read(messages, keep_head_chars, limits)? {
+        if elide.is_some() && skeleton.has_elisions() {
+            return Ok((skeleton.values, Some(skeleton.originals), true));
+        }
+        let needs_originals = skeleton.needs_originals();
+        if let Some((values, originals)) = skeleton.whole() {
+            return Ok((values, needs_originals.then_some(originals), false));
         }
     }
-    Ok((json_array(messages)?, None))
+    Ok((json_array(messages)?, None, false))
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
@@ -240,7 +254,6 @@ impl HostOptions {
     pub fn elide(&self, tier: Tier) -> Option<Elide> {
         crate::engine::may_read_elided(tier, &self.core()).then_some(Elide {
             keep_head_chars: self.policy.micro_keep_head_chars,
-            max_input_bytes: self.policy.max_input_bytes,
         })
     }
 
@@ -264,6 +277,25 @@ impl HostOptions {
             instructions: self.instructions.clone(),
             token_estimator: self.token_estimator,
             elided_strings: None,
+        }
+    }
+
+    /// Hands the window of the call's lone surrogates to the callbacks, which give the host
+    /// its own code units (see [`super::surrogates`]).
+    pub fn set_window(&self, window: super::surrogates::Window) {
+        if let Some(counter) = &self.counter {
+            counter.set_window(window);
+        }
+        if let Some(summariser) = &self.summariser {
+            summariser.set_window(window);
+        }
+    }
+
+    /// Hands the call's host values to the summariser, whose request's messages hold the
+    /// caller's own binary data and URLs.
+    pub fn set_host_values(&self, originals: Option<&Originals>) {
+        if let Some(summariser) = &self.summariser {
+            summariser.set_host_values(originals.and_then(Originals::host_values_only));
         }
     }
 

@@ -15,6 +15,7 @@ mod restore;
 mod result_in;
 mod skeleton;
 mod summariser;
+mod surrogates;
 #[cfg(feature = "test-trap")]
 mod test_trap;
 #[cfg(test)]
@@ -99,21 +100,37 @@ async fn run(
         let tier = tier.unwrap_or_else(|| crate::policy::select_tier(pressure, options.policy()));
         options.elide(tier)
     };
-    let (ctx, originals) = inputs::context(ctx_value, &elide).map_err(throw)?;
+    // Sizes are checked before anything is copied, under the call's own limit when its
+    // options are readable (their errors come after the context's).
+    let limits = options.as_ref().map_or_else(
+        |_| crate::config::PolicyConfig::default().limits(),
+        |(options, _)| options.policy().limits(),
+    );
+    let (ctx, originals) = inputs::context(ctx_value, &elide, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
+    let window = |originals: &Option<skeleton::Originals>| {
+        originals
+            .as_ref()
+            .map_or(surrogates::Window::NONE, |originals| originals.window)
+    };
+    options.set_window(window(&originals));
+    options.set_host_values(originals.as_ref());
+    let elided = ctx.elision.is_some();
     let mut core_options = options.core();
     core_options.elided_strings = originals
         .as_ref()
+        .filter(|_| elided)
         .map(|strings| strings as &dyn crate::elision::ElidedStrings);
-    let mut outcome = run_core(tier, ctx, &core_options).await;
-    let read_whole = originals.is_some() && outcome.is_err();
-    if read_whole {
-        let (ctx, _) = inputs::context(ctx_value, &|_| None).map_err(throw)?;
-        core_options.elided_strings = None;
-        outcome = run_core(tier, ctx, &core_options).await;
+    let outcome = run_core(tier, ctx, &core_options).await;
+    if !(elided && outcome.is_err()) {
+        return settle(&options, outcome, input.as_ref(), originals.as_ref());
     }
-    let originals = originals.filter(|_| !read_whole);
-    settle(&options, outcome, input.as_ref(), originals.as_ref())
+    let (ctx, whole) = inputs::context(ctx_value, &|_| None, &limits).map_err(throw)?;
+    options.set_window(window(&whole));
+    options.set_host_values(whole.as_ref());
+    core_options.elided_strings = None;
+    let outcome = run_core(tier, ctx, &core_options).await;
+    settle(&options, outcome, input.as_ref(), whole.as_ref())
 }
 
 async fn run_core(
@@ -240,9 +257,21 @@ pub async fn run_legacy_compaction(
 ) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
-    let context_text = string_argument("contextText", &context_text).map_err(throw)?;
+    let context_text = context_text
+        .dyn_into::<js_sys::JsString>()
+        .map_err(|value| {
+            CompactionError::type_error(
+                "contextText",
+                format!("must be a string, got {}", type_name(&value)),
+            )
+        })
+        .map_err(throw)?;
     let (options, fields) =
         options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
+    // Refused before it is copied into wasm memory; lone surrogates cross in a window.
+    let (context_text, window) =
+        text::read_bounded(&context_text, &options.policy().limits(), "text").map_err(throw)?;
+    options.set_window(window);
     let number = |name: &'static str| -> Result<Option<f64>> {
         match &fields {
             None => Ok(None),
@@ -261,7 +290,9 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    settle(&options, outcome, None, None)
+    let originals =
+        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window));
+    settle(&options, outcome, None, originals.as_ref())
 }
 
 /// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
@@ -288,14 +319,21 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     .map_err(throw)?;
     let (session_id, pressure, cost) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
+    // Refused before it is copied into wasm memory (the core checks the copy again).
+    text::check_size(&body, &options.policy().limits(), "body").map_err(throw)?;
     let core_options = options.core();
     let source = body::JsBody::new(&body);
+    let window = source.window();
+    options.set_window(window);
     let outcome =
         crate::edge::body::compact(source, &session_id, pressure, cost, &core_options).await;
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
     let (body, result, originals) = outcome.map_err(throw)?;
+    let originals = originals.or_else(|| {
+        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window))
+    });
     output::body_result(body.into(), &result, originals.as_ref())
 }
 

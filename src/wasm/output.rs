@@ -7,6 +7,7 @@ use super::errors;
 use super::host;
 use super::host::AbortSignal;
 use super::skeleton::Originals;
+use super::surrogates::Window;
 use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
 use crate::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
@@ -92,7 +93,12 @@ impl Serialize for JsNumber<'_> {
         match self.value {
             Value::String(text) => match self.originals.and_then(|o| o.original(text)) {
                 Some(original) => serde_wasm_bindgen::preserve::serialize(&original, serializer),
-                None => serializer.serialize_str(text),
+                None => match self.originals.map(|o| o.window) {
+                    Some(window) if window != Window::NONE => {
+                        serde_wasm_bindgen::preserve::serialize(&window.to_js(text), serializer)
+                    }
+                    _ => serializer.serialize_str(text),
+                },
             },
             Value::Number(number) if number.as_u64().is_some_and(|n| n > SAFE) => {
                 serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
@@ -111,8 +117,11 @@ impl Serialize for JsNumber<'_> {
     }
 }
 
-fn strings(items: &[String]) -> Array {
-    items.iter().map(|item| JsValue::from_str(item)).collect()
+/// Values written by the core, as plain JS data through one JSON text (lone surrogates of
+/// `window` written back as escapes, which `JSON.parse` turns into the host's code units).
+fn json_text(values: &impl Serialize, window: Window) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(values).map_err(errors::internal)?;
+    js_sys::JSON::parse(&window.unmap_json(&text))
 }
 
 /// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
@@ -139,15 +148,16 @@ fn result_object(
         result,
         with_context: context.is_some(),
     };
+    let window = originals.map_or(Window::NONE, |originals| originals.window);
     let text = serde_json::to_string(&plain).map_err(errors::internal)?;
-    let object = js_sys::JSON::parse(&text)?;
+    let object = js_sys::JSON::parse(&window.unmap_json(&text))?;
     match (&result.context, context) {
         (_, None) => {}
         (ContextData::Messages(messages), Some(input)) => {
             let messages = shared_messages(messages, &result.origins, input, originals)?;
             put(&object, "messages", &messages.into());
         }
-        (ContextData::Text(text), Some(_)) => put(&object, "text", &JsValue::from_str(text)),
+        (ContextData::Text(text), Some(_)) => put(&object, "text", &window.to_js(text)),
     }
     let input = context
         .flatten()
@@ -203,7 +213,8 @@ fn shared_messages(
     }
     if !fresh.is_empty() {
         let text = serde_json::to_string(&Fresh(&fresh)).map_err(errors::internal)?;
-        let parsed = js_sys::JSON::parse(&text)?;
+        let window = originals.map_or(Window::NONE, |originals| originals.window);
+        let parsed = js_sys::JSON::parse(&window.unmap_json(&text))?;
         for (at, (index, _)) in fresh.iter().enumerate() {
             output.set(*index, Reflect::get_u32(&parsed, at as u32)?);
         }
@@ -225,7 +236,7 @@ fn holds_placeholder(value: &serde_json::Value, originals: &Originals) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
-            serde_json::Value::String(text) if originals.key.mentions(text) => return true,
+            serde_json::Value::String(text) if originals.mentioned_in(text) => return true,
             serde_json::Value::Array(items) => stack.extend(items),
             serde_json::Value::Object(fields) => stack.extend(fields.values()),
             _ => {}
@@ -288,16 +299,38 @@ fn caller_value(input: &Array, message: usize, path: &[PathStep]) -> Option<JsVa
 }
 
 /// The object the host's `summarise` callback receives (`docs/design.md`, "Summaries").
-pub fn summary_request(request: &SummaryRequest, signal: &AbortSignal) -> Result<JsValue, JsValue> {
+/// `window`: where the call's lone surrogates crossed, to hand them back as they were.
+/// `host_values`: the call's binary data and URLs, which the request's messages hold as the
+/// caller's own objects.
+pub fn summary_request(
+    request: &SummaryRequest,
+    signal: &AbortSignal,
+    window: Window,
+    host_values: Option<&Originals>,
+) -> Result<JsValue, JsValue> {
+    let must_keep: Array = request
+        .must_keep
+        .iter()
+        .map(|item| window.to_js(item))
+        .collect();
     Ok(Builder::new()
         .set("tier", request.tier.as_str())
         .set("sessionId", request.session_id.as_str())
         .set("correlationId", request.correlation_id.as_str())
         .set("instructions", request.instructions.as_str())
-        .set("transcript", request.transcript.as_str())
-        .set("messages", json_values(&request.messages)?)
+        .set("transcript", window.to_js(&request.transcript))
+        .set(
+            "messages",
+            match host_values {
+                Some(originals) => json_value(
+                    &serde_json::Value::Array(request.messages.clone()),
+                    Some(originals),
+                )?,
+                None => json_text(&request.messages, window)?,
+            },
+        )
         .set("targetTokens", request.target_tokens as f64)
-        .set("mustKeep", strings(&request.must_keep))
+        .set("mustKeep", must_keep)
         .set("signal", AsRef::<JsValue>::as_ref(signal).clone())
         .build())
 }

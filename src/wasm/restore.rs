@@ -2,10 +2,12 @@
 
 use super::errors::throw;
 use super::fields::Fields;
+use super::surrogates::Window;
 use super::{install_panic_hook, output, result_in, string_argument};
 use crate::error::CompactionError;
 use crate::formats::registry;
 use crate::result::ContextData;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
@@ -15,17 +17,50 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let fields = Fields::read(&result).map_err(|error| throw(error.under("result")))?;
     let under = |error: CompactionError| throw(error.under("result"));
-    let archive = result_in::archive(&fields).map_err(under)?;
     let body = fields.get("body").map_err(under)?;
+    // Read in one skeleton where the result is well shaped: binary values and URLs come back as
+    // the host's own objects, lone surrogates as the host's code units.
+    let read = result_in::restorable(&fields, &body);
     if !body.is_undefined() {
-        let body = string_argument("body", &body).map_err(under)?;
+        let body = body
+            .dyn_into::<js_sys::JsString>()
+            .map_err(|value| {
+                CompactionError::type_error(
+                    "body",
+                    format!("must be a string, got {}", super::host::type_name(&value)),
+                )
+            })
+            .map_err(under)?;
+        // The body crosses as `compactRequestBody`'s does; the archive's strings in the same
+        // window (the first free one: the archive's strings are the body's).
+        let (archive, window) = match read {
+            Some((_, archive, originals)) => (archive, originals.window),
+            None => (result_in::archive(&fields).map_err(under)?, Window::NONE),
+        };
+        let crossed = super::surrogates::cross_request_body(&body, window);
+        let body = super::text::to_string(&crossed.text);
         let restored = crate::edge::restore::restore_body(&body, &archive).map_err(under)?;
-        return Ok(JsValue::from_str(&restored));
+        return Ok(crossed.window.body_to_js(&restored, crossed.raw));
     }
-    let context = result_in::context(&fields).map_err(under)?;
+    let (context, archive, originals) = match read {
+        Some((context, archive, originals)) => (context, archive, Some(originals)),
+        None => (
+            result_in::context(&fields).map_err(under)?,
+            result_in::archive(&fields).map_err(under)?,
+            None,
+        ),
+    };
     match crate::restore::restore(&context, &archive).map_err(under)? {
-        ContextData::Text(text) => Ok(JsValue::from_str(&text)),
-        ContextData::Messages(messages) => output::json_values(&messages),
+        ContextData::Text(text) => Ok(originals
+            .as_ref()
+            .map_or(Window::NONE, |originals| originals.window)
+            .to_js(&text)),
+        ContextData::Messages(messages) => match &originals {
+            Some(originals) => {
+                output::json_value(&serde_json::Value::Array(messages), Some(originals))
+            }
+            None => output::json_values(&messages),
+        },
     }
 }
 

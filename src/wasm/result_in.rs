@@ -5,6 +5,7 @@
 
 use super::fields::{Fields, json, json_array, string_array};
 use super::host::type_name;
+use super::skeleton::Originals;
 use crate::error::{CompactionError, Result, describe_number};
 use crate::formats::registry;
 use crate::input::{MAX_SAFE_INTEGER, required_integer};
@@ -107,6 +108,70 @@ pub fn context(fields: &Fields) -> Result<ContextData> {
                 "must not have both messages and text",
             ));
         }
+    })
+}
+
+/// What `restore` reads of a result: its context and its archive, read together in one
+/// skeleton, so that binary values and URLs stay the host's own objects (their placeholders
+/// are put back by the output) and lone surrogates cross in one window. `None` when the
+/// result is not shaped for it; the caller then reads it field by field, which names what is
+/// wrong.
+///
+/// `body`: the request body the archive will be written into, whose window it must share.
+pub fn restorable(
+    fields: &Fields,
+    body: &JsValue,
+) -> Option<(ContextData, Vec<ArchiveEntry>, Originals)> {
+    let archive = fields.get("archive").ok()?.dyn_into::<Array>().ok()?;
+    let (messages, text) = (fields.get("messages").ok()?, fields.get("text").ok()?);
+    let context = match (messages.is_undefined(), text.is_undefined()) {
+        (false, true) if Array::is_array(&messages) => messages,
+        (true, false) if text.is_string() => text,
+        (true, true) => JsValue::NULL,
+        _ => return None,
+    };
+    let unbounded = crate::limits::Limits {
+        max_input_bytes: usize::MAX,
+        max_nesting_depth: usize::MAX,
+    };
+    let pair = Array::of2(&context, &archive);
+    let skeleton = super::skeleton::read_for(&pair, 0, &unbounded, body).ok()??;
+    let (mut values, originals) = skeleton.whole()?;
+    let serde_json::Value::Array(entries) = values.pop()? else {
+        return None;
+    };
+    let entries = entries
+        .into_iter()
+        .map(entry_of_json)
+        .collect::<Option<Vec<_>>>()?;
+    let context = match values.pop()? {
+        serde_json::Value::String(text) => ContextData::Text(text),
+        serde_json::Value::Array(messages) => ContextData::Messages(messages),
+        _ => ContextData::Messages(Vec::new()),
+    };
+    Some((context, entries, originals))
+}
+
+/// An archive entry read as JSON (strings as they crossed); `None` if it is not well formed.
+fn entry_of_json(mut value: serde_json::Value) -> Option<ArchiveEntry> {
+    let fields = value.as_object_mut()?;
+    let text = |name: &str| match fields.get(name) {
+        Some(serde_json::Value::String(text)) => Some(Some(text.clone())),
+        None => Some(None),
+        Some(_) => None,
+    };
+    let id = text("id")??;
+    let kind = ArchiveKind::parse(&text("kind")??, "kind").ok()?.as_str();
+    let location = text("location")??;
+    let replacement = text("replacement")?.unwrap_or_default();
+    // Taken, not copied: the content may be a whole run of messages.
+    let content = fields.get_mut("content").map(std::mem::take);
+    Some(ArchiveEntry {
+        id,
+        kind,
+        content: content.unwrap_or(serde_json::Value::Null),
+        location,
+        replacement,
     })
 }
 

@@ -23,6 +23,10 @@ pub struct JsSummariser {
     callback: Function,
     timeout_ms: f64,
     signal: Option<AbortSignal>,
+    /// The window the call's lone surrogates crossed in, to hand the host its own code units.
+    window: std::cell::Cell<super::surrogates::Window>,
+    /// The call's host values (binary data, URLs), put back into the request's messages.
+    host_values: std::cell::RefCell<Option<super::skeleton::Originals>>,
 }
 
 impl JsSummariser {
@@ -32,7 +36,19 @@ impl JsSummariser {
             callback,
             timeout_ms,
             signal,
+            window: std::cell::Cell::default(),
+            host_values: std::cell::RefCell::default(),
         }
+    }
+
+    /// Sets the call's host values (see [`super::skeleton::Originals::host_values_only`]).
+    pub fn set_host_values(&self, originals: Option<super::skeleton::Originals>) {
+        *self.host_values.borrow_mut() = originals;
+    }
+
+    /// Sets the window of the call's lone surrogates (see [`super::surrogates`]).
+    pub fn set_window(&self, window: super::surrogates::Window) {
+        self.window.set(window);
     }
 
     async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {
@@ -44,8 +60,14 @@ impl JsSummariser {
             }
         }
         let controller = AbortController::new();
-        let js_request = output::summary_request(&request, &controller.signal())
-            .map_err(|error| SummariserFailure::Threw(describe_thrown(&error)))?;
+        // Borrowed only while the request is built, never across an `.await`.
+        let js_request = output::summary_request(
+            &request,
+            &controller.signal(),
+            self.window.get(),
+            self.host_values.borrow().as_ref(),
+        )
+        .map_err(|error| SummariserFailure::Threw(describe_thrown(&error)))?;
         // Armed before the callback runs: a callback that aborts the host's signal synchronously
         // is then seen too. Disarmed when `deadline` is dropped, on every path out.
         let deadline = Deadline::arm(self.timeout_ms, self.signal.as_ref());

@@ -56,6 +56,38 @@ pub fn from_utf8(bytes: &[u8]) -> JsString {
     DECODER.with(|decoder| decoder.decode(bytes))
 }
 
+/// `text` as the core reads it, refused as `path` if it is over `limits`' size before anything
+/// is copied into wasm memory (a UTF-16 unit is one to three bytes: only a string that may be
+/// over is measured, in the host); lone surrogates cross in a window (see
+/// [`super::surrogates`]), which comes back as the second value.
+pub fn read_bounded(
+    text: &JsString,
+    limits: &crate::limits::Limits,
+    path: &str,
+) -> crate::error::Result<(String, super::surrogates::Window)> {
+    check_size(text, limits, path)?;
+    let (crossed, window) = super::surrogates::cross_text(text);
+    Ok((to_string(&crossed), window))
+}
+
+/// Refuses `text` as `path` if its UTF-8 is over `limits`' size, measuring it in the host when
+/// its length alone does not settle it.
+pub fn check_size(
+    text: &JsString,
+    limits: &crate::limits::Limits,
+    path: &str,
+) -> crate::error::Result<()> {
+    let units = text.length() as usize;
+    if units.saturating_mul(3) <= limits.max_input_bytes {
+        return Ok(());
+    }
+    // Without the package's helper, the core measures the copy (as before).
+    match super::surrogates::utf8_len(text) {
+        Some(bytes) => limits.check_measured(path, bytes, false),
+        None => Ok(()),
+    }
+}
+
 /// `text` as UTF-8 (a lone surrogate becomes U+FFFD, as everywhere a JS string is encoded).
 pub fn to_string(text: &JsString) -> String {
     to_utf8(text).0

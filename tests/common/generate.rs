@@ -28,6 +28,9 @@ pub enum Step {
 pub struct Turn {
     pub user: String,
     pub image: Option<String>,
+    /// The image is binary data the host keeps (AI SDK: a host-value placeholder, see
+    /// `tiered_compaction::host_value`), not a base64 string.
+    pub binary: bool,
     pub steps: Vec<Step>,
     pub age_tag: Option<u64>,
 }
@@ -51,6 +54,12 @@ fn hard_text() -> impl Strategy<Value = String> {
         Just("src/lib.rs ".to_string()),
         Just("error: failed to compile\n".to_string()),
         Just("https://example.com/x ".to_string()),
+        // Lone surrogates as they cross from JS (src/wasm/surrogates.rs: one private-use
+        // character each): a high one left by cutting an emoji, a low one, both in a row.
+        Just("cut \u{E03D} here ".to_string()),
+        Just("\u{E600}tail \u{E03D}\u{E600} ".to_string()),
+        // CR LF where micro cuts its head (80 characters) and at a line end.
+        Just(format!("{}\r\n", "y".repeat(79))),
         "[a-z ]{1,12}",
     ];
     prop::collection::vec(pieces, 1..6).prop_map(|v| v.concat())
@@ -99,10 +108,12 @@ fn turn() -> impl Strategy<Value = Turn> {
         ),
         prop::collection::vec(step(), 0..5),
         prop::option::weighted(0.2, 0u64..12),
+        any::<bool>(),
     )
-        .prop_map(|(user, image, steps, age_tag)| Turn {
+        .prop_map(|(user, image, steps, age_tag, binary)| Turn {
             user,
             image,
+            binary,
             steps,
             age_tag,
         })
@@ -234,6 +245,17 @@ pub fn anthropic_steps(c: &Conversation) -> Vec<Value> {
     out
 }
 
+/// The nonce of the host-value placeholders the generated AI SDK messages hold.
+pub const HOST_VALUE_NONCE: &str = "prop";
+
+/// A binary value of `bytes` bytes as the JS binding hands it over.
+pub fn binary_placeholder(bytes: usize) -> String {
+    format!(
+        "\u{0}{HOST_VALUE_NONCE}#{bytes}:b:{bytes}:{}",
+        "ab".repeat(32)
+    )
+}
+
 /// `messages` with each run of one role merged into one message, as a valid Anthropic list has
 /// them (a turn's user words join the tool results before them; consecutive steps of the agent
 /// make one assistant message).
@@ -262,7 +284,12 @@ pub fn ai_sdk(c: &Conversation) -> Vec<Value> {
     for turn in &c.turns {
         let mut content = vec![json!({"type": "text", "text": turn.user})];
         if let Some(data) = &turn.image {
-            content.push(json!({"type": "image", "image": data, "mediaType": "image/png"}));
+            let image = if turn.binary {
+                binary_placeholder(data.len() / 4 * 3)
+            } else {
+                data.clone()
+            };
+            content.push(json!({"type": "image", "image": image, "mediaType": "image/png"}));
         }
         let mut user = json!({"role": "user", "content": content});
         if c.extras {
@@ -475,6 +502,7 @@ pub fn chat() -> impl Strategy<Value = Conversation> {
     let exchange = (hard_text(), (hard_text(), 1usize..30)).prop_map(|(user, (answer, n))| Turn {
         user,
         image: None,
+        binary: false,
         steps: vec![Step::Say(answer.repeat(n))],
         age_tag: None,
     });
@@ -507,6 +535,7 @@ pub fn agent_run() -> impl Strategy<Value = Conversation> {
             turns: vec![Turn {
                 user: task,
                 image: None,
+                binary: false,
                 steps,
                 age_tag: None,
             }],

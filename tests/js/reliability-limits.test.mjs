@@ -125,6 +125,22 @@ describe("50 MB strings from JS", () => {
     });
   }
 
+  // Issue 16: the size is known before anything is copied into wasm memory, which never shrinks.
+  const refusals = [
+    ...cases.map(([name, call]) => [name, call]),
+    ["compactWithTier none, a 50 MB string inside messages", () => api.compactWithTier("none", { sessionId: "big", pressure, messages: [{ role: "user", content: big }] })],
+    ["60,000 short messages, 55 MB as JSON", () => api.compactWithTier("micro", { sessionId: "big", pressure, messages: Array.from({ length: 60_000 }, () => ({ role: "user", content: "y".repeat(900) })) })],
+    ["a 30 MB image (40 MB as base64)", () => api.compactWithTier("micro", { sessionId: "big", pressure, messages: [{ role: "user", content: [{ type: "image", image: new Uint8Array(30 * 1024 * 1024) }] }] })],
+  ];
+  it("a refused input leaves the instance's memory where it was", async () => {
+    await stillHealthy();
+    for (const [name, call] of refusals) {
+      const before = hooks.diagnostics().memoryBytes;
+      await assert.rejects(call(), RangeError, name);
+      assert.equal(hooks.diagnostics().memoryBytes, before, `${name}: wasm memory grew`);
+    }
+  });
+
   it("a 50 MB string within a raised maxInputBytes is compacted, and estimateTokens counts it", async () => {
     assert.equal(api.estimateTokens(big), MB50 / 4);
     const result = await api.compactWithTier("micro", { sessionId: "big", pressure, text: big }, { policy: { maxInputBytes: 64 * 1024 * 1024 } });

@@ -337,6 +337,8 @@ const trap :Workerd.Worker = (
     (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
     (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
     (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
+    (name = "host-values.mjs", esModule = embed "${pkg}/host-values.mjs"),
+    (name = "surrogates.mjs", esModule = embed "${pkg}/surrogates.mjs"),
     (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
     (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
     (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),

@@ -46,6 +46,7 @@ fn chat(exchanges: usize, directive: Option<(usize, &str)>) -> Conversation {
                 _ => format!("Question {i}: how should the parser treat input {i}?"),
             },
             image: None,
+            binary: false,
             steps: vec![Step::Say(format!(
                 "Answer {i}: {}",
                 "The parser reads the tokens one by one and keeps its state small. ".repeat(9)
@@ -88,6 +89,7 @@ fn agent_run(steps: usize) -> Conversation {
         turns: vec![Turn {
             user: "Fix the failing test in src/lib.rs.".into(),
             image: None,
+            binary: false,
             steps,
             age_tag: None,
         }],

@@ -62,6 +62,22 @@ const gemini: Content[] = [
   { role: "user", parts: [{ functionResponse: { name: "bash", response: { output: "FAIL" } } }] },
 ];
 const backToGemini: Content[] = (await compact({ sessionId: "s", pressure, messages: gemini, format: "gemini" })).messages;
+// AI SDK media in every DataContent form, and URL objects: the SDK's own parts go in as they are,
+// and the package's part types accept the same values.
+const bytes = new Uint8Array([137, 80, 78, 71]);
+const media: ModelMessage[] = [
+  { role: "user", content: [{ type: "image", image: bytes, mediaType: "image/png" }, { type: "image", image: new URL("https://example.test/a.png") }] },
+  { role: "user", content: [{ type: "file", data: bytes.buffer, mediaType: "image/png" }, { type: "file", data: Buffer.from(bytes), mediaType: "image/png" }, { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" }] },
+];
+const backToMedia: ModelMessage[] = restore(await compact({ sessionId: "s", pressure, messages: media, format: "ai-sdk" }));
+const parts: Array<import("tiered-compaction").AiSdkImagePart | import("tiered-compaction").AiSdkFilePart> = [
+  { type: "image", image: bytes },
+  { type: "image", image: new URL("https://example.test/a.png") },
+  { type: "file", data: bytes.buffer, mediaType: "image/png" },
+  { type: "file", data: { type: "data", data: Buffer.from(bytes) }, mediaType: "image/png" },
+  { type: "file", data: { type: "url", url: new URL("https://example.test/b.png") }, mediaType: "image/png" },
+];
+void [backToMedia, parts];
 
 // The result keeps the SDK type: an OpenAI result is not an Anthropic list.
 // @ts-expect-error ChatCompletionMessageParam is not MessageParam

@@ -3,7 +3,7 @@
 //! tail to the archive. Each is lossless by recall: the archive holds what it removed.
 
 use super::budget::Stage;
-use super::{placeholder, protection};
+use super::protection;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, place_id};
 use crate::tiers::{TierEnv, shrinking};
@@ -51,10 +51,9 @@ fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         env,
         "stripped {} inline media block(s)",
         |_, _, block| match &block.kind {
-            BlockKind::Media {
-                media_type,
-                inline: true,
-            } => Some((placeholder(media_type, &block.text), ArchiveKind::Media)),
+            BlockKind::Media { inline: true, .. } => {
+                Some((crate::media::placeholder(block), ArchiveKind::Media))
+            }
             _ => None,
         },
     )

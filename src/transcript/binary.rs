@@ -1,0 +1,20 @@
+//! What is known of a binary value (an image or file the host holds as bytes): its length and
+//! the SHA-256 of its bytes. The bytes themselves stay with the host (see
+//! [`crate::host_value`]); the core measures the value as the base64 text a provider request
+//! would carry, and names it by its hash.
+
+/// The facts of a binary value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binary {
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// The SHA-256 of its bytes, 64 lowercase hex digits.
+    pub sha256: String,
+}
+
+impl Binary {
+    /// The length of its base64 text: what it is measured and counted by.
+    pub fn base64_len(&self) -> u64 {
+        crate::base::base64::encoded_len(self.bytes)
+    }
+}
