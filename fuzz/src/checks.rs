@@ -29,6 +29,21 @@ pub fn pressure() -> BudgetPressure {
     BudgetPressure::new(4.0, 0.8, 400.0, false).expect("valid pressure")
 }
 
+/// Where a result leaves the pressure: auto works to a budget by the pressure's own measure, so
+/// its output stands at `contextPctUsed × after / before` (what the host then reports); other
+/// tiers' rerun is at the same pressure.
+fn settled(pressure: BudgetPressure, tier: Tier, result: &TierResult) -> BudgetPressure {
+    if tier != Tier::Auto {
+        return pressure;
+    }
+    let pct = pressure.context_pct_used * result.after_tokens as f64
+        / result.before_tokens.max(1) as f64;
+    BudgetPressure {
+        context_pct_used: pct.clamp(0.0, 1.0),
+        ..pressure
+    }
+}
+
 /// Runs `tier` on `ctx`.
 pub fn run(
     tier: Tier,
@@ -170,11 +185,26 @@ pub fn structured(
     // 4. Protected content (of the repaired input).
     check_protected(tier, format, &base, &output, &before);
     // 5. Idempotent, reading the output in the format it came out in.
-    let again_ctx = messages_ctx(output.clone(), FormatChoice::Fixed(format));
-    let again = run(tier, &again_ctx, summariser)
-        .unwrap_or_else(|e| panic!("{tier} {format:?}: output refused on a second run: {e}"));
+    // (auto: at the pressure its output stands at, one more pass of model-free reductions at
+    // most, then a fixed point; `tests/invariants.rs` says why.)
+    let rerun = |messages: Vec<Value>, pressure: BudgetPressure| {
+        let mut ctx = messages_ctx(messages, FormatChoice::Fixed(format));
+        ctx.pressure = pressure;
+        run(tier, &ctx, summariser)
+            .unwrap_or_else(|e| panic!("{tier} {format:?}: output refused on a second run: {e}"))
+    };
+    let at = settled(pressure(), tier, &result);
+    let again = rerun(output.clone(), at);
+    let fixed = if tier == Tier::Auto {
+        let Some(again_output) = again.messages() else {
+            panic!("{tier} {format:?}: messages in, text out");
+        };
+        rerun(again_output.to_vec(), settled(at, tier, &again))
+    } else {
+        again.clone()
+    };
     assert!(
-        again.context == result.context,
+        fixed.context == again.context && (tier == Tier::Auto || again.context == result.context),
         "{tier} {format:?}: not idempotent"
     );
     // 6. Deterministic.
@@ -309,11 +339,19 @@ pub fn text(text: &str, tier: Tier, summariser: Option<&dyn Summariser>) {
         restore(&result.context, &result.archive) == ContextData::Text(text.to_string()),
         "{tier} text: input not recoverable from output + archive"
     );
-    let again_ctx = TierContext::new("s-fuzz", pressure(), ContextInput::Text(output.to_string()));
-    let again = run(tier, &again_ctx, summariser)
-        .unwrap_or_else(|e| panic!("{tier} text: output refused on a second run: {e}"));
+    let rerun = |text: &str, pressure: BudgetPressure| {
+        let ctx = TierContext::new("s-fuzz", pressure, ContextInput::Text(text.to_string()));
+        run(tier, &ctx, summariser)
+            .unwrap_or_else(|e| panic!("{tier} text: output refused on a second run: {e}"))
+    };
+    let at = settled(pressure(), tier, &result);
+    let again = rerun(output, at);
+    let fixed = match (tier, again.text()) {
+        (Tier::Auto, Some(again_text)) => rerun(again_text, settled(at, tier, &again)),
+        _ => again.clone(),
+    };
     assert!(
-        again.context == result.context,
+        fixed.context == again.context && (tier == Tier::Auto || again.context == result.context),
         "{tier} text: not idempotent"
     );
     let twice = run(tier, &ctx, summariser).expect("accepted once, accepted twice");
@@ -375,11 +413,20 @@ pub fn body(body: &str, pressure: BudgetPressure) {
         result.after_tokens <= result.before_tokens,
         "{tier} body: grew"
     );
-    let again = block_on(compact_request_body(
-        &out, "s-fuzz", pressure, None, &options,
-    ))
-    .unwrap_or_else(|e| panic!("{tier} body: output refused on a second run: {e}"));
-    assert!(again.0 == out, "{tier} body: not idempotent");
+    let rerun = |body: &str, pressure: BudgetPressure| {
+        block_on(compact_request_body(
+            body, "s-fuzz", pressure, None, &options,
+        ))
+        .unwrap_or_else(|e| panic!("{tier} body: output refused on a second run: {e}"))
+    };
+    let at = settled(pressure, tier, &result);
+    let again = rerun(&out, at);
+    if tier == Tier::Auto {
+        let fixed = rerun(&again.0, settled(at, again.1.tier, &again.1));
+        assert!(fixed.0 == again.0, "{tier} body: not idempotent");
+    } else {
+        assert!(again.0 == out, "{tier} body: not idempotent");
+    }
     let twice = block_on(compact_request_body(
         body, "s-fuzz", pressure, None, &options,
     ))

@@ -31,9 +31,11 @@ const summarise = async (request) => {
   await new Promise((resolve) => setTimeout(resolve, 5));
   return { summary: `Summary of ${request.messages.length} messages.`, usage: { inputTokens: 100, outputTokens: 7 } };
 };
-const auto = await compact({ sessionId: "smoke", pressure, messages }, { summarise });
+// A low autoTargetPct: the budget must take auto past micro's stubs to the summariser.
+const policy = { autoTargetPct: 0.05 };
+const auto = await compact({ sessionId: "smoke", pressure, messages }, { summarise, policy });
 check(auto.tier === "auto" && auto.afterTokens < auto.beforeTokens && auto.summariserUsage?.outputTokens === 7, "compact with summariser");
-const hung = await compact({ sessionId: "smoke", pressure, messages }, { summarise: () => new Promise(() => {}), timeoutMs: 20 });
+const hung = await compact({ sessionId: "smoke", pressure, messages }, { summarise: () => new Promise(() => {}), timeoutMs: 20, policy });
 check(hung.degraded === true, "summariser timeout falls back");
 const micro = await compactWithTier("micro", { sessionId: "smoke", pressure, messages });
 check(micro.tier === "micro" && micro.archive.length > 0, "compactWithTier");
