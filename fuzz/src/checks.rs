@@ -300,7 +300,18 @@ fn check_protected(
         Some(after) => words(before, index) == words(after, index),
         None => output.contains(&input[index]),
     };
-    assert!(kept(*first), "{tier} {format:?}: task altered");
+    // auto may move messages (a digest replaces a range), and stubs tool results outside the tail
+    // as micro does, also those sharing the task's message (Anthropic): the task's own words must
+    // still be in some message, unchanged.
+    let task_words_kept = || {
+        read_messages(output, format).is_ok_and(|after| {
+            (0..after.messages.len()).any(|at| words(&after, at) == words(before, *first))
+        })
+    };
+    assert!(
+        kept(*first) || (tier == Tier::Auto && task_words_kept()),
+        "{tier} {format:?}: task altered"
+    );
     if matches!(tier, Tier::Micro | Tier::TimeBased) {
         for index in &users {
             assert!(
