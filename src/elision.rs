@@ -44,24 +44,21 @@ pub fn head_units(keep_head_chars: usize) -> usize {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElisionKey {
     /// `\0{nonce}:`: how every placeholder's facts begin.
-    opening: String,
+    opening: crate::base::marker::Opening,
 }
 
 impl ElisionKey {
     /// The key for placeholders made with `nonce` (letters and digits only).
     pub fn new(nonce: &str) -> Self {
         Self {
-            opening: format!("\u{0}{nonce}:"),
+            opening: crate::base::marker::Opening::new(nonce, ':'),
         }
     }
 
     /// Whether `text` holds this key's marker anywhere (raw or JSON-escaped): a text built from
     /// placeholders (joined, serialised) that is not one itself.
     pub fn mentions(&self, text: &str) -> bool {
-        // A placeholder brings a NUL, raw or escaped (`\u0000`): one byte scan settles most texts
-        // before a substring search is set up.
-        crate::base::bytes::has_nul_or_backslash(text.as_bytes())
-            && text.contains(&self.opening[1..])
+        self.opening.mentions(text)
     }
 
     /// `text` as a placeholder of this key, when it is exactly one.
@@ -71,9 +68,9 @@ impl ElisionKey {
         if !text.as_bytes().contains(&0) {
             return None;
         }
-        let at = text.find(&self.opening)?;
+        let at = text.find(self.opening.as_str())?;
         let head = &text[..at];
-        let mut fields = text[at + self.opening.len()..].splitn(4, ':');
+        let mut fields = text[at + self.opening.as_str().len()..].splitn(4, ':');
         let index = fields.next()?.parse().ok()?;
         let chars = fields.next()?.parse().ok()?;
         let crlf = match fields.next()? {
@@ -190,7 +187,7 @@ pub fn resolve(
 /// own (a raw one joined into prose) or a string is not there.
 fn rebuild(text: &str, key: &ElisionKey, strings: &dyn ElidedStrings) -> Option<String> {
     // A raw NUL only comes from a placeholder joined as is: it cannot be delimited.
-    if text.contains(&key.opening) {
+    if text.contains(key.opening.as_str()) {
         return None;
     }
     let bytes = text.as_bytes();

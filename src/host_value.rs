@@ -17,7 +17,7 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostValueKey {
     /// `\0{nonce}#`: how every placeholder begins.
-    opening: String,
+    opening: crate::base::marker::Opening,
 }
 
 /// One placeholder, read.
@@ -38,14 +38,13 @@ impl HostValueKey {
     /// The key for placeholders made with `nonce` (letters and digits only).
     pub fn new(nonce: &str) -> Self {
         Self {
-            opening: format!("\u{0}{nonce}#"),
+            opening: crate::base::marker::Opening::new(nonce, '#'),
         }
     }
 
     /// Whether `text` holds this key's marker anywhere (raw or JSON-escaped).
     pub fn mentions(&self, text: &str) -> bool {
-        crate::base::bytes::has_nul_or_backslash(text.as_bytes())
-            && text.contains(&self.opening[1..])
+        self.opening.mentions(text)
     }
 
     /// `text` as a placeholder of this key, with the binding's index, when it is exactly one.

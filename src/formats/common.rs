@@ -407,6 +407,12 @@ pub(crate) fn without_parts(mut message: Value, dropped: &[&Block]) -> Result<Va
     let Value::Array(parts) = content else {
         return Err(missing_block(first));
     };
+    drop_parts(parts, dropped);
+    Ok(message)
+}
+
+/// Removes from `parts` the top-level parts of `dropped` (blocks whose path starts at `[i]`).
+pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
     let mut index = 0;
     parts.retain(|_| {
         let keep = !dropped
@@ -415,7 +421,6 @@ pub(crate) fn without_parts(mut message: Value, dropped: &[&Block]) -> Result<Va
         index += 1;
         keep
     });
-    Ok(message)
 }
 
 /// One message from `messages` of one role: the first's fields, and the content of all of them

@@ -552,14 +552,7 @@ impl super::json::Writer for Writer {
         let Some(Value::Array(parts)) = message.get_mut("parts") else {
             return Err(missing_block(first));
         };
-        let mut index = 0;
-        parts.retain(|_| {
-            let keep = !dropped
-                .iter()
-                .any(|block| block.path.first() == Some(&index));
-            index += 1;
-            keep
-        });
+        super::common::drop_parts(parts, dropped);
         Ok(message)
     }
 }
