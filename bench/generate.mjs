@@ -401,18 +401,21 @@ const SYSTEM_PROMPT = (r) =>
  * `[{ kind: "system" | "user" | "assistant" | "tool", ... }]`. Tool outputs range from 50 bytes
  * to 200 KB (log-uniform, capped at a fifth of the target so small transcripts still have many
  * turns); a few user turns carry a base64 screenshot; assistant steps make 1-4 parallel calls.
+ * Options: `turns` stops after that many user turns (the latest one included) whatever the size
+ * (`targetBytes` may then be `Infinity`: no screenshots), `minOutput`/`maxOutput` bound the
+ * tool outputs.
  */
-export function conversation(seed, targetBytes) {
+export function conversation(seed, targetBytes, { turns: maxTurns = Infinity, minOutput = 50, maxOutput: outputCap = 200_000 } = {}) {
   const r = rng(seed);
   const events = [{ kind: "system", text: SYSTEM_PROMPT(r) }];
   let size = events[0].text.length + 100;
-  const maxOutput = Math.max(400, Math.min(200_000, Math.floor(targetBytes / 5)));
-  const screenshots = Math.max(1, Math.round(targetBytes / 2_500_000));
-  const screenshotEvery = Math.max(1, Math.floor(targetBytes / screenshots));
+  const maxOutput = Math.max(400, Math.min(outputCap, Math.floor(targetBytes / 5)));
+  const screenshots = Number.isFinite(targetBytes) ? Math.max(1, Math.round(targetBytes / 2_500_000)) : 0;
+  const screenshotEvery = screenshots ? Math.max(1, Math.floor(targetBytes / screenshots)) : Infinity;
   let nextScreenshot = Math.floor(screenshotEvery / 2);
   let call = 0;
   let turn = 0;
-  while (size < targetBytes) {
+  while (size < targetBytes && turn < maxTurns - 1) {
     turn += 1;
     const user = { kind: "user", text: turn === 1 ? `${sentence(r)} ${prose(r, r.int(100, 600))}` : prose(r, r.logUniform(20, 400)) };
     if (size >= nextScreenshot && size + 20_000 < targetBytes) {
@@ -436,7 +439,7 @@ export function conversation(seed, targetBytes) {
       events.push({ kind: "assistant", text: thought, calls: calls.map(({ id, name, args }) => ({ id, name, args })) });
       size += thought.length + calls.reduce((n, c) => n + JSON.stringify(c.args).length + 120, 60);
       for (const c of calls) {
-        const output = c.tool.output(r, r.logUniform(50, maxOutput));
+        const output = c.tool.output(r, r.logUniform(minOutput, maxOutput));
         events.push({ kind: "tool", id: c.id, name: c.name, text: output });
         size += output.length + 80;
       }
@@ -454,6 +457,25 @@ export function conversation(seed, targetBytes) {
   events.push({ kind: "assistant", text: "", calls: [last] });
   events.push({ kind: "tool", id: last.id, name: last.name, text: logs(r, 3000) });
   return { events, turns: turn + 1 };
+}
+
+/**
+ * A single-prompt agent run (issue 21's common shape): the system prompt, one user task, then
+ * `steps` assistant steps of one tool call each, every result `minOutput`-`maxOutput` bytes
+ * (uniform) of the tools' usual kinds (logs, code, JSON, grep, listings).
+ */
+export function agentRun(seed, steps, { minOutput = 1000, maxOutput = 5000 } = {}) {
+  const r = rng(seed);
+  const events = [{ kind: "system", text: SYSTEM_PROMPT(r) }, { kind: "user", text: `${sentence(r)} ${prose(r, r.int(200, 800))}` }];
+  const outputs = TOOLS.filter((tool) => tool.name !== "edit_file");
+  for (let step = 1; step <= steps; step++) {
+    const tool = r.pick(outputs);
+    const id = `call_${seed.toString(36)}_${step.toString(36).padStart(4, "0")}`;
+    const thought = r.chance(0.5) ? prose(r, r.logUniform(30, 300)) : "";
+    events.push({ kind: "assistant", text: thought, calls: [{ id, name: tool.name, args: tool.args(r) }] });
+    events.push({ kind: "tool", id, name: tool.name, text: tool.output(r, r.int(minOutput, maxOutput)) });
+  }
+  return { events, turns: 1, steps };
 }
 
 /** OpenAI Chat Completions messages. */

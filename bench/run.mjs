@@ -52,6 +52,7 @@ const { compare, exponent, median, table, ms, ratio, pct, mb, kib, verdict } = a
 const { errorsBySlice, HOLDOUT_SEED, CORPUS_OPTIONS } = await import("./calibrate.mjs");
 const { realdataDir, realCorpus } = await import("./realdata.mjs");
 const { breakdown } = await import("./profile.mjs");
+const { longRuns, BODY_TARGET, OBJECTS_TARGET } = await import("./long-runs.mjs");
 const { lcTokens, trimOptions, PRUNE_TOOL_CALLS } = await import("./peers.mjs");
 const { readSkeleton } = await import("../js/api.mjs");
 
@@ -435,6 +436,13 @@ say("Importing ours compiles and instantiates the wasm module; V8 then compiles 
 say();
 
 // ---------------------------------------------------------------------------------------------
+say("## 7. Long runs against one JSON round trip");
+say();
+const long = await longRuns({ tc, smoke, opts });
+say(long.markdown);
+say();
+
+// ---------------------------------------------------------------------------------------------
 say("## Where the time goes");
 say();
 const probe = workloads.at(smoke ? -1 : 1);
@@ -542,6 +550,8 @@ targetRows.push(["row 5: heuristic median abs error < 5 % on each generated slic
 if (real.length) targetRows.push(["row 5 (extra, not a target): real transcripts (shared/realdata)", `${pct(errors.heuristic.get("real transcripts"))} (tokenx ${pct(errors.tokenx.get("real transcripts"))})`, verdict(errors.heuristic.get("real transcripts") < 0.05)]);
 const tokenxName = counters[2].name;
 targetRows.push(["row 5: heuristic faster than tokenx", `${ratio(corpusTimes[ours] / corpusTimes[tokenxName])} per text, ${ratio(bigTimes[ours] / bigTimes[tokenxName])} one string`, verdict(corpusTimes[ours] < corpusTimes[tokenxName] && bigTimes[ours] < bigTimes[tokenxName])]);
+targetRows.push([`issue 21: body path ≤ ${BODY_TARGET.toFixed(1)}× a JSON round trip (section 7, every workload, micro and time_based)`, `worst ${ratio(long.worstBody)}`, verdict(long.worstBody <= BODY_TARGET)]);
+targetRows.push([`issue 21: objects path ≤ ${OBJECTS_TARGET.toFixed(1)}× a JSON round trip (section 7)`, `worst ${ratio(long.worstObjects)}`, verdict(long.worstObjects <= OBJECTS_TARGET)]);
 targetRows.push(["row 6: core wasm < 150 KiB gzipped", kib(wasmGz), verdict(wasmGz < 150 * 1024)]);
 targetRows.push(["row 6: scaling exponent ≤ 1.1", `micro ${expMicro.toFixed(2)}, time_based ${expTime.toFixed(2)}, body ${expBody.toFixed(2)}`, verdict(Math.max(expMicro, expTime, expBody) <= 1.1)]);
 targetRows.push(["row 6: peak RSS < 4× input", `objects ${(rssObjects.growth / inputMb).toFixed(2)}×, body ${(rssBody.growth / inputMb).toFixed(2)}×`, verdict(Math.max(rssObjects.growth, rssBody.growth) < 4 * inputMb)]);
@@ -555,7 +565,7 @@ if (write) {
 }
 if (smoke) {
   // The smoke run checks that every measurement produced numbers.
-  const numbers = [...row1, ...row2].flatMap((r) => [r.micro, r.timeBased, r.peerMs]);
+  const numbers = [...row1, ...row2].flatMap((r) => [r.micro, r.timeBased, r.peerMs]).concat(long.rows.flatMap((r) => Object.values(r.t)));
   if (numbers.some((n) => !(n > 0 && Number.isFinite(n)))) throw new Error("a benchmark produced no time");
   console.log("bench smoke ok: every measurement produced a time");
 }

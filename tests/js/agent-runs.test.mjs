@@ -164,3 +164,19 @@ test("the checkers catch what providers reject", () => {
   assert.deepEqual(checkOpenAI([{ role: "user", content: "go" }, ...step, ...step]), []);
   assert.match(checkAiSdk([{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "n", input: {} }] }])[0], /no result/);
 });
+
+test("target 3's bound: 8 picks per body, head and last line free, shared lines matched to one body", async () => {
+  const { stubBound, STUB_LINES, STUB_HEAD_CHARS } = await import("../../bench/agent-runs.mjs");
+  const head = "x".repeat(STUB_HEAD_CHARS);
+  const errors = (from, n) => Array.from({ length: n }, (_, i) => `error: case ${from + i} broke`);
+  // One body of 12 distinct error lines, none in the head, a plain last line: 8 can be kept.
+  assert.deepEqual(stubBound([[head, ...errors(0, 12), "done"].join("\n")], ""), { kept: STUB_LINES, of: 12 });
+  // The last line and a line in the head are kept without a pick; a line elsewhere in the output too.
+  const body = ["error: in the head", head, ...errors(0, 10), "error: the last line"].join("\n");
+  assert.deepEqual(stubBound([body], "error: case 9 broke"), { kept: 2 + 1 + STUB_LINES, of: 12 });
+  // Two bodies share 10 lines: together they can keep all 10 (8 picked by one, 2 by the other).
+  const shared = [head, ...errors(0, 10), "done"].join("\n");
+  assert.deepEqual(stubBound([shared, shared], ""), { kept: 10, of: 10 });
+  // A line inside another error line is kept with it.
+  assert.deepEqual(stubBound([[head, "error: a", "error: a and error: b", "done"].join("\n")], "").of, 2);
+});

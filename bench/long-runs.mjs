@@ -1,0 +1,115 @@
+// Issue 21's workloads: micro and time_based on long runs, each beside one JSON round trip of the
+// same data, the price a host pays anyway to receive and forward it. Called by run.mjs (section 7);
+// `node bench/long-runs.mjs` prints the section alone.
+//
+// Workloads, each in the OpenAI and AI SDK formats (the real sessions in every format they
+// convert to), as a request body and as message objects parsed from it:
+// - a single-prompt agent run of 300 steps, one tool call each, 1-5 KB outputs (gen.agentRun);
+// - a 300-turn conversation, 1-6 steps a turn, 0.5-3 KB outputs (gen.conversation);
+// - the few-huge-outputs shape of sections 1-3 at 1 MB (outputs up to 200 KB);
+// - the real sessions of ../shared/realdata (bench/sessions.mjs), when present.
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as gen from "./generate.mjs";
+import { compare, ms, pct, ratio, table } from "./lib.mjs";
+import { realdataDir } from "./realdata.mjs";
+import { loadSessions } from "./sessions.mjs";
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The targets of issue 21: ours ÷ the JSON round trip of the same data. */
+export const BODY_TARGET = 1.0;
+export const OBJECTS_TARGET = 0.5;
+
+const generated = (smoke) => {
+  const agent = gen.agentRun(21, smoke ? 12 : 300);
+  const chat = gen.conversation(300, Infinity, { turns: smoke ? 4 : 300, minOutput: 500, maxOutput: 3000 });
+  const huge = gen.conversation(42 + 1_000_000, smoke ? 60_000 : 1_000_000);
+  return [
+    [smoke ? "agent run, 12 steps" : "agent run, 300 steps, 1-5 KB outputs", agent.events],
+    [smoke ? "conversation, 4 turns" : "conversation, 300 turns", chat.events],
+    [smoke ? "few huge outputs, 60 KB" : "few huge outputs, 1 MB", huge.events],
+  ].flatMap(([name, events]) => [
+    { name, format: "openai", body: JSON.stringify({ model: "gpt-4o", messages: gen.toOpenAI(events) }) },
+    { name, format: "ai-sdk", body: JSON.stringify({ model: "gpt-4o", messages: gen.toAiSdk(events) }) },
+  ]);
+};
+
+const real = (smoke) => {
+  const dir = realdataDir(root);
+  if (!dir) return [];
+  const sessions = loadSessions(dir).filter((s) => !s.duplicateOf);
+  return (smoke ? sessions.slice(0, 1) : sessions).flatMap((s) =>
+    Object.entries(s.formats).map(([format, { system, messages }]) => ({
+      name: `real: ${s.id}`,
+      format,
+      body: JSON.stringify({ model: "m", ...(system ? { system } : {}), messages }),
+    })),
+  );
+};
+
+/**
+ * Measures every workload and returns `{ markdown, worstBody, worstObjects, rows }`. `tc` is the
+ * loaded package; `opts` go to lib.mjs's `compare`.
+ */
+export async function longRuns({ tc, smoke = false, opts = {} }) {
+  const rows = [];
+  for (const w of [...generated(smoke), ...real(smoke)]) {
+    const messages = JSON.parse(w.body).messages;
+    const steps = messages.filter((m) => m.role === "assistant").length;
+    const pressure = (idle) => ({ turnCount: steps, contextPctUsed: 0.5, idleSeconds: idle, sessionComplete: false });
+    const call = (idle) => ({ sessionId: "bench", pressure: pressure(idle) });
+    const objects = (tier, idle) => ({ ...call(idle), messages, format: w.format });
+    const saved = async (idle) => {
+      const { result } = await tc.compactRequestBody(w.body, call(idle));
+      return result.beforeTokens ? result.tokensSaved / result.beforeTokens : 0;
+    };
+    const t = await compare(
+      [
+        { name: "body micro", fn: () => tc.compactRequestBody(w.body, call(0)) },
+        { name: "body time_based", fn: () => tc.compactRequestBody(w.body, call(400)) },
+        { name: "body round trip", fn: () => JSON.stringify(JSON.parse(w.body)) },
+        { name: "objects micro", fn: () => tc.compactWithTier("micro", objects("micro", 0)) },
+        { name: "objects time_based", fn: () => tc.compactWithTier("time_based", objects("time_based", 400)) },
+        { name: "objects round trip", fn: () => JSON.parse(JSON.stringify(messages)) },
+      ],
+      opts,
+    );
+    rows.push({ ...w, bytes: w.body.length, messages: messages.length, steps, t, savedMicro: await saved(0), savedTime: await saved(400) });
+  }
+  const of = (r, path, tier) => r.t[`${path} ${tier}`] / r.t[`${path} round trip`];
+  const worstBody = Math.max(...rows.flatMap((r) => [of(r, "body", "micro"), of(r, "body", "time_based")]));
+  const worstObjects = Math.max(...rows.flatMap((r) => [of(r, "objects", "micro"), of(r, "objects", "time_based")]));
+  const kb = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : `${(n / 1e3).toFixed(0)} KB`);
+  const markdown = [
+    "Issue 21: each call beside one JSON round trip of the same data in the same process: `JSON.stringify(JSON.parse(body))` for the body path " +
+      "(`compactRequestBody`), `JSON.parse(JSON.stringify(messages))` for the objects path (`compactWithTier`). Pressure 0.5, idle 0 s (micro) or " +
+      `400 s (time_based), turnCount = the run's assistant messages. Targets: body ≤ ${BODY_TARGET.toFixed(1)}×, objects ≤ ${OBJECTS_TARGET.toFixed(1)}×. ` +
+      "Cut = tokens saved ÷ tokens before, by the library's own count (the body path's result).",
+    "",
+    table(
+      ["workload", "format", "body", "msgs", "round trip ms", "body micro", "body time_based", "objects round trip ms", "objects micro", "objects time_based", "cut micro / time_based"],
+      rows.map((r) => [
+        r.name,
+        r.format,
+        kb(r.bytes),
+        r.messages,
+        ms(r.t["body round trip"]),
+        `${ms(r.t["body micro"])} (${ratio(of(r, "body", "micro"))})`,
+        `${ms(r.t["body time_based"])} (${ratio(of(r, "body", "time_based"))})`,
+        ms(r.t["objects round trip"]),
+        `${ms(r.t["objects micro"])} (${ratio(of(r, "objects", "micro"))})`,
+        `${ms(r.t["objects time_based"])} (${ratio(of(r, "objects", "time_based"))})`,
+        `${pct(r.savedMicro)} / ${pct(r.savedTime)}`,
+      ]),
+    ),
+  ].join("\n");
+  return { markdown, worstBody, worstObjects, rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const tc = await import("tiered-compaction");
+  const smoke = process.argv.includes("--smoke");
+  const { markdown } = await longRuns({ tc, smoke, opts: smoke ? { runs: 1, warmup: 1, warmupMs: 0 } : { runs: 5 } });
+  console.log(markdown);
+}
