@@ -191,7 +191,11 @@ pub(crate) fn text_or_json(value: &Value) -> Cow<'_, str> {
 
 /// Compact JSON of `value` (serde_json's `Display`, which cannot fail for a `Value`).
 pub(crate) fn compact_json(value: &Value) -> String {
-    value.to_string()
+    // The same text as `value.to_string()` (Value's Display is compact JSON), through the
+    // serializer that writes to a Vec, which the rest of the crate uses too: Display writes
+    // through a `fmt::Formatter` adapter, a second copy of the whole serializer in the wasm.
+    // Serialising a Value cannot fail (its keys are strings).
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The media type of a `data:` URI (`data:image/png;base64,...` → `image/png`).
