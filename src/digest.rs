@@ -178,11 +178,12 @@ impl Call {
 
 fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
-    let mut by_id: FastMap<String, usize> = FastMap::default();
+    // Borrowed keys: the same map type as the other id maps, one copy of its code in the wasm.
+    let mut by_id: FastMap<&str, usize> = FastMap::default();
     for block in messages.into_iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, name } => {
-                by_id.insert(id.clone(), calls.len());
+                by_id.insert(id.as_str(), calls.len());
                 calls.push(Call {
                     name: name.clone(),
                     arguments: block.text.to_string(),
@@ -198,7 +199,7 @@ fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or("")
                     .to_string();
-                let at = id.as_ref().and_then(|id| by_id.get(id).copied());
+                let at = id.as_ref().and_then(|id| by_id.get(id.as_str()).copied());
                 let call = match at {
                     Some(at) => &mut calls[at],
                     None => {

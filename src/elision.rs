@@ -105,9 +105,19 @@ pub struct Placeholder<'a> {
 /// Where the strings behind a call's placeholders are, for the ones that must be read whole: a
 /// placeholder inside a serialised value (a tool call's `input` holding a file to write) cannot
 /// stand for its string there, since the text's length depends on how the string escapes.
-pub trait ElidedStrings: std::fmt::Debug {
+pub trait ElidedStrings {
     /// The string behind placeholder `index`.
     fn original(&self, index: usize) -> Option<String>;
+}
+
+/// Only the trait's name, so that the structs holding one (`Working`, `Options`) still derive
+/// `Debug`. Not a `Debug` supertrait: a trait object's vtable keeps its `Debug::fmt` in the wasm
+/// even when nothing prints it, and an implementor's derived one (`BodyStrings` holds parsed
+/// `Value`s) linked core's float formatting (`flt2dec`, about 17 KB) for nothing.
+impl std::fmt::Debug for dyn ElidedStrings + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ElidedStrings")
+    }
 }
 
 /// Replaces every placeholder of `key` in `values` by its string from `strings`. Returns

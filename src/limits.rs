@@ -223,7 +223,12 @@ fn segment(root: &Value, top: Option<usize>) -> String {
         (Value::Array(_), Some(index)) => format!("[{index}]"),
         (Value::Object(fields), Some(index)) => match fields.keys().nth(index) {
             Some(key) if is_identifier(key) => format!(".{key}"),
-            Some(key) => format!("[{}]", Value::String(key.clone())),
+            // The key as a JSON string; through `compact_json`, not Value's Display, which
+            // would keep a second copy of serde_json's serializer in the wasm.
+            Some(key) => format!(
+                "[{}]",
+                crate::formats::common::compact_json(&Value::String(key.clone()))
+            ),
             None => String::new(),
         },
         _ => String::new(),

@@ -236,7 +236,7 @@ fn context_messages(result: &TierResult) -> Result<&[Value]> {
 
 /// A plain-string list's text (a string token read as JSON) as the one user message it is.
 fn one_user_message(text: Value) -> Value {
-    serde_json::json!({ "role": "user", "content": text })
+    crate::formats::common::object(vec![("role", "user".into()), ("content", text)])
 }
 
 /// A request body checked and measured, before its messages are read: where they are, and the

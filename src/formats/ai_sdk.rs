@@ -51,7 +51,10 @@ pub(crate) static ADAPTER: Adapter = Adapter {
 /// An AI SDK tool's parts: `{ description, inputSchema }` (a plain JSON Schema; the host wraps
 /// it with `jsonSchema()` and names the tool by its key in `tools`).
 fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
-    serde_json::json!({ "description": description, "inputSchema": schema })
+    super::common::object(vec![
+        ("description", description.into()),
+        ("inputSchema", schema),
+    ])
 }
 
 /// An AI SDK tool message names its calls in its parts (its content is always an array); an

@@ -48,7 +48,11 @@ pub(crate) static ADAPTER: Adapter = Adapter {
 
 /// A Messages API tool: `{ name, description, input_schema }`.
 fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    serde_json::json!({ "name": name, "description": description, "input_schema": schema })
+    super::common::object(vec![
+        ("name", name.into()),
+        ("description", description.into()),
+        ("input_schema", schema),
+    ])
 }
 
 /// No message field is Anthropic's alone: its evidence is in its content blocks.

@@ -189,9 +189,24 @@ pub(crate) fn text_or_json(value: &Value) -> Cow<'_, str> {
     }
 }
 
+/// A JSON object of `entries`, in order: what `json!({ "key": value, ... })` builds, without
+/// the macro's `to_value` on each entry, which for a `Value` (a tool's schema, a stub) serialises
+/// it into a copy and keeps a serializer into `Value` for it in the wasm.
+pub(crate) fn object(entries: Vec<(&str, Value)>) -> Value {
+    let mut fields = Map::with_capacity(entries.len());
+    for (key, value) in entries {
+        fields.insert(key.to_owned(), value);
+    }
+    Value::Object(fields)
+}
+
 /// Compact JSON of `value` (serde_json's `Display`, which cannot fail for a `Value`).
 pub(crate) fn compact_json(value: &Value) -> String {
-    value.to_string()
+    // The same text as `value.to_string()` (Value's Display is compact JSON), through the
+    // serializer that writes to a Vec, which the rest of the crate uses too: Display writes
+    // through a `fmt::Formatter` adapter, a second copy of the whole serializer in the wasm.
+    // Serialising a Value cannot fail (its keys are strings).
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The media type of a `data:` URI (`data:image/png;base64,...` → `image/png`).

@@ -23,8 +23,8 @@
 //! text part there to put a placeholder in).
 
 use super::common::{
-    Path, compact_json, finish_message, input_value, message_path, missing_block, object_at,
-    object_field, optional_str, other_block, read_each, required_str, role_of,
+    Path, compact_json, finish_message, input_value, message_path, missing_block, object,
+    object_at, object_field, optional_str, other_block, read_each, required_str, role_of,
 };
 use super::detect::{Field, Seen};
 use super::registry::{Adapter, MessageFields, Structured};
@@ -66,7 +66,11 @@ fn tool_definition(name: &str, description: &str, mut schema: Value) -> Value {
     if let Some(fields) = schema.as_object_mut() {
         fields.remove("additionalProperties");
     }
-    json!({ "name": name, "description": description, "parameters": schema })
+    super::common::object(vec![
+        ("name", name.into()),
+        ("description", description.into()),
+        ("parameters", schema),
+    ])
 }
 
 /// A content's `parts` and a `model` role are Gemini's alone.
@@ -479,7 +483,7 @@ impl super::json::Writer for Writer {
                         response.insert("response".into(), stub);
                     }
                     _ => {
-                        response.insert("response".into(), json!({ "output": stub }));
+                        response.insert("response".into(), object(vec![("output", stub)]));
                     }
                 }
             }

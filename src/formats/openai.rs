@@ -51,10 +51,12 @@ pub(crate) static ADAPTER: Adapter = Adapter {
 
 /// A Chat Completions tool: `{ type: "function", function: { name, description, parameters } }`.
 fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    serde_json::json!({
-        "type": "function",
-        "function": { "name": name, "description": description, "parameters": schema }
-    })
+    let function = super::common::object(vec![
+        ("name", name.into()),
+        ("description", description.into()),
+        ("parameters", schema),
+    ]);
+    super::common::object(vec![("type", "function".into()), ("function", function)])
 }
 
 /// Fields only Chat Completions has: `tool_calls`, a `tool` message's `tool_call_id`, a

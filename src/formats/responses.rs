@@ -65,13 +65,13 @@ pub(crate) static ADAPTER: Adapter = Adapter {
 /// `strict` is the API's default; the schema meets its rules (every property required, no
 /// others), and the SDK's `FunctionTool` type requires the field.
 fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    json!({
-        "type": "function",
-        "name": name,
-        "description": description,
-        "parameters": schema,
-        "strict": true
-    })
+    super::common::object(vec![
+        ("type", "function".into()),
+        ("name", name.into()),
+        ("description", description.into()),
+        ("parameters", schema),
+        ("strict", true.into()),
+    ])
 }
 
 /// An item `type` (no other format's messages have one) and a `call_id`.

@@ -42,7 +42,7 @@ pub fn stubbed(arguments: &str, threshold: usize, keep: usize, recall: &str) -> 
             _ => {}
         }
     }
-    changed.then(|| input.to_string())
+    changed.then(|| crate::formats::common::compact_json(&input))
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@ pub struct PairKey<'t> {
 
 /// The pair key of every block (`None` for blocks without a tool id), message by message.
 pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'t>>>> {
-    let mut uses: FastMap<&str, u32> = FastMap::default();
+    // `usize` counts, not `u32`: the same map type as the other id maps, one copy of its code.
+    let mut uses: FastMap<&str, usize> = FastMap::default();
     transcript
         .messages
         .iter()
@@ -32,12 +33,12 @@ pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'
                         *count += 1;
                         Some(PairKey {
                             id,
-                            use_index: *count - 1,
+                            use_index: (*count - 1) as u32,
                         })
                     }
                     BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
                         id,
-                        use_index: uses.get(id.as_str()).map_or(0, |count| count - 1),
+                        use_index: uses.get(id.as_str()).map_or(0, |count| (count - 1) as u32),
                     }),
                     _ => None,
                 })

@@ -373,3 +373,9 @@ pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> 
 pub fn tier_cost_weight_table() -> JsValue {
     output::cost_weights()
 }
+
+/// The allocator: talc instead of the standard library's dlmalloc, 6.8 KB smaller in the shipped
+/// module (2.5 KB gzipped, issue 21) and as fast on the benchmark's workloads. Its
+/// `disable-realloc-in-place` feature saves only 0.4 KB more and makes every growing string copy.
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

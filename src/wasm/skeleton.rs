@@ -304,14 +304,6 @@ pub fn read_for(
     }))
 }
 
-/// Only its name: [`crate::elision::ElidedStrings`] asks for `Debug`, and a derived one would
-/// link the formatting of every field into the wasm for nothing.
-impl std::fmt::Debug for Originals {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Originals")
-    }
-}
-
 impl crate::elision::ElidedStrings for Originals {
     fn original(&self, index: usize) -> Option<String> {
         let Source::Strings(strings, crossing) = &self.source else {

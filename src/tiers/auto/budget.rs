@@ -59,7 +59,10 @@ impl Budget {
         } else {
             before as f64
         };
-        let allowance = allowance.clamp(0.0, before as f64) as u64;
+        // Not `f64::clamp`: with a bound known only at run time its `min <= max` assertion
+        // stays, and its message prints both bounds with `{:?}`, which links core's float
+        // formatting (about 17 KB of wasm). Same value for every input, NaN included (0).
+        let allowance = allowance.max(0.0).min(before as f64) as u64;
         let min_saving = (before as f64 * policy.min_reduction).ceil() as u64;
         Self {
             pct,
