@@ -157,9 +157,8 @@ fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
 
 /// `text` (a flat text, a string field) as the core reads it, and its window.
 pub fn cross_text(text: &JsString) -> (JsString, Window) {
-    if text.is_valid_utf16() {
-        return (text.clone(), Window::NONE);
-    }
+    // The host checks (`isWellFormed`): `JsString::is_valid_utf16` would read the string one
+    // `charCodeAt` call per unit from wasm.
     let crossed = crossed(cross_string(text), text);
     (crossed.text, crossed.window)
 }
