@@ -69,6 +69,20 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Position of the first `a` or `b` in `bytes`, eight bytes at a time.
+pub(crate) fn find_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let hits = equal(x, a) | equal(x, b);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| bytes[here] == a || bytes[here] == b)
+}
+
 /// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
 /// which serde_json refuses raw in a string) and the code points before it, in one pass: the
 /// run's length in bytes (all of `bytes` when nothing stops it) and in code points
