@@ -32,11 +32,16 @@ fn word_at(bytes: &[u8], at: usize) -> bool {
     let (Some(&first), Some(&second)) = (bytes.get(at), bytes.get(at + 1)) else {
         return false;
     };
-    // The words' first two letters (any case): `er`, `ex`, `fa`, `pa`, `tr`.
-    matches!(
-        (first | 0x20, second | 0x20),
-        (b'e', b'r' | b'x') | (b'f' | b'p', b'a') | (b't', b'r')
-    ) && WORDS.iter().any(|word| {
+    // The words' first two letters (any case) pick the words to compare.
+    let words: &[&[u8]] = match (first | 0x20, second | 0x20) {
+        (b'e', b'r') => &WORDS[..1],
+        (b'e', b'x') => &WORDS[1..2],
+        (b'f', b'a') => &[WORDS[2], WORDS[5]],
+        (b'p', b'a') => &WORDS[3..4],
+        (b't', b'r') => &WORDS[4..5],
+        _ => return false,
+    };
+    words.iter().any(|word| {
         bytes
             .get(at..at + word.len())
             .is_some_and(|here| here.eq_ignore_ascii_case(word))
@@ -45,20 +50,21 @@ fn word_at(bytes: &[u8], at: usize) -> bool {
 
 /// Position of the first of [`WORDS`] in `bytes` at or after `from`.
 fn find_word(bytes: &[u8], from: usize) -> Option<usize> {
-    // Eight bytes at a time, the words' first letters (`e`, `f`, `p`, `t`, any case: `| 0x20`
-    // folds an ASCII capital onto its small letter) marked as `base::bytes` marks a byte; each
-    // mark is then checked whole. A byte loop over each line was a sixth of a micro call on
-    // 1-5 KB outputs.
+    // Eight positions at a time, each word's first two letters (any case: `| 0x20` folds an
+    // ASCII capital onto its small letter) marked as `base::bytes` marks a byte, in the word at
+    // a position and in the word one byte on; each mark is then checked whole. Marking first
+    // letters alone checked one byte in five of English text (`e`, `t`), and a byte loop over
+    // each line was a sixth of a micro call on 1-5 KB outputs.
     const FOLD: u64 = 0x2020_2020_2020_2020;
     let mut at = from;
-    while at + 8 <= bytes.len() {
+    while at + 9 <= bytes.len() {
         let x = bytes::word(&bytes[at..at + 8]) | FOLD;
-        let mut marks = bytes::equal(x, b'e')
-            | bytes::equal(x, b'f')
-            | bytes::equal(x, b'p')
-            | bytes::equal(x, b't');
-        // Every real match is marked (a borrow only adds marks above one): checking each mark
-        // finds the first match.
+        let y = bytes::word(&bytes[at + 1..at + 9]) | FOLD;
+        let mut marks = (bytes::equal(x, b'e') & (bytes::equal(y, b'r') | bytes::equal(y, b'x')))
+            | ((bytes::equal(x, b'f') | bytes::equal(x, b'p')) & bytes::equal(y, b'a'))
+            | (bytes::equal(x, b't') & bytes::equal(y, b'r'));
+        // Every real pair is marked in both words (a borrow only adds marks above one): checking
+        // each mark finds the first match.
         while marks != 0 {
             let here = at + (marks.trailing_zeros() / 8) as usize;
             if word_at(bytes, here) {
@@ -111,20 +117,23 @@ pub fn shape(line: &str) -> String {
     let bytes = line.as_bytes();
     let mut out = String::with_capacity(line.len());
     let mut in_token = false;
+    // Text is copied in spans, up to each numeric run.
+    let mut copied = 0;
     let mut at = 0;
     // Each piece is a run of ASCII letters and digits and the one character after it (any other
-    // character ends a run). One index loop over the bytes, the run's tests taken as it is read:
-    // splitting by chars and testing each run three times was most of the time of an error line.
+    // character ends a run). One index loop over the bytes, the run's tests taken from a table
+    // as it is read: splitting by chars and testing each run three times was most of the time
+    // of an error line, and error lines are one byte in four of generated logs.
     while at < bytes.len() {
-        let (mut digit, mut hex, mut digits_or_x) = (false, true, true);
+        let mut kinds = HEX | DIGITS_OR_X;
         let mut end = at;
         while let Some(&b) = bytes.get(end) {
-            if !b.is_ascii_alphanumeric() {
+            let kind = SHAPE_BYTES[usize::from(b)];
+            if kind & ALPHANUMERIC == 0 {
                 break;
             }
-            digit |= b.is_ascii_digit();
-            hex &= b.is_ascii_hexdigit();
-            digits_or_x &= b.is_ascii_digit() || b == b'x';
+            // `HEX` and `DIGITS_OR_X` while every byte has them, `DIGIT` once any has it.
+            kinds = (kinds & (kind | DIGIT)) | (kind & DIGIT);
             end += 1;
         }
         // The character after the run: one byte if ASCII, else its UTF-8 length.
@@ -136,21 +145,55 @@ pub fn shape(line: &str) -> String {
                 .and_then(|rest| rest.chars().next())
                 .map_or(end + 1, |c| end + c.len_utf8()),
         };
-        let numeric = digit && (hex || end - at >= 8 || digits_or_x);
+        let numeric =
+            kinds & DIGIT != 0 && (kinds & HEX != 0 || end - at >= 8 || kinds & DIGITS_OR_X != 0);
         if numeric {
+            out.push_str(line.get(copied..at).unwrap_or_default());
             if !in_token {
                 out.push('#');
             }
+            copied = end;
             in_token = true;
         } else {
-            out.push_str(line.get(at..end).unwrap_or_default());
             in_token = false;
         }
-        out.push_str(line.get(end..next).unwrap_or_default());
         at = next;
     }
+    out.push_str(line.get(copied..).unwrap_or_default());
     out
 }
+
+/// [`SHAPE_BYTES`] flags: an ASCII letter or digit.
+const ALPHANUMERIC: u8 = 1;
+/// A digit (kept by a run when any byte has it).
+const DIGIT: u8 = 2;
+/// A hex digit (kept by a run when every byte has it).
+const HEX: u8 = 4;
+/// A digit or `x` (kept by a run when every byte has it).
+const DIGITS_OR_X: u8 = 8;
+
+/// What [`shape`] asks of each byte.
+const SHAPE_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() {
+            table[b] |= ALPHANUMERIC;
+        }
+        if byte.is_ascii_digit() {
+            table[b] |= DIGIT | DIGITS_OR_X;
+        }
+        if byte.is_ascii_hexdigit() {
+            table[b] |= HEX;
+        }
+        if byte == b'x' {
+            table[b] |= DIGITS_OR_X;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Whether `haystack` ends with `needle`, ASCII letters in any case.
 fn ends_with_folded(haystack: &[u8], needle: &[u8]) -> bool {

@@ -94,27 +94,33 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
     Some(out)
 }
 
-/// Whether `haystack` holds `needle`: the needle's first byte found eight bytes at a time, the
-/// rest compared there. `str::contains` builds a two-way searcher for each call, and a stub asks
-/// this of its head and kept lines for each of up to 19 lines and paths (a tenth of a micro
-/// call on 1-5 KB outputs).
+/// Whether `haystack` holds `needle`: the needle's first two bytes found eight positions at a
+/// time, the rest compared there. `str::contains` builds a two-way searcher for each call, and a
+/// stub asks this of its head and kept lines for each of up to 19 lines and paths (a tenth of a
+/// micro call on 1-5 KB outputs); a path's first byte alone (`s` of `src/`) matched too often.
 fn holds(haystack: &str, needle: &str) -> bool {
     let (haystack, needle) = (haystack.as_bytes(), needle.as_bytes());
-    let Some(&first) = needle.first() else {
-        return true;
+    let (first, second) = match needle {
+        [] => return true,
+        [only] => return haystack.contains(only),
+        [first, second, ..] => (*first, *second),
     };
-    let mut from = 0;
-    while let Some(found) = haystack
-        .get(from..)
-        .and_then(|rest| bytes::find_either(rest, first, first))
-    {
-        let at = from + found;
-        if haystack.get(at..at + needle.len()) == Some(needle) {
-            return true;
+    let found = |at: usize| haystack.get(at..at + needle.len()) == Some(needle);
+    let mut at = 0;
+    while at + 9 <= haystack.len() {
+        let x = bytes::word(&haystack[at..at + 8]);
+        let y = bytes::word(&haystack[at + 1..at + 9]);
+        // Every real pair is marked (a borrow only adds marks above one): each is checked.
+        let mut marks = bytes::equal(x, first) & bytes::equal(y, second);
+        while marks != 0 {
+            if found(at + (marks.trailing_zeros() / 8) as usize) {
+                return true;
+            }
+            marks &= marks - 1;
         }
-        from = at + 1;
+        at += 8;
     }
-    false
+    (at..haystack.len()).any(found)
 }
 
 /// Code points a stub may still take.
@@ -211,12 +217,25 @@ mod tests {
             ("éa", "a"),
             ("ab", "b"),
             ("ab", "ba"),
+            ("0123456789abcdef", "9a"),
+            ("0123456789abcdef", "89abcdef"),
+            ("0123456789abcdef", "89abcdefg"),
+            ("aaaaaaaaaaaaaaaaab", "ab"),
+            ("xxxxxxxxxxxxxxxxxxxxxxxxsrc/a.rs:4 src/b.rs", "src/b.rs"),
+            ("xxxxxxxxxxxxxxxxxxxxxxxxsrc/a.rs:4 src/b.rs", "src/c.rs"),
         ] {
             assert_eq!(
                 holds(haystack, needle),
                 haystack.contains(needle),
                 "{haystack:?} {needle:?}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn holds_agrees_with_contains(haystack in "[ab/é]{0,40}", needle in "[ab/é]{0,5}") {
+            proptest::prop_assert_eq!(holds(&haystack, &needle), haystack.contains(&needle));
         }
     }
 
