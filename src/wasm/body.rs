@@ -48,8 +48,29 @@ pub struct JsBody<'b> {
 impl<'b> JsBody<'b> {
     /// The caller's `body`, copied into wasm (its size checked before by the caller).
     pub fn new(body: &'b JsString) -> Self {
+        // Copied first: the copy says whether the host has anything to map (nearly never), and
+        // asking the host to check cost more than the copy (`isWellFormed` and a regex, 1.4 ms
+        // on a 1 MB body, against 0.3 ms).
+        let (text, ascii) = text::to_utf8(body);
+        if !super::surrogates::may_need_crossing(&text) {
+            return Self {
+                body,
+                crossed: body.clone(),
+                window: Window::NONE,
+                lossy: false,
+                raw: false,
+                text: Some(text),
+                ascii,
+                units: Units::default(),
+            };
+        }
         let crossed = super::surrogates::cross_request_body(body, Window::NONE);
-        let (text, ascii) = text::to_utf8(&crossed.text);
+        // Without a window or a loss, the crossed text is the caller's: the copy stands.
+        let (text, ascii) = if crossed.window == Window::NONE && !crossed.lossy {
+            (text, ascii)
+        } else {
+            text::to_utf8(&crossed.text)
+        };
         Self {
             body,
             crossed: crossed.text,

@@ -169,6 +169,31 @@ pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
     crossed(cross_body(body, window.base()), body)
 }
 
+/// Whether a request body whose UTF-8 copy (made by `encodeInto`) is `text` may have lone
+/// surrogates for the host to map ([`cross_request_body`]): raw ones, which the copy holds as
+/// U+FFFD (a U+FFFD of the body's own reads the same, and is asked about too), or escaped ones
+/// (`\ud800`), which js/surrogates.mjs `mayHaveLoneEscapes` looks for the same way.
+pub fn may_need_crossing(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if text.contains('\u{FFFD}') {
+        return true;
+    }
+    let mut from = 0;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| crate::base::bytes::find_either(rest, b'\\', b'\\'))
+    {
+        let at = from + found;
+        if let Some([b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F']) =
+            bytes.get(at + 1..at + 4)
+        {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
 /// Bytes of `text` in UTF-8, measured in the host; `None` without the package's helpers.
 pub fn utf8_len(text: &JsString) -> Option<usize> {
     measure_string(text).ok().map(|bytes| bytes as usize)
