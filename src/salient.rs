@@ -236,32 +236,33 @@ fn is_report(line: &str) -> bool {
 /// with an error word, when there are more than `max`.
 pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
     let mut seen = FastSet::default();
-    let mut found: Vec<(usize, &str)> = Vec::new();
+    let mut found: Vec<(usize, bool, &str)> = Vec::new();
+    let mut reports = 0;
     for (at, line) in lines_with_words(text) {
         let trimmed = line.trim();
         // [`is_error_line`]: the word is in the line, so only its length is left to check.
         if (4..=4000).contains(&trimmed.len()) && seen.insert(shape(trimmed)) {
-            found.push((at, line));
+            let report = is_report(line);
+            found.push((at, report, line));
+            reports += usize::from(report);
+            // With `max` reports found, no later line can take the place of one (reports
+            // rank first, each group in text order): the rest of a long log is not read.
+            if reports >= max {
+                break;
+            }
         }
     }
     if found.len() > max {
         // Reports first, each group in text order; then back to text order.
-        let ranked = found
-            .into_iter()
-            .map(|(at, line)| (at, is_report(line), line))
-            .collect();
-        let mut ranked = sort::sorted_by_key(ranked, &|(at, report, _): &(usize, bool, &str)| {
+        found = sort::sorted_by_key(found, &|(at, report, _): &(usize, bool, &str)| {
             (!report, *at)
         });
-        ranked.truncate(max);
-        found = sort::sorted_by_key(ranked, &|(at, ..): &(usize, bool, &str)| *at)
-            .into_iter()
-            .map(|(at, _, line)| (at, line))
-            .collect();
+        found.truncate(max);
+        found = sort::sorted_by_key(found, &|(at, ..): &(usize, bool, &str)| *at);
     }
     found
         .into_iter()
-        .map(|(_, line)| cut::head(cut::trim(line), MAX_LINE_CHARS))
+        .map(|(_, _, line)| cut::head(cut::trim(line), MAX_LINE_CHARS))
         .collect()
 }
 
@@ -504,6 +505,31 @@ mod tests {
                 .collect()
         }
 
+        /// `error_lines` before it stopped at `max` reports.
+        pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
+            let mut seen = std::collections::HashSet::new();
+            let mut found: Vec<(usize, bool, &str)> = Vec::new();
+            for (at, line) in text.lines().enumerate() {
+                if is_error_line(line) && seen.insert(shape(line.trim())) {
+                    found.push((at, is_report(line), line));
+                }
+            }
+            if found.len() > max {
+                found.sort_by_key(|(at, report, _)| (!report, *at));
+                found.truncate(max);
+                found.sort_by_key(|(at, ..)| *at);
+            }
+            found
+                .into_iter()
+                .map(|(_, _, line)| {
+                    crate::base::cut::head(
+                        crate::base::cut::trim(line),
+                        super::super::MAX_LINE_CHARS,
+                    )
+                })
+                .collect()
+        }
+
         pub fn words(text: &str) -> Vec<&str> {
             text.split(|c: char| {
                 c.is_whitespace()
@@ -594,6 +620,9 @@ mod tests {
                 proptest::prop_assert_eq!(is_report(line), oracle::is_report(line));
             }
             proptest::prop_assert_eq!(shape(&text), oracle::shape(&text));
+            for max in [0, 1, 2, 8] {
+                proptest::prop_assert_eq!(error_lines(&text, max), oracle::error_lines(&text, max));
+            }
         }
     }
 
