@@ -11,7 +11,7 @@ import { Session } from "node:inspector/promises";
 import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
-import { readSkeleton } from "../js/api.mjs";
+import { bindingHelpers } from "../js/api.mjs";
 import { table } from "./lib.mjs";
 
 /** Categories, first match wins; `re` is tested against "function @ file". */
@@ -72,9 +72,11 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tc-profile-"));
   try {
     execFileSync(bindgen, ["--target", "nodejs", "--no-typescript", "--out-dir", dir, wasm]);
-    // The package hands its glue `readSkeleton` (scripts/glue.mjs); this bare glue finds it as a
-    // global, so the profile sees the messages read as the package reads them.
-    globalThis.tieredCompactionReadSkeleton = readSkeleton;
+    // The package hands its glue its helpers (scripts/glue.mjs); this bare glue finds them as
+    // globals, so the profile sees strings and messages cross as the package crosses them
+    // (without `crossBody`, the binding falls back to checking a body one `charCodeAt` at a time).
+    const globals = Object.entries(bindingHelpers).map(([name, helper]) => [`tieredCompaction${name[0].toUpperCase()}${name.slice(1)}`, helper]);
+    for (const [name, helper] of globals) globalThis[name] = helper;
     const glue = createRequire(import.meta.url)(path.join(dir, "tiered_compaction.js"));
     const session = new Session();
     session.connect();
@@ -100,7 +102,7 @@ export async function breakdown({ root, smoke, messages, body, pressure }) {
       "Heaviest functions, body path: " + top(edge).map((line) => `\`${line}\``).join("; ") + ".",
     ].join("\n");
   } finally {
-    delete globalThis.tieredCompactionReadSkeleton;
+    for (const name of Object.keys(bindingHelpers)) delete globalThis[`tieredCompaction${name[0].toUpperCase()}${name.slice(1)}`];
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

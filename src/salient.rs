@@ -3,6 +3,7 @@
 //! body goes (micro, time_based), a digest lists them (auto), and `mustKeep` asks a summary to
 //! carry them.
 
+use crate::base::bytes;
 use crate::base::cut;
 use crate::base::hash::FastSet;
 use crate::base::sort;
@@ -14,87 +15,220 @@ pub const MAX_LINE_CHARS: usize = 160;
 /// At most this many paths and URLs per stub.
 pub const MAX_REFERENCES: usize = 10;
 
+/// The words that make a line matter (any case, inside a word too: `TypeError`,
+/// `AssertionFailed`).
+const WORDS: [&[u8]; 6] = [
+    b"error",
+    b"exception",
+    b"fail",
+    b"panic",
+    b"traceback",
+    b"fatal",
+];
+
+/// Whether one of [`WORDS`] starts at `at` in `bytes`.
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> bool {
+    let (Some(&first), Some(&second)) = (bytes.get(at), bytes.get(at + 1)) else {
+        return false;
+    };
+    // The words' first two letters (any case) pick the words to compare.
+    let words: &[&[u8]] = match (first | 0x20, second | 0x20) {
+        (b'e', b'r') => &WORDS[..1],
+        (b'e', b'x') => &WORDS[1..2],
+        (b'f', b'a') => &[WORDS[2], WORDS[5]],
+        (b'p', b'a') => &WORDS[3..4],
+        (b't', b'r') => &WORDS[4..5],
+        _ => return false,
+    };
+    words.iter().any(|word| {
+        bytes
+            .get(at..at + word.len())
+            .is_some_and(|here| here.eq_ignore_ascii_case(word))
+    })
+}
+
+/// Position of the first of [`WORDS`] in `bytes` at or after `from`.
+fn find_word(bytes: &[u8], from: usize) -> Option<usize> {
+    // Eight positions at a time, each word's first two letters (any case: `| 0x20` folds an
+    // ASCII capital onto its small letter) marked as `base::bytes` marks a byte, in the word at
+    // a position and in the word one byte on; each mark is then checked whole. Marking first
+    // letters alone checked one byte in five of English text (`e`, `t`), and a byte loop over
+    // each line was a sixth of a micro call on 1-5 KB outputs.
+    const FOLD: u64 = 0x2020_2020_2020_2020;
+    let mut at = from;
+    while at + 9 <= bytes.len() {
+        let x = bytes::word(&bytes[at..at + 8]) | FOLD;
+        let y = bytes::word(&bytes[at + 1..at + 9]) | FOLD;
+        let mut marks = (bytes::equal(x, b'e') & (bytes::equal(y, b'r') | bytes::equal(y, b'x')))
+            | ((bytes::equal(x, b'f') | bytes::equal(x, b'p')) & bytes::equal(y, b'a'))
+            | (bytes::equal(x, b't') & bytes::equal(y, b'r'));
+        // Every real pair is marked in both words (a borrow only adds marks above one): checking
+        // each mark finds the first match.
+        while marks != 0 {
+            let here = at + (marks.trailing_zeros() / 8) as usize;
+            if word_at(bytes, here) {
+                return Some(here);
+            }
+            marks &= marks - 1;
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| word_at(bytes, here))
+}
+
 /// Whether `line` names an error, exception, failure, panic or traceback (any case, inside a
 /// word too: `TypeError`, `AssertionFailed`).
 pub fn is_error_line(line: &str) -> bool {
     let line = line.trim();
-    if line.len() < 4 || line.len() > 4000 {
-        return false;
-    }
-    const WORDS: [&[u8]; 6] = [
-        b"error",
-        b"exception",
-        b"fail",
-        b"panic",
-        b"traceback",
-        b"fatal",
-    ];
-    // One pass over the bytes, no copy: at each first letter of a word (any case), compare the
-    // word there. Lowercasing each line first was a tenth of a micro call on logs.
-    let bytes = line.as_bytes();
-    bytes.windows(2).enumerate().any(|(at, pair)| {
-        // The words' first two letters (any case): `er`, `ex`, `fa`, `pa`, `tr`.
-        matches!(
-            (pair[0] | 0x20, pair[1] | 0x20),
-            (b'e', b'r' | b'x') | (b'f' | b'p', b'a') | (b't', b'r')
-        ) && WORDS.iter().any(|word| {
-            bytes
-                .get(at..at + word.len())
-                .is_some_and(|here| here.eq_ignore_ascii_case(word))
-        })
+    (4..=4000).contains(&line.len()) && find_word(line.as_bytes(), 0).is_some()
+}
+
+/// The lines of `text` (as [`str::lines`] has them) that hold one of [`WORDS`], each with the
+/// byte offset it starts at. One search over the whole text: most lines hold none, and they are
+/// never split out.
+fn lines_with_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let hit = find_word(bytes, from)?;
+        let start = bytes[..hit]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let end = bytes[hit..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |at| hit + at);
+        from = end + 1;
+        let line = text.get(start..end).unwrap_or_default();
+        // `str::lines` drops the `\r` of a `\r\n` only.
+        let line = match end < bytes.len() {
+            true => line.strip_suffix('\r').unwrap_or(line),
+            false => line,
+        };
+        Some((start, line))
     })
 }
 
 /// `line` with its numbers, hex runs and ids blanked, so repeats that differ only in those
 /// count once (`line 42` and `line 57`, `0x7ffd…` and `0x7ffe…`).
 pub fn shape(line: &str) -> String {
+    let bytes = line.as_bytes();
     let mut out = String::with_capacity(line.len());
     let mut in_token = false;
-    for token in line.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
-        let (word, rest) = match token.char_indices().last() {
-            Some((at, c)) if !c.is_ascii_alphanumeric() => (&token[..at], &token[at..]),
-            _ => (token, ""),
+    // Text is copied in spans, up to each numeric run.
+    let mut copied = 0;
+    let mut at = 0;
+    // Each piece is a run of ASCII letters and digits and the one character after it (any other
+    // character ends a run). One index loop over the bytes, the run's tests taken from a table
+    // as it is read: splitting by chars and testing each run three times was most of the time
+    // of an error line, and error lines are one byte in four of generated logs.
+    while at < bytes.len() {
+        let mut kinds = HEX | DIGITS_OR_X;
+        let mut end = at;
+        while let Some(&b) = bytes.get(end) {
+            let kind = SHAPE_BYTES[usize::from(b)];
+            if kind & ALPHANUMERIC == 0 {
+                break;
+            }
+            // `HEX` and `DIGITS_OR_X` while every byte has them, `DIGIT` once any has it.
+            kinds = (kinds & (kind | DIGIT)) | (kind & DIGIT);
+            end += 1;
+        }
+        // The character after the run: one byte if ASCII, else its UTF-8 length.
+        let next = match bytes.get(end) {
+            None => end,
+            Some(&b) if b < 0x80 => end + 1,
+            Some(_) => line
+                .get(end..)
+                .and_then(|rest| rest.chars().next())
+                .map_or(end + 1, |c| end + c.len_utf8()),
         };
-        let numeric = word.bytes().any(|b| b.is_ascii_digit())
-            && (word.bytes().all(|b| b.is_ascii_hexdigit())
-                || word.len() >= 8
-                || word.bytes().all(|b| b.is_ascii_digit() || b == b'x'));
+        let numeric =
+            kinds & DIGIT != 0 && (kinds & HEX != 0 || end - at >= 8 || kinds & DIGITS_OR_X != 0);
         if numeric {
+            out.push_str(line.get(copied..at).unwrap_or_default());
             if !in_token {
                 out.push('#');
             }
+            copied = end;
             in_token = true;
         } else {
-            out.push_str(word);
             in_token = false;
         }
-        out.push_str(rest);
+        at = next;
     }
+    out.push_str(line.get(copied..).unwrap_or_default());
     out
+}
+
+/// [`SHAPE_BYTES`] flags: an ASCII letter or digit.
+const ALPHANUMERIC: u8 = 1;
+/// A digit (kept by a run when any byte has it).
+const DIGIT: u8 = 2;
+/// A hex digit (kept by a run when every byte has it).
+const HEX: u8 = 4;
+/// A digit or `x` (kept by a run when every byte has it).
+const DIGITS_OR_X: u8 = 8;
+
+/// What [`shape`] asks of each byte.
+const SHAPE_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() {
+            table[b] |= ALPHANUMERIC;
+        }
+        if byte.is_ascii_digit() {
+            table[b] |= DIGIT | DIGITS_OR_X;
+        }
+        if byte.is_ascii_hexdigit() {
+            table[b] |= HEX;
+        }
+        if byte == b'x' {
+            table[b] |= DIGITS_OR_X;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Whether `haystack` ends with `needle`, ASCII letters in any case.
+fn ends_with_folded(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.len() >= needle.len()
+        && haystack[haystack.len() - needle.len()..].eq_ignore_ascii_case(needle)
 }
 
 /// Whether `line` (an error line) reads as a report of one (`error: …`, `Traceback`, `FAILED`,
 /// `panicked at`), not merely a name with an error word in it (`SyntaxError(…)` in source code).
 fn is_report(line: &str) -> bool {
-    let lower = line.trim().to_ascii_lowercase();
-    const REPORTS: [&str; 12] = [
-        "error:",
-        "error[",
-        "error ",
-        "exception:",
-        "traceback",
-        "panicked",
-        "fatal:",
-        "failed",
-        "failure:",
-        "fail:",
-        "not ok",
-        "✗",
-    ];
-    REPORTS.iter().any(|report| lower.contains(report))
-        || lower.split(':').next().is_some_and(|head| {
-            head.ends_with("error") || head.ends_with("exception") || head.ends_with("warning")
-        })
+    // One pass, in place, any case, each report compared only where its first letter is:
+    // lowering a copy and searching it once per report was a tenth of a micro call on logs.
+    let line = line.trim().as_bytes();
+    let starts = |at: usize, report: &[u8]| {
+        line.get(at..at + report.len())
+            .is_some_and(|here| here.eq_ignore_ascii_case(report))
+    };
+    let reported = (0..line.len()).any(|at| {
+        let reports: &[&[u8]] = match line[at] | 0x20 {
+            b'e' => &[b"error:", b"error[", b"error ", b"exception:"],
+            b't' => &[b"traceback"],
+            b'p' => &[b"panicked"],
+            b'f' => &[b"fatal:", b"failed", b"failure:", b"fail:"],
+            b'n' => &[b"not ok"],
+            // `✗` (its lead byte is unchanged by `| 0x20`).
+            0xE2 => &["✗".as_bytes()],
+            _ => &[],
+        };
+        reports.iter().any(|report| starts(at, report))
+    });
+    let head = line.split(|&b| b == b':').next().unwrap_or(line);
+    reported
+        || [&b"error"[..], b"exception", b"warning"]
+            .iter()
+            .any(|end| ends_with_folded(head, end))
 }
 
 /// The distinct lines of `text` that matter, in their order in the text, each cut to
@@ -103,9 +237,19 @@ fn is_report(line: &str) -> bool {
 pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
     let mut seen = FastSet::default();
     let mut found: Vec<(usize, bool, &str)> = Vec::new();
-    for (at, line) in text.lines().enumerate() {
-        if is_error_line(line) && seen.insert(shape(line.trim())) {
-            found.push((at, is_report(line), line));
+    let mut reports = 0;
+    for (at, line) in lines_with_words(text) {
+        let trimmed = line.trim();
+        // [`is_error_line`]: the word is in the line, so only its length is left to check.
+        if (4..=4000).contains(&trimmed.len()) && seen.insert(shape(trimmed)) {
+            let report = is_report(line);
+            found.push((at, report, line));
+            reports += usize::from(report);
+            // With `max` reports found, no later line can take the place of one (reports
+            // rank first, each group in text order): the rest of a long log is not read.
+            if reports >= max {
+                break;
+            }
         }
     }
     if found.len() > max {
@@ -141,26 +285,74 @@ pub fn references(text: &str, max: usize) -> Vec<&str> {
         .collect()
 }
 
+/// ASCII bytes that end a word in [`tokens`]: whitespace (as [`char::is_whitespace`] has it)
+/// and the punctuation around paths in text and JSON.
+const DELIMITERS: [bool; 128] = {
+    let mut delimiters = [false; 128];
+    let bytes = b"\t\n\x0b\x0c\r \"'()<>,[]{}=";
+    let mut at = 0;
+    while at < bytes.len() {
+        delimiters[bytes[at] as usize] = true;
+        at += 1;
+    }
+    delimiters
+};
+
+/// Whether `c` ends a word in [`tokens`].
+fn is_delimiter(c: char) -> bool {
+    match DELIMITERS.get(c as usize) {
+        Some(&ascii) => ascii,
+        None => c.is_whitespace(),
+    }
+}
+
+/// The words of `text` split at [`is_delimiter`] characters, those with a `/` or `\` only, in
+/// order. Each `/` or `\` is found eight bytes at a time and its word read outwards from it:
+/// splitting the whole text by a `char` predicate decoded every character of every body, a
+/// third of a micro call, for the few words that have one.
+fn words_with_separators(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    // Where the next word starts: after a delimiter, so the search for one never looks back
+    // past it.
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let hit = from + bytes::find_either(bytes.get(from..)?, b'/', b'\\')?;
+        let start = text
+            .get(from..hit)
+            .and_then(|before| {
+                before
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, c)| is_delimiter(c))
+                    .map(|(at, c)| from + at + c.len_utf8())
+            })
+            .unwrap_or(from);
+        let (end, next) = text
+            .get(hit..)
+            .and_then(|after| {
+                after
+                    .char_indices()
+                    .find(|&(_, c)| is_delimiter(c))
+                    .map(|(at, c)| (hit + at, hit + at + c.len_utf8()))
+            })
+            .unwrap_or((bytes.len(), bytes.len()));
+        from = next;
+        text.get(start..end)
+    })
+}
+
 /// File paths, URLs and `backticked` identifiers in `text`, repeats included.
 pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
     // A path or URL has a separator: words without one (nearly all) are passed over at once.
-    let has_separator = |token: &&str| token.bytes().any(|b| b == b'/' || b == b'\\');
-    text.split(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '(' | ')' | '<' | '>' | ',' | '[' | ']' | '{' | '}' | '='
-            )
-    })
-    .filter(has_separator)
-    .flat_map(|token| {
-        let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
-        backticked.into_iter().chain(std::iter::once(token))
-    })
-    .map(|token| token.trim_end_matches(['.', ':', ';', '`', '!', '?']))
-    .map(|token| token.trim_start_matches('`'))
-    .map(strip_line_number)
-    .filter(|token| is_url(token) || is_path(token))
+    words_with_separators(text)
+        .flat_map(|token| {
+            let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
+            backticked.into_iter().chain(std::iter::once(token))
+        })
+        .map(|token| token.trim_end_matches(['.', ':', ';', '`', '!', '?']))
+        .map(|token| token.trim_start_matches('`'))
+        .map(strip_line_number)
+        .filter(|token| is_url(token) || is_path(token))
 }
 
 /// `src/a.rs:42:7` → `src/a.rs` (a compiler's location names the file).
@@ -233,6 +425,205 @@ mod tests {
         );
         assert_eq!(shape("line 42, col 7"), shape("line 57, col 9"));
         assert_ne!(shape("read a.rs"), shape("read b.rs"));
+    }
+
+    /// The char-level versions these byte loops replaced, kept as the oracle.
+    mod oracle {
+        pub fn shape(line: &str) -> String {
+            let mut out = String::new();
+            let mut in_token = false;
+            for token in line.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+                let (word, rest) = match token.char_indices().last() {
+                    Some((at, c)) if !c.is_ascii_alphanumeric() => (&token[..at], &token[at..]),
+                    _ => (token, ""),
+                };
+                let numeric = word.bytes().any(|b| b.is_ascii_digit())
+                    && (word.bytes().all(|b| b.is_ascii_hexdigit())
+                        || word.len() >= 8
+                        || word.bytes().all(|b| b.is_ascii_digit() || b == b'x'));
+                if numeric {
+                    if !in_token {
+                        out.push('#');
+                    }
+                    in_token = true;
+                } else {
+                    out.push_str(word);
+                    in_token = false;
+                }
+                out.push_str(rest);
+            }
+            out
+        }
+
+        pub fn is_report(line: &str) -> bool {
+            let lower = line.trim().to_ascii_lowercase();
+            const REPORTS: [&str; 12] = [
+                "error:",
+                "error[",
+                "error ",
+                "exception:",
+                "traceback",
+                "panicked",
+                "fatal:",
+                "failed",
+                "failure:",
+                "fail:",
+                "not ok",
+                "✗",
+            ];
+            REPORTS.iter().any(|report| lower.contains(report))
+                || lower.split(':').next().is_some_and(|head| {
+                    head.ends_with("error")
+                        || head.ends_with("exception")
+                        || head.ends_with("warning")
+                })
+        }
+
+        pub fn is_error_line(line: &str) -> bool {
+            let line = line.trim();
+            if line.len() < 4 || line.len() > 4000 {
+                return false;
+            }
+            let bytes = line.as_bytes();
+            bytes.windows(2).enumerate().any(|(at, pair)| {
+                matches!(
+                    (pair[0] | 0x20, pair[1] | 0x20),
+                    (b'e', b'r' | b'x') | (b'f' | b'p', b'a') | (b't', b'r')
+                ) && super::super::WORDS.iter().any(|word| {
+                    bytes
+                        .get(at..at + word.len())
+                        .is_some_and(|here| here.eq_ignore_ascii_case(word))
+                })
+            })
+        }
+
+        pub fn error_line_starts(text: &str) -> Vec<(usize, &str)> {
+            let base = text.as_ptr() as usize;
+            text.lines()
+                .filter(|line| is_error_line(line))
+                .map(|line| (line.as_ptr() as usize - base, line))
+                .collect()
+        }
+
+        /// `error_lines` before it stopped at `max` reports.
+        pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
+            let mut seen = std::collections::HashSet::new();
+            let mut found: Vec<(usize, bool, &str)> = Vec::new();
+            for (at, line) in text.lines().enumerate() {
+                if is_error_line(line) && seen.insert(shape(line.trim())) {
+                    found.push((at, is_report(line), line));
+                }
+            }
+            if found.len() > max {
+                found.sort_by_key(|(at, report, _)| (!report, *at));
+                found.truncate(max);
+                found.sort_by_key(|(at, ..)| *at);
+            }
+            found
+                .into_iter()
+                .map(|(_, _, line)| {
+                    crate::base::cut::head(
+                        crate::base::cut::trim(line),
+                        super::super::MAX_LINE_CHARS,
+                    )
+                })
+                .collect()
+        }
+
+        pub fn words(text: &str) -> Vec<&str> {
+            text.split(|c: char| {
+                c.is_whitespace()
+                    || matches!(
+                        c,
+                        '"' | '\'' | '(' | ')' | '<' | '>' | ',' | '[' | ']' | '{' | '}' | '='
+                    )
+            })
+            .filter(|token| token.bytes().any(|b| b == b'/' || b == b'\\'))
+            .collect()
+        }
+    }
+
+    /// Text made of the pieces the scanners care about: error words in any case, separators,
+    /// digits, hex, line ends, Unicode whitespace and other non-ASCII characters.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "Error",
+            "ERROR:",
+            "error[",
+            "fail",
+            "FAILED",
+            "failure:",
+            "FaTaL",
+            "panicked",
+            "Traceback",
+            "exception",
+            "warning:",
+            "er",
+            "ex",
+            "pa",
+            "t",
+            "e",
+            " ",
+            "  ",
+            "\n",
+            "\r\n",
+            "\r",
+            "\t",
+            "\u{b}",
+            "\u{85}",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{2028}",
+            "é",
+            "✗",
+            "日本",
+            "/",
+            "\\",
+            "src/a.rs",
+            ":42",
+            "0x7f",
+            "12345678",
+            "abc",
+            "deadbeef",
+            "https://x.io/a",
+            "\"",
+            "'",
+            "(",
+            ")",
+            ",",
+            "=",
+            "[",
+            "`",
+            ".",
+            "-",
+            "not ok",
+            "#",
+        ]);
+        prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn byte_loops_agree_with_the_char_level_versions(text in pieces()) {
+            let lines: Vec<(usize, &str)> = lines_with_words(&text)
+                .filter(|(_, line)| is_error_line(line))
+                .collect();
+            proptest::prop_assert_eq!(lines, oracle::error_line_starts(&text));
+            proptest::prop_assert_eq!(
+                words_with_separators(&text).collect::<Vec<_>>(),
+                oracle::words(&text)
+            );
+            for line in text.lines() {
+                proptest::prop_assert_eq!(is_error_line(line), oracle::is_error_line(line));
+                proptest::prop_assert_eq!(shape(line), oracle::shape(line));
+                proptest::prop_assert_eq!(is_report(line), oracle::is_report(line));
+            }
+            proptest::prop_assert_eq!(shape(&text), oracle::shape(&text));
+            for max in [0, 1, 2, 8] {
+                proptest::prop_assert_eq!(error_lines(&text, max), oracle::error_lines(&text, max));
+            }
+        }
     }
 
     #[test]

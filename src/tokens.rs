@@ -72,7 +72,7 @@ impl Default for SeedRule {
 
 impl TokenCounter for SeedRule {
     fn count(&self, text: &str) -> u64 {
-        self.count_with_chars(text, text.chars().count())
+        self.count_with_chars(text, crate::base::bytes::count_chars(text))
     }
 
     fn count_with_chars(&self, text: &str, chars: usize) -> u64 {

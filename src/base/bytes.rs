@@ -69,6 +69,40 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Code points in `text`: its bytes less its continuation bytes (`10xxxxxx`), eight at a time
+/// (bit 7 set and bit 6, shifted onto it, clear). `str::chars().count()` reads four bytes at a
+/// time on wasm32, where `usize` is 32 bits; each long body's length is counted several times a
+/// call (its tokens, its fingerprint, whether a stub shrinks it).
+pub(crate) fn count_chars(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut continuation = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = word(chunk);
+        continuation += (x & !(x << 1) & HIGHS).count_ones() as usize;
+    }
+    continuation += chunks
+        .remainder()
+        .iter()
+        .filter(|&&b| b & 0xC0 == 0x80)
+        .count();
+    bytes.len() - continuation
+}
+
+/// Position of the first `a` or `b` in `bytes`, eight bytes at a time.
+pub(crate) fn find_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let hits = equal(x, a) | equal(x, b);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| bytes[here] == a || bytes[here] == b)
+}
+
 /// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
 /// which serde_json refuses raw in a string) and the code points before it, in one pass: the
 /// run's length in bytes (all of `bytes` when nothing stops it) and in code points
@@ -233,6 +267,19 @@ mod tests {
         assert_eq!(find_quote_or_backslash(b"abcdefghij\\k\""), Some(10));
         assert_eq!(find_quote_or_backslash(b"\x01\x21\x5b\"\""), Some(3));
         assert_eq!(find_quote_or_backslash("é€😀\"".as_bytes()), Some(9));
+    }
+
+    proptest! {
+        #[test]
+        fn count_chars_and_find_either_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}]{0,40}") {
+            prop_assert_eq!(count_chars(&text), text.chars().count());
+            let bytes = text.as_bytes();
+            prop_assert_eq!(
+                find_either(bytes, b'/', b'\\'),
+                bytes.iter().position(|&b| b == b'/' || b == b'\\')
+            );
+            prop_assert_eq!(find_either(bytes, 0xE2, 0xE2), bytes.iter().position(|&b| b == 0xE2));
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerp
         return Fingerprint::Whole(text);
     }
     Fingerprint::Ends {
-        chars: text.chars().count(),
+        chars: crate::base::bytes::count_chars(text),
         head: first_chars(text, FINGERPRINT_CHARS),
         tail: last_chars(text, FINGERPRINT_CHARS),
     }

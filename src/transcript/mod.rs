@@ -115,7 +115,19 @@ impl<'a> Block<'a> {
         }
         match &self.elided {
             Some(facts) => facts.chars,
-            None => self.text.chars().count(),
+            None => crate::base::bytes::count_chars(&self.text),
+        }
+    }
+
+    /// [`Self::tokens`], for a caller that has [`Self::chars`] already (`chars` must be it).
+    pub fn tokens_with_chars(
+        &self,
+        counter: &dyn crate::tokens::TokenCounter,
+        chars: usize,
+    ) -> u64 {
+        match &self.binary {
+            Some(binary) => counter.count_base64(binary.base64_len()),
+            None => counter.count_with_chars(&self.text, chars),
         }
     }
 

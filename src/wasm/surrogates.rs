@@ -157,9 +157,8 @@ fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
 
 /// `text` (a flat text, a string field) as the core reads it, and its window.
 pub fn cross_text(text: &JsString) -> (JsString, Window) {
-    if text.is_valid_utf16() {
-        return (text.clone(), Window::NONE);
-    }
+    // The host checks (`isWellFormed`): `JsString::is_valid_utf16` would read the string one
+    // `charCodeAt` call per unit from wasm.
     let crossed = crossed(cross_string(text), text);
     (crossed.text, crossed.window)
 }
@@ -168,6 +167,40 @@ pub fn cross_text(text: &JsString) -> (JsString, Window) {
 /// when one is given).
 pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
     crossed(cross_body(body, window.base()), body)
+}
+
+/// Whether a request body whose UTF-8 copy (made by `encodeInto`) is `text` may have lone
+/// surrogates for the host to map ([`cross_request_body`]): raw ones, which the copy holds as
+/// U+FFFD (a U+FFFD of the body's own reads the same, and is asked about too), or escaped ones
+/// (`\ud800`), which js/surrogates.mjs `mayHaveLoneEscapes` looks for the same way.
+pub fn may_need_crossing(text: &str) -> bool {
+    // One search for both: `str::contains` of U+FFFD alone took longer than the copy.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| crate::base::bytes::find_either(rest, 0xEF, b'\\'))
+    {
+        let at = from + found;
+        let fffd = bytes.get(at..at + 3) == Some(&[0xEF, 0xBF, 0xBD][..]);
+        // As the host's regex has it, `\\ud800` (an escaped backslash) is asked about too.
+        let escape = matches!(
+            bytes.get(at..at + 4),
+            Some(
+                [
+                    b'\\',
+                    b'u',
+                    b'd' | b'D',
+                    b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F',
+                ],
+            )
+        );
+        if fffd || escape {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Bytes of `text` in UTF-8, measured in the host; `None` without the package's helpers.
