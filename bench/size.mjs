@@ -304,7 +304,7 @@ export function sizeBreakdown({ root, named } = {}) {
     });
   }
   out.push(
-    `Where the bytes go. Code by owner is measured in \`${path.relative(root, namedPath)}\` (before wasm-opt, names kept: ` +
+    `Where the bytes go. Code by owner is measured in \`${path.relative(root, namedPath)}\` (${named ? "names kept" : "before wasm-opt, names kept"}: ` +
       `${total.toLocaleString("en")} B of function bodies in ${module.bodies.size.toLocaleString("en")} functions) and scaled to the ` +
       `shipped code section (${shippedCode.toLocaleString("en")} B in ${shipped.bodies.size.toLocaleString("en")} functions); ` +
       "data and the other sections are the shipped module's own. Owner: the crate of a function's path (of the type for a " +
@@ -312,7 +312,7 @@ export function sizeBreakdown({ root, named } = {}) {
       "this crate by top module. Generic code lands with the crate that defines it: a `Vec<Message>` method or an iterator " +
       "adapter running one of our closures counts as alloc's or core's.",
     "",
-    line(["owner", "functions before wasm-opt", "bytes before wasm-opt", "≈ shipped bytes", "share of shipped"]),
+    line(["owner", "functions (named module)", "bytes (named module)", "≈ shipped bytes", "share of shipped"]),
     line(["---", "---:", "---:", "---:", "---:"]),
   );
   for (const row of kept.sort((a, b) => b.shipped - a.shipped)) {

@@ -51,14 +51,7 @@ pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'
 /// format carries one, else its call's (most formats name the tool only on the call).
 pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>>> {
     let keys = pair_keys(transcript);
-    let mut call_names: FastMap<PairKey, &str> = FastMap::default();
-    for (message, message_keys) in transcript.messages.iter().zip(&keys) {
-        for (block, key) in message.blocks.iter().zip(message_keys) {
-            if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
-                call_names.insert(*key, name.as_str());
-            }
-        }
-    }
+    let call_names = call_names(transcript, &keys);
     transcript
         .messages
         .iter()
@@ -102,7 +95,7 @@ fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Ve
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
     let keys = pair_keys(transcript);
     let map = occurrences(&keys);
-    let called = called_keys(transcript, &keys);
+    let called = call_names(transcript, &keys);
     let bound = |index: usize| {
         transcript
             .messages
@@ -116,7 +109,7 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
         for range in &ranges {
             for index in range.clone() {
                 let escapes = keys[index].iter().flatten().any(|key| {
-                    !called.contains(key)
+                    !called.contains_key(key)
                         || map
                             .get(key)
                             .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
@@ -137,16 +130,18 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
     }
 }
 
-/// The pair keys that some tool call has.
-fn called_keys<'t>(
-    transcript: &Transcript,
+/// The pair keys that some tool call has, with the tool each calls. One map serves both
+/// questions (which keys are called, by what name): a set of keys beside it was a second copy
+/// of the hash table's code in the wasm.
+fn call_names<'t>(
+    transcript: &'t Transcript,
     keys: &[Vec<Option<PairKey<'t>>>],
-) -> FastSet<PairKey<'t>> {
-    let mut called = FastSet::default();
+) -> FastMap<PairKey<'t>, &'t str> {
+    let mut called = FastMap::default();
     for (message, message_keys) in transcript.messages.iter().zip(keys) {
         for (block, key) in message.blocks.iter().zip(message_keys) {
-            if let (BlockKind::ToolCall { .. }, Some(key)) = (&block.kind, key) {
-                called.insert(*key);
+            if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
+                called.insert(*key, name.as_str());
             }
         }
     }
