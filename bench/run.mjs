@@ -53,6 +53,7 @@ const { errorsBySlice, HOLDOUT_SEED, CORPUS_OPTIONS } = await import("./calibrat
 const { realdataDir, realCorpus } = await import("./realdata.mjs");
 const { breakdown } = await import("./profile.mjs");
 const { longRuns, BODY_TARGET, OBJECTS_TARGET } = await import("./long-runs.mjs");
+const { sizeBreakdown } = await import("./size.mjs");
 const { lcTokens, trimOptions, PRUNE_TOOL_CALLS } = await import("./peers.mjs");
 const { readSkeleton } = await import("../js/api.mjs");
 
@@ -403,6 +404,10 @@ say(table(["measure", "value", "target", ""], [
   ["scaling exponent, `compactRequestBody` micro (OpenAI body)", `${expBody.toFixed(2)} (${body2.map(([s, t]) => `${mb(s)}: ${ms(t)} ms`).join(", ")})`, "≤ 1.1", verdict(expBody <= 1.1)],
   ["scaling exponent of the JSON floor, for reference", expFloor.toFixed(2), "", ""],
 ]));
+say();
+say("### Where the wasm's bytes go");
+say();
+say(sizeBreakdown({ root }).replace(/^## Size\n\n/, ""));
 say();
 say(`Peak RSS growth is the rise of the process's high-water mark (VmHWM, reset just before the call) over its RSS before the call, with the input already in memory; the process peak includes Node itself. The target is judged on a process that has compacted before (${WARM_CALLS} calls on the first 2 % of the messages): the first call of a process also holds V8's compilation of the wasm code, a one-time cost that does not grow with the input (shown on its own row).`);
 say();
