@@ -141,10 +141,13 @@ pub fn is_collapsed_body(text: &str) -> bool {
     let text = text.trim_end();
     // The marker is on the last line: only that line is searched (a body can be megabytes).
     let last_line = text.rsplit_once('\n').map_or(text, |(_, line)| line);
-    let marker_ends = last_line.ends_with(" chars]")
-        || last_line
-            .rsplit_once("; recall: ")
-            .is_some_and(|(_, id)| id.ends_with(']') && !id.contains(char::is_whitespace));
+    // Both markers end with `]`: a last line that does not (a long one-line body) is not
+    // searched.
+    let marker_ends = last_line.ends_with(']')
+        && (last_line.ends_with(" chars]")
+            || last_line
+                .rsplit_once("; recall: ")
+                .is_some_and(|(_, id)| id.ends_with(']') && !id.contains(char::is_whitespace)));
     let collapsed = marker_ends
         && (last_line.contains(PRUNED_BODY_PREFIX) || last_line.contains(PRUNED_INPUT_PREFIX));
     collapsed || is_stale_stub(text) || text.starts_with("[thinking archived: ")

@@ -96,10 +96,8 @@ fn lines_with_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |at| at + 1);
-        let end = bytes[hit..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |at| hit + at);
+        let end =
+            bytes::find_either(&bytes[hit..], b'\n', b'\n').map_or(bytes.len(), |at| hit + at);
         from = end + 1;
         let line = text.get(start..end).unwrap_or_default();
         // `str::lines` drops the `\r` of a `\r\n` only.
@@ -242,12 +240,24 @@ pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
         let trimmed = line.trim();
         // [`is_error_line`]: the word is in the line, so only its length is left to check.
         if (4..=4000).contains(&trimmed.len()) && seen.insert(shape(trimmed)) {
-            let report = is_report(line);
-            found.push((at, report, line));
-            reports += usize::from(report);
+            found.push((at, false, line));
+            let count = found.len();
+            // Which lines are reports matters only from `max` lines on (which are kept, and
+            // when to stop): most bodies have fewer, and are never asked.
+            if count == max {
+                for (_, report, line) in &mut found {
+                    *report = is_report(line);
+                }
+                reports = found.iter().filter(|(_, report, _)| *report).count();
+            } else if count > max {
+                if let Some((_, report, line)) = found.last_mut() {
+                    *report = is_report(line);
+                    reports += usize::from(*report);
+                }
+            }
             // With `max` reports found, no later line can take the place of one (reports
             // rank first, each group in text order): the rest of a long log is not read.
-            if reports >= max {
+            if count >= max && reports >= max {
                 break;
             }
         }

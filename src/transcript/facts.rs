@@ -44,12 +44,17 @@ pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerp
             tail: last_chars(&facts.tail, FINGERPRINT_CHARS),
         };
     }
-    // Counting stops early: most texts are short, and a long one only needs to be known long.
-    if text.len() <= MIN_CHARS || text.chars().nth(MIN_CHARS).is_none() {
+    // Most texts are short: their byte length settles it. A long one is counted once, eight
+    // bytes at a time (reading its first code points one by one to know it long cost as much).
+    if text.len() <= MIN_CHARS {
+        return Fingerprint::Whole(text);
+    }
+    let chars = crate::base::bytes::count_chars(text);
+    if chars <= MIN_CHARS {
         return Fingerprint::Whole(text);
     }
     Fingerprint::Ends {
-        chars: crate::base::bytes::count_chars(text),
+        chars,
         head: first_chars(text, FINGERPRINT_CHARS),
         tail: last_chars(text, FINGERPRINT_CHARS),
     }
