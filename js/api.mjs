@@ -128,7 +128,8 @@ function isHostValue(value) {
  * src/host_value.rs): one `JSON.stringify` whose replacer
  *   - swaps every string of more than `minChars` code points for a placeholder
  *     `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into wasm
- *     memory unless the binding asks for them (`strings[index]`);
+ *     memory unless the binding asks for them (`strings[index]`); a read that will ask for all
+ *     of them asks for no head or tail (`headUnits`, `tailUnits` 0);
  *   - swaps binary data (Uint8Array, Buffer, ArrayBuffer) and URL objects for a host-value
  *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}` / `...:u:{href}` (`values[index]`):
  *     bytes never cross, and are never read as JSON (a Buffer's `toJSON`, a Uint8Array's
@@ -202,7 +203,8 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
     units += value.length;
     let head = value.slice(0, headUnits);
     if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-    let tail = value.slice(-tailUnits);
+    // `slice(-0)` would be the whole string: no tail asked for is none.
+    let tail = tailUnits > 0 ? value.slice(-tailUnits) : "";
     if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
     const mark = `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
     marks.push(mark);
