@@ -29,7 +29,7 @@
 // can only reach the dead instance, because each instance has its own copy of the glue.
 
 import { isBinary, isUrl, hostValuePlaceholder, jsonUtf8Length, utf8Length } from "./host-values.mjs";
-import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, mayHaveLoneEscapes, unmap, unmapBody } from "./surrogates.mjs";
+import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, unmap, unmapBody } from "./surrogates.mjs";
 
 /** Where tests find each module graph's diagnostics; the package only registers if a test created it. */
 const TESTING = Symbol.for("tiered-compaction.testing");
@@ -216,7 +216,9 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
   let crossed = text;
   /** @type {string[]} */
   const crossing = [];
-  if (lone || mayHaveLoneEscapes(text)) {
+  // JSON.stringify writes a lone surrogate as a lowercase escape (`\ud800`, ECMA-262
+  // UnicodeEscape): one substring search, about half the time of `mayHaveLoneEscapes`' regex.
+  if (lone || text.includes("\\ud")) {
     base = typeof body === "string" ? freeWindow([text, ...strings, body], true) : freeWindow([text, ...strings]);
     crossed = mapEscapes(text, base);
     strings.forEach((value, index) => {
