@@ -29,7 +29,7 @@
 // can only reach the dead instance, because each instance has its own copy of the glue.
 
 import { isBinary, isUrl, hostValuePlaceholder, jsonUtf8Length, utf8Length } from "./host-values.mjs";
-import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, mayHaveLoneEscapes, unmap, unmapBody } from "./surrogates.mjs";
+import { freeWindow, hasLone, mapBody, mapEscapes, mapLone, mapString, unmap, unmapBody } from "./surrogates.mjs";
 
 /** Where tests find each module graph's diagnostics; the package only registers if a test created it. */
 const TESTING = Symbol.for("tiered-compaction.testing");
@@ -128,7 +128,8 @@ function isHostValue(value) {
  * src/host_value.rs): one `JSON.stringify` whose replacer
  *   - swaps every string of more than `minChars` code points for a placeholder
  *     `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into wasm
- *     memory unless the binding asks for them (`strings[index]`);
+ *     memory unless the binding asks for them (`strings[index]`); a read that will ask for all
+ *     of them asks for no head or tail (`headUnits`, `tailUnits` 0);
  *   - swaps binary data (Uint8Array, Buffer, ArrayBuffer) and URL objects for a host-value
  *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}` / `...:u:{href}` (`values[index]`):
  *     bytes never cross, and are never read as JSON (a Buffer's `toJSON`, a Uint8Array's
@@ -202,7 +203,8 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
     units += value.length;
     let head = value.slice(0, headUnits);
     if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-    let tail = value.slice(-tailUnits);
+    // `slice(-0)` would be the whole string: no tail asked for is none.
+    let tail = tailUnits > 0 ? value.slice(-tailUnits) : "";
     if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
     const mark = `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
     marks.push(mark);
@@ -214,7 +216,9 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
   let crossed = text;
   /** @type {string[]} */
   const crossing = [];
-  if (lone || mayHaveLoneEscapes(text)) {
+  // JSON.stringify writes a lone surrogate as a lowercase escape (`\ud800`, ECMA-262
+  // UnicodeEscape): one substring search, about half the time of `mayHaveLoneEscapes`' regex.
+  if (lone || text.includes("\\ud")) {
     base = typeof body === "string" ? freeWindow([text, ...strings, body], true) : freeWindow([text, ...strings]);
     crossed = mapEscapes(text, base);
     strings.forEach((value, index) => {

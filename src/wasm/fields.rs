@@ -142,7 +142,9 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
-    let skeleton = super::skeleton::read(value, 0, &unbounded).ok().flatten();
+    let skeleton = super::skeleton::read(value, None, &unbounded)
+        .ok()
+        .flatten();
     if let Some((values, _)) = skeleton.and_then(super::skeleton::Skeleton::whole) {
         return Ok(values);
     }

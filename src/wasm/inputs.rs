@@ -165,7 +165,7 @@ fn read_messages(
     elide: Option<Elide>,
     limits: &Limits,
 ) -> Result<(Vec<serde_json::Value>, Option<Originals>, bool)> {
-    let keep_head_chars = elide.map_or(0, |elide| elide.keep_head_chars);
+    let keep_head_chars = elide.map(|elide| elide.keep_head_chars);
     if let Some(skeleton) = skeleton::read(messages, keep_head_chars, limits)? {
         if elide.is_some() && skeleton.has_elisions() {
             return Ok((skeleton.values, Some(skeleton.originals), true));

@@ -135,7 +135,7 @@ pub fn restorable(
         max_nesting_depth: usize::MAX,
     };
     let pair = Array::of2(&context, &archive);
-    let skeleton = super::skeleton::read_for(&pair, 0, &unbounded, body).ok()??;
+    let skeleton = super::skeleton::read_for(&pair, None, &unbounded, body).ok()??;
     let (mut values, originals) = skeleton.whole()?;
     let serde_json::Value::Array(entries) = values.pop()? else {
         return None;

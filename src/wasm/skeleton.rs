@@ -221,14 +221,15 @@ impl Originals {
     }
 }
 
-/// The skeleton of `messages`, with heads long enough to cut `keep_head_chars` characters;
-/// `Ok(None)` when the package's reader is absent or `JSON.stringify` / the parser refuses the
+/// The skeleton of `messages`, with heads long enough to cut `keep_head_chars` characters
+/// (`None`: to be read whole, so the placeholders carry no head or tail: a third of a long
+/// string's size would cross, be parsed and be dropped again); `Ok(None)` when the package's reader is absent or `JSON.stringify` / the parser refuses the
 /// messages (the caller then reads them the slow way, which names the element at fault). An
 /// input over `limits`' size is refused before its text is copied into wasm memory (the error
 /// is relative: `: N bytes as JSON exceeds maxInputBytes M`).
 pub fn read(
     messages: &JsValue,
-    keep_head_chars: usize,
+    keep_head_chars: Option<usize>,
     limits: &Limits,
 ) -> Result<Option<Skeleton>> {
     read_for(messages, keep_head_chars, limits, &JsValue::UNDEFINED)
@@ -238,16 +239,19 @@ pub fn read(
 /// surrogates cross in a window the body can take too.
 pub fn read_for(
     messages: &JsValue,
-    keep_head_chars: usize,
+    keep_head_chars: Option<usize>,
     limits: &Limits,
     body: &JsValue,
 ) -> Result<Option<Skeleton>> {
-    let head_units = u32::try_from(elision::head_units(keep_head_chars)).unwrap_or(u32::MAX);
+    let (head_units, tail_units) = keep_head_chars.map_or((0, 0), |chars| {
+        let head = u32::try_from(elision::head_units(chars)).unwrap_or(u32::MAX);
+        (head, elision::TAIL_UNITS as u32)
+    });
     let Ok(read) = read_skeleton(
         messages,
         elision::MIN_CHARS as u32,
         head_units,
-        elision::TAIL_UNITS as u32,
+        tail_units,
         body,
     ) else {
         return Ok(None);
