@@ -227,7 +227,7 @@ fn segment(root: &Value, top: Option<usize>) -> String {
             // would keep a second copy of serde_json's serializer in the wasm.
             Some(key) => format!(
                 "[{}]",
-                crate::formats::common::compact_json(&Value::String(key.clone()))
+                crate::base::json::compact_json(&Value::String(key.clone()))
             ),
             None => String::new(),
         },

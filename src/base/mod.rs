@@ -8,6 +8,7 @@ pub mod cut;
 pub(crate) mod decimal;
 pub(crate) mod grapheme;
 pub(crate) mod hash;
+pub(crate) mod json;
 pub(crate) mod marker;
 pub(crate) mod sort;
 pub(crate) mod unescape;

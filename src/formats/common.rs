@@ -1,6 +1,7 @@
 //! Message-shape helpers the JSON adapters share: field access whose errors name the
 //! field path, building the final [`Message`], the text part that replaces a block.
 
+pub(crate) use crate::base::json::compact_json;
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
@@ -198,15 +199,6 @@ pub(crate) fn object(entries: Vec<(&str, Value)>) -> Value {
         fields.insert(key.to_owned(), value);
     }
     Value::Object(fields)
-}
-
-/// Compact JSON of `value` (serde_json's `Display`, which cannot fail for a `Value`).
-pub(crate) fn compact_json(value: &Value) -> String {
-    // The same text as `value.to_string()` (Value's Display is compact JSON), through the
-    // serializer that writes to a Vec, which the rest of the crate uses too: Display writes
-    // through a `fmt::Formatter` adapter, a second copy of the whole serializer in the wasm.
-    // Serialising a Value cannot fail (its keys are strings).
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// The media type of a `data:` URI (`data:image/png;base64,...` → `image/png`).
