@@ -20,14 +20,6 @@ use tiered_compaction::{
     ContextData, ContextInput, FormatChoice, Summariser, Tier, TierContext, TierResult,
 };
 
-const TIERS: [Tier; 5] = [
-    Tier::None,
-    Tier::Micro,
-    Tier::TimeBased,
-    Tier::Auto,
-    Tier::SessionMemory,
-];
-
 fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
     match format {
         Format::OpenAi => generate::openai(conversation),
@@ -460,7 +452,7 @@ fn check_broken_tiers(
     };
     let name = tiered_compaction::formats::registry::name(format);
     let input = generate::broken(name, rendered, breaks);
-    for tier in TIERS {
+    for tier in Tier::ALL {
         check_broken(format, &input, tier, None)?;
         let good = FakeSummariser::new(Mode::Good);
         check_broken(format, &input, tier, Some(&good))?;
@@ -470,7 +462,7 @@ fn check_broken_tiers(
 
 fn check_all_tiers(format: Format, conversation: &Conversation) -> Result<(), TestCaseError> {
     let input = render(format, conversation);
-    for tier in TIERS {
+    for tier in Tier::ALL {
         check_structured(format, &input, tier, None)?;
         let good = FakeSummariser::new(Mode::Good);
         check_structured(format, &input, tier, Some(&good))?;
@@ -654,7 +646,7 @@ proptest! {
     #[test]
     fn flat_text_never_grows_is_idempotent_and_loses_nothing(conversation in generate::conversation()) {
         let text = generate::flat_text(&conversation);
-        for tier in TIERS {
+        for tier in Tier::ALL {
             for mode in [None, Some(Mode::Good), Some(Mode::Reject)] {
                 let fake = mode.map(FakeSummariser::new);
                 let summariser = fake.as_ref().map(|f| f as &dyn Summariser);

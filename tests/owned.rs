@@ -15,14 +15,6 @@ use tiered_compaction::{
     compact_with_tier, compact_with_tier_owned,
 };
 
-const TIERS: [Tier; 5] = [
-    Tier::None,
-    Tier::Micro,
-    Tier::TimeBased,
-    Tier::Auto,
-    Tier::SessionMemory,
-];
-
 fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
     match format {
         Format::OpenAi => generate::openai(conversation),
@@ -80,7 +72,7 @@ fn check_format(format: Format, conversation: &Conversation) -> Result<(), TestC
             format: FormatChoice::Fixed(format),
         },
     );
-    for tier in TIERS {
+    for tier in Tier::ALL {
         for mode in [None, Some(Mode::Good), Some(Mode::Long)] {
             let fake = mode.map(FakeSummariser::new);
             let summariser = fake.as_ref().map(|f| f as &dyn Summariser);

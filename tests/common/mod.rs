@@ -125,6 +125,15 @@ impl Summariser for Counting<'_> {
     }
 }
 
+/// A tool output of step `step`: a 40-test log, long enough to stub, with one failing line
+/// (an error and a path with the step in it) and a last line that matters.
+pub fn failing_test_log(step: usize) -> String {
+    format!(
+        "running 40 tests\n{}error[E0425]: cannot find value `x{step}` in src/lib.rs:{step}:9\ntest result: FAILED. 39 passed; 1 failed\n",
+        "test t ... ok\n".repeat(40)
+    )
+}
+
 /// A pressure, unwrapped (tests only pass valid numbers).
 pub fn pressure(turn: u64, pct: f64, idle: f64, complete: bool) -> BudgetPressure {
     BudgetPressure::new(turn as f64, pct, idle, complete).expect("valid test pressure")
@@ -145,6 +154,17 @@ pub fn messages_ctx(messages: Vec<serde_json::Value>, pressure: BudgetPressure) 
             format: FormatChoice::Auto,
         },
     )
+}
+
+/// Runs `tier` on `messages` (format detected) late in a session: turn 40, 80 % of the context
+/// used, idle 400 s, so every tier's trigger holds.
+pub fn compact_late(
+    tier: Tier,
+    messages: &[serde_json::Value],
+    options: &CompactOptions,
+) -> TierResult {
+    let ctx = messages_ctx(messages.to_vec(), pressure(40, 0.8, 400.0, false));
+    block_on(tiered_compaction::compact_with_tier(tier, &ctx, options)).expect("compacts")
 }
 
 /// Runs `tier` on `ctx` with an optional summariser.

@@ -13,14 +13,6 @@ use tiered_compaction::{
 
 const FORMATS: [Format; 3] = [Format::OpenAi, Format::Anthropic, Format::AiSdk];
 
-/// The output of step `step`: a test log with one failing line and a path.
-fn log(step: usize) -> String {
-    format!(
-        "running 40 tests\n{}error[E0425]: cannot find value `x{step}` in src/lib.rs:{step}:9\ntest result: FAILED. 39 passed; 1 failed\n",
-        "test t ... ok\n".repeat(40)
-    )
-}
-
 /// A single-prompt agent run of `steps` steps in `format`: system prompt (OpenAI, AI SDK), the
 /// task, then one call and its result per step (call ids from `id`), each step's input writing a
 /// long file, and no further user words.
@@ -37,7 +29,7 @@ fn run(format: Format, steps: usize, id: &dyn Fn(usize) -> String) -> Vec<Value>
                     {"type": "tool_use", "id": id(step), "name": "bash", "input": {"cmd": "cargo test", "file": file(step)}}
                 ]}));
                 messages.push(json!({"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": id(step), "content": log(step)}
+                    {"type": "tool_result", "tool_use_id": id(step), "content": failing_test_log(step)}
                 ]}));
             }
         }
@@ -51,7 +43,7 @@ fn run(format: Format, steps: usize, id: &dyn Fn(usize) -> String) -> Vec<Value>
                     {"id": id(step), "type": "function", "function": {"name": "bash", "arguments": arguments}}
                 ]}));
                 messages
-                    .push(json!({"role": "tool", "tool_call_id": id(step), "content": log(step)}));
+                    .push(json!({"role": "tool", "tool_call_id": id(step), "content": failing_test_log(step)}));
             }
         }
         _ => {
@@ -63,7 +55,7 @@ fn run(format: Format, steps: usize, id: &dyn Fn(usize) -> String) -> Vec<Value>
                     {"type": "tool-call", "toolCallId": id(step), "toolName": "bash", "input": {"cmd": "cargo test", "file": file(step)}}
                 ]}));
                 messages.push(json!({"role": "tool", "content": [
-                    {"type": "tool-result", "toolCallId": id(step), "toolName": "bash", "output": {"type": "text", "value": log(step)}}
+                    {"type": "tool-result", "toolCallId": id(step), "toolName": "bash", "output": {"type": "text", "value": failing_test_log(step)}}
                 ]}));
             }
         }
@@ -176,11 +168,11 @@ fn micro_stubs_keep_the_error_line_the_last_line_and_the_path() {
         .unwrap();
     assert!(stub.ends_with(&format!(
         "[tool result body pruned: {} chars; recall: {}]",
-        log(0).chars().count(),
+        failing_test_log(0).chars().count(),
         entry.id
     )));
-    assert!(stub.chars().count() * 2 <= log(0).chars().count());
-    assert_eq!(entry.content, json!(log(0)));
+    assert!(stub.chars().count() * 2 <= failing_test_log(0).chars().count());
+    assert_eq!(entry.content, json!(failing_test_log(0)));
     // micro leaves thinking alone; the tool input's long file is stubbed in place.
     let anthropic = run(Format::Anthropic, 6, &unique);
     let result = run_with(

@@ -9,25 +9,7 @@ use crate::common::restore::restore;
 use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::transcript::Format;
-use tiered_compaction::{
-    CompactOptions, ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult,
-    compact_request_body, compact_with_tier,
-};
-
-const TIERS: [Tier; 5] = [
-    Tier::None,
-    Tier::Micro,
-    Tier::TimeBased,
-    Tier::Auto,
-    Tier::SessionMemory,
-];
-
-fn log(step: usize) -> String {
-    format!(
-        "running 40 tests\n{}error[E0425]: cannot find value `x{step}` in src/lib.rs:{step}:9\ntest result: FAILED. 39 passed; 1 failed\n",
-        "test t ... ok\n".repeat(40)
-    )
-}
+use tiered_compaction::{CompactOptions, ContextData, Tier, TierResult, compact_request_body};
 
 /// An ADK-style run: the task with a screenshot, then per step a model content (a thought
 /// summary, a call carrying the step's thought signature, and every third step a second,
@@ -43,7 +25,7 @@ fn run(steps: usize) -> Vec<Value> {
             "thoughtSignature": format!("sig-{step}")
         })];
         let mut responses = vec![
-            json!({"functionResponse": {"id": format!("c{step}"), "name": "run_tests", "response": {"result": log(step)}}}),
+            json!({"functionResponse": {"id": format!("c{step}"), "name": "run_tests", "response": {"result": failing_test_log(step)}}}),
         ];
         if step % 3 == 0 {
             calls.push(json!({"functionCall": {"name": "read_file", "args": {"path": "a.rs"}}}));
@@ -60,21 +42,6 @@ fn run(steps: usize) -> Vec<Value> {
     }
     contents.push(json!({"role": "model", "parts": [{"text": "Fixed: x was renamed."}]}));
     contents
-}
-
-fn ctx(contents: Vec<Value>) -> TierContext {
-    TierContext::new(
-        "s-gemini",
-        pressure(40, 0.8, 400.0, false),
-        ContextInput::Messages {
-            messages: contents,
-            format: FormatChoice::Auto,
-        },
-    )
-}
-
-fn compact(tier: Tier, contents: &[Value], options: &CompactOptions) -> TierResult {
-    block_on(compact_with_tier(tier, &ctx(contents.to_vec()), options)).expect("compacts")
 }
 
 /// Every part of `output` that carries a thought signature carries it where the input had it:
@@ -126,13 +93,13 @@ fn check(tier: Tier, input: &[Value], result: &TierResult) -> Vec<Value> {
 fn every_tier_keeps_the_contents_valid() {
     let input = run(10);
     assert_eq!(gemini_problems(&input), vec![]);
-    for tier in TIERS {
+    for tier in Tier::ALL {
         for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
             let options = CompactOptions {
                 summariser: summariser.as_ref().map(|s| s as _),
                 ..CompactOptions::default()
             };
-            let result = compact(tier, &input, &options);
+            let result = compact_late(tier, &input, &options);
             let output = check(tier, &input, &result);
             if tier != Tier::SessionMemory {
                 assert_eq!(
@@ -150,7 +117,7 @@ fn every_tier_keeps_the_contents_valid() {
 #[test]
 fn micro_stubs_each_response_where_its_body_was() {
     let input = run(10);
-    let result = compact(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
     let output = check(Tier::Micro, &input, &result);
     assert_eq!(output.len(), input.len());
     // Step 0: a `result` body, then two `output` bodies paired by name and order.
@@ -193,7 +160,7 @@ fn micro_stubs_each_response_where_its_body_was() {
 #[test]
 fn time_based_archives_thoughts_and_auto_strips_media() {
     let input = run(10);
-    let result = compact(Tier::TimeBased, &input, &CompactOptions::default());
+    let result = compact_late(Tier::TimeBased, &input, &CompactOptions::default());
     let output = check(Tier::TimeBased, &input, &result);
     let thought = &output[1]["parts"][0];
     assert!(
@@ -210,7 +177,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
             .iter()
             .any(|e| e.kind == "thinking" && e.content == input[1]["parts"][0])
     );
-    let result = compact(Tier::Auto, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Auto, &input, &CompactOptions::default());
     check(Tier::Auto, &input, &result);
     // The task's screenshot is in a protected message; in another user message it goes.
     let mut later = input.clone();
@@ -233,7 +200,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
     // A low target, so that auto goes past micro's stubs to the media (issue 15's budget).
     let mut options = CompactOptions::default();
     options.policy.auto_target_pct = 0.05;
-    let result = compact(Tier::Auto, &later, &options);
+    let result = compact_late(Tier::Auto, &later, &options);
     let output = check(Tier::Auto, &later, &result);
     let placeholder = output
         .iter()
@@ -249,7 +216,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
 #[test]
 fn session_memory_is_one_user_content() {
     let input = run(6);
-    let result = compact(Tier::SessionMemory, &input, &CompactOptions::default());
+    let result = compact_late(Tier::SessionMemory, &input, &CompactOptions::default());
     let output = check(Tier::SessionMemory, &input, &result);
     assert_eq!(output.len(), 1);
     assert_eq!(output[0]["role"], "user");
@@ -266,14 +233,14 @@ fn a_stub_in_a_response_without_one_string_body() {
         json!({"role": "model", "parts": [{"functionCall": {"name": "query", "args": {}}}]}),
         json!({"role": "user", "parts": [{"functionResponse": {"name": "query", "response": {"rows": [big.clone(), big], "count": 2}}}]}),
         json!({"role": "model", "parts": [{"functionCall": {"name": "query", "args": {}}}]}),
-        json!({"role": "user", "parts": [{"functionResponse": {"name": "query", "response": {"stdout": log(1), "exit_code": 1}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "query", "response": {"stdout": failing_test_log(1), "exit_code": 1}}}]}),
         json!({"role": "model", "parts": [{"text": "a"}]}),
         json!({"role": "user", "parts": [{"text": "b"}]}),
         json!({"role": "model", "parts": [{"text": "c"}]}),
         json!({"role": "user", "parts": [{"text": "d"}]}),
         json!({"role": "model", "parts": [{"text": "e"}]}),
     ];
-    let result = compact(Tier::Micro, &contents, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &contents, &CompactOptions::default());
     let output = check(Tier::Micro, &contents, &result);
     let whole = &output[2]["parts"][0]["functionResponse"]["response"];
     assert_eq!(whole.as_object().map(|o| o.len()), Some(1));
@@ -307,8 +274,8 @@ fn the_role_order_and_the_pairing_are_repaired() {
         json!({"role": "model", "parts": [{"text": "Done."}]}),
     ];
     assert_ne!(gemini_problems(&input), vec![]);
-    for tier in TIERS {
-        let result = compact(tier, &input, &CompactOptions::default());
+    for tier in Tier::ALL {
+        let result = compact_late(tier, &input, &CompactOptions::default());
         check(tier, &input, &result);
         let warnings = result.warnings.join("\n");
         assert!(
@@ -377,7 +344,7 @@ fn a_request_body_keeps_every_byte_outside_its_contents() {
 fn detection_and_the_recall_tool() {
     let input = run(2);
     assert_eq!(
-        compact(Tier::None, &input, &CompactOptions::default()).format,
+        compact_late(Tier::None, &input, &CompactOptions::default()).format,
         "gemini"
     );
     assert_eq!(

@@ -9,26 +9,7 @@ use crate::common::restore::restore;
 use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::transcript::Format;
-use tiered_compaction::{
-    CompactOptions, ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult,
-    compact_request_body, compact_with_tier,
-};
-
-const TIERS: [Tier; 5] = [
-    Tier::None,
-    Tier::Micro,
-    Tier::TimeBased,
-    Tier::Auto,
-    Tier::SessionMemory,
-];
-
-/// A test log of step `step`: long, one failing line, a path.
-fn log(step: usize) -> String {
-    format!(
-        "running 40 tests\n{}error[E0425]: cannot find value `x{step}` in src/lib.rs:{step}:9\ntest result: FAILED. 39 passed; 1 failed\n",
-        "test t ... ok\n".repeat(40)
-    )
-}
+use tiered_compaction::{CompactOptions, ContextData, Tier, TierResult, compact_request_body};
 
 fn reasoning(step: usize) -> Value {
     json!({"type": "reasoning", "id": format!("rs_{step}"), "summary": [],
@@ -55,27 +36,12 @@ fn run(steps: usize) -> Vec<Value> {
         let arguments = json!({"cmd": "cargo test", "file": file(step)}).to_string();
         items.push(json!({"type": "function_call", "id": format!("fc_{step}"), "call_id": format!("call_{step}"),
                           "name": "shell", "arguments": arguments, "status": "completed"}));
-        items.push(json!({"type": "function_call_output", "call_id": format!("call_{step}"), "output": log(step)}));
+        items.push(json!({"type": "function_call_output", "call_id": format!("call_{step}"), "output": failing_test_log(step)}));
     }
     items.push(reasoning(steps));
     items.push(json!({"type": "message", "id": "msg_last", "role": "assistant", "status": "completed",
                       "content": [{"type": "output_text", "text": "Fixed: x was renamed.", "annotations": []}]}));
     items
-}
-
-fn ctx(items: Vec<Value>) -> TierContext {
-    TierContext::new(
-        "s-responses",
-        pressure(40, 0.8, 400.0, false),
-        ContextInput::Messages {
-            messages: items,
-            format: FormatChoice::Auto,
-        },
-    )
-}
-
-fn compact(tier: Tier, items: &[Value], options: &CompactOptions) -> TierResult {
-    block_on(compact_with_tier(tier, &ctx(items.to_vec()), options)).expect("compacts")
 }
 
 /// What holds for every tier's output: the provider takes it, reasoning items are untouched and
@@ -101,13 +67,13 @@ fn check(tier: Tier, input: &[Value], result: &TierResult) -> Vec<Value> {
 #[test]
 fn every_tier_keeps_the_items_valid_and_the_reasoning_with_its_call() {
     let input = run(10);
-    for tier in TIERS {
+    for tier in Tier::ALL {
         for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
             let options = CompactOptions {
                 summariser: summariser.as_ref().map(|s| s as _),
                 ..CompactOptions::default()
             };
-            let result = compact(tier, &input, &options);
+            let result = compact_late(tier, &input, &options);
             let output = check(tier, &input, &result);
             assert_eq!(output[0], input[0], "{tier}: the developer's instructions");
             if tier != Tier::SessionMemory {
@@ -124,7 +90,7 @@ fn every_tier_keeps_the_items_valid_and_the_reasoning_with_its_call() {
 #[test]
 fn micro_stubs_outputs_and_long_arguments_in_place() {
     let input = run(10);
-    let result = compact(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
     let output = check(Tier::Micro, &input, &result);
     assert_eq!(output.len(), input.len(), "no item comes or goes");
     let stubbed: Vec<&Value> = output
@@ -182,7 +148,7 @@ fn time_based_prunes_stale_steps_and_leaves_reasoning_whole() {
     input.insert(4, reasoning(99));
     input.insert(5, json!({"type": "message", "id": "msg_old", "role": "assistant", "status": "completed",
                            "content": [{"type": "output_text", "text": "Plan: ".repeat(100), "annotations": [{"type": "url_citation", "start_index": 0, "end_index": 4, "url": "https://x", "title": "x"}]}]}));
-    let result = compact(Tier::TimeBased, &input, &CompactOptions::default());
+    let result = compact_late(Tier::TimeBased, &input, &CompactOptions::default());
     let output = check(Tier::TimeBased, &input, &result);
     assert_eq!(output.len(), input.len());
     let old = &output[5];
@@ -215,7 +181,7 @@ fn auto_archives_reasoning_only_with_the_run_it_belongs_to() {
     // A low target, so that auto goes past micro's stubs to the runs (issue 15's budget).
     let mut options = CompactOptions::default();
     options.policy.auto_target_pct = 0.05;
-    let result = compact(Tier::Auto, &input, &options);
+    let result = compact_late(Tier::Auto, &input, &options);
     let output = check(Tier::Auto, &input, &result);
     let runs: Vec<&Value> = result
         .archive
@@ -268,7 +234,7 @@ fn auto_archives_reasoning_only_with_the_run_it_belongs_to() {
 #[test]
 fn session_memory_leaves_the_instructions_and_one_user_message() {
     let input = run(6);
-    let result = compact(Tier::SessionMemory, &input, &CompactOptions::default());
+    let result = compact_late(Tier::SessionMemory, &input, &CompactOptions::default());
     let output = check(Tier::SessionMemory, &input, &result);
     assert_eq!(output.len(), 2);
     assert_eq!(output[0], input[0]);
@@ -292,12 +258,12 @@ fn a_model_call_of_several_items_is_one_step() {
         json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two checks.", "annotations": []}]}),
         json!({"type": "function_call", "call_id": "p1", "name": "shell", "arguments": "{}"}),
         json!({"type": "function_call", "call_id": "p2", "name": "shell", "arguments": "{}"}),
-        json!({"type": "function_call_output", "call_id": "p1", "output": log(50)}),
-        json!({"type": "function_call_output", "call_id": "p2", "output": log(51)}),
+        json!({"type": "function_call_output", "call_id": "p1", "output": failing_test_log(50)}),
+        json!({"type": "function_call_output", "call_id": "p2", "output": failing_test_log(51)}),
     ]);
     let mut options = CompactOptions::default();
     options.policy.keep_recent_steps = 2;
-    let result = compact(Tier::Micro, &input, &options);
+    let result = compact_late(Tier::Micro, &input, &options);
     let output = check(Tier::Micro, &input, &result);
     // The two newest steps: the parallel call (6 items) and the last answer (2 items).
     assert!(output.ends_with(&input[input.len() - 8..]));
@@ -320,8 +286,8 @@ fn broken_input_is_repaired_with_reasoning_going_with_its_call() {
         json!({"type": "function_call", "call_id": "c2", "name": "shell", "arguments": "{}"}),
         json!({"type": "function_call", "call_id": "c3", "name": "shell", "arguments": "{}"}),
     ];
-    for tier in TIERS {
-        let result = compact(tier, &input, &CompactOptions::default());
+    for tier in Tier::ALL {
+        let result = compact_late(tier, &input, &CompactOptions::default());
         let output = check(tier, &input, &result);
         assert_eq!(
             result.warnings,
@@ -339,7 +305,7 @@ fn broken_input_is_repaired_with_reasoning_going_with_its_call() {
     }
     // A valid input is left alone.
     let valid = run(3);
-    let result = compact(Tier::None, &valid, &CompactOptions::default());
+    let result = compact_late(Tier::None, &valid, &CompactOptions::default());
     assert!(result.archive.is_empty() && result.warnings.is_empty());
 }
 
@@ -352,11 +318,11 @@ fn items_without_a_type_and_detection() {
         json!({"type": "function_call_output", "call_id": "w", "output": [{"type": "input_text", "text": "sunny"}]}),
         json!({"role": "assistant", "content": "Sunny."}),
     ];
-    let result = compact(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
     assert_eq!(result.format, "responses");
     assert_eq!(result.messages().unwrap(), input.as_slice());
     // Without a typed item, a plain list is read as Chat Completions (valid either way).
-    let plain = compact(Tier::None, &input[..2], &CompactOptions::default());
+    let plain = compact_late(Tier::None, &input[..2], &CompactOptions::default());
     assert_eq!(plain.format, "openai");
 }
 
@@ -429,7 +395,7 @@ fn a_plain_string_input_is_one_user_message_with_nothing_to_compact() {
 fn with_previous_response_id_outputs_answer_stored_calls() {
     // The calls these outputs answer live in the stored response: only `input` is compacted.
     let mut items: Vec<Value> = (0..8)
-        .map(|step| json!({"type": "function_call_output", "call_id": format!("stored_{step}"), "output": log(step)}))
+        .map(|step| json!({"type": "function_call_output", "call_id": format!("stored_{step}"), "output": failing_test_log(step)}))
         .collect();
     items.push(json!({"role": "user", "content": "And now?"}));
     let stateful = body(&items, "\n \"previous_response_id\": \"resp_123\",");

@@ -11,14 +11,6 @@ use tiered_compaction::{
     compact_request_body,
 };
 
-const TIERS: [Tier; 5] = [
-    Tier::None,
-    Tier::Micro,
-    Tier::TimeBased,
-    Tier::Auto,
-    Tier::SessionMemory,
-];
-
 fn ctx(format: &str, messages: Vec<Value>) -> TierContext {
     let format = tiered_compaction::formats::registry::by_name(format).expect("a format");
     TierContext::new(
@@ -311,7 +303,7 @@ fn broken_session() -> Vec<Value> {
 #[test]
 fn every_tier_repairs_first_and_restores_the_input() {
     let input = broken_session();
-    for tier in TIERS {
+    for tier in Tier::ALL {
         let context = ctx("openai", input.clone());
         let result = run_tier(tier, &context, None);
         let entries = repair_entries(&result);
