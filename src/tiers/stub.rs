@@ -59,24 +59,25 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         return None;
     }
     let mut lines: Vec<&str> = Vec::new();
-    let shown = |text: &str, lines: &[&str]| {
-        holds(&opening, text) || lines.iter().any(|line| holds(line, text))
-    };
+    // The opening and the kept lines, each after a line feed: what is already shown is one
+    // search, not one per line. No line or path asked about holds a line feed (lines are split
+    // at them, paths at whitespace), so none is found across two of them.
+    let mut shown = opening.clone();
     for line in salient::error_lines(body, MAX_LINES) {
-        if !shown(line, &lines) && budget.take(line.chars().count()) {
-            lines.push(line);
+        if !holds(&shown, line) && budget.take(line.chars().count()) {
+            show(line, &mut shown, &mut lines);
         }
     }
     if let Some(last) = salient::last_line(body) {
-        if !shown(last, &lines) && budget.take(last.chars().count()) {
-            lines.push(last);
+        if !holds(&shown, last) && budget.take(last.chars().count()) {
+            show(last, &mut shown, &mut lines);
         }
     }
     let mut references: Vec<&str> = Vec::new();
     for reference in salient::references(body, MAX_REFERENCES) {
         // Joined on one line by spaces: the first takes a line break, the others a space.
         let separator = usize::from(!references.is_empty());
-        if !shown(reference, &lines) && budget.take_joined(reference.chars().count(), separator) {
+        if !holds(&shown, reference) && budget.take_joined(reference.chars().count(), separator) {
             references.push(reference);
         }
     }
@@ -92,6 +93,13 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         out.push_str(piece);
     }
     Some(out)
+}
+
+/// Keeps `line`, and adds it to what is `shown`.
+fn show<'a>(line: &'a str, shown: &mut String, lines: &mut Vec<&'a str>) {
+    shown.push('\n');
+    shown.push_str(line);
+    lines.push(line);
 }
 
 /// Whether `haystack` holds `needle`: the needle's first two bytes found eight positions at a
