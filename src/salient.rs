@@ -26,25 +26,40 @@ const WORDS: [&[u8]; 6] = [
     b"fatal",
 ];
 
-/// Whether one of [`WORDS`] starts at `at` in `bytes`.
+/// A word's first four letters as a little-endian `u32`, the way [`word_at`] reads them.
+const fn head4(word: &[u8]) -> u32 {
+    u32::from_le_bytes([word[0], word[1], word[2], word[3]])
+}
+
+/// Whether one of [`WORDS`] starts at `at` in `bytes`: the four bytes there folded (`| 0x20`
+/// maps a byte onto a small letter only if it is that letter in some case) and compared at once
+/// with each word's first four, the rest of the word byte by byte. Comparing each candidate
+/// word whole with `eq_ignore_ascii_case` took 128 instructions a call, a sixth of
+/// `error_lines`.
 #[inline]
 fn word_at(bytes: &[u8], at: usize) -> bool {
-    let (Some(&first), Some(&second)) = (bytes.get(at), bytes.get(at + 1)) else {
+    const ERRO: u32 = head4(WORDS[0]);
+    const EXCE: u32 = head4(WORDS[1]);
+    const FAIL: u32 = head4(WORDS[2]);
+    const PANI: u32 = head4(WORDS[3]);
+    const TRAC: u32 = head4(WORDS[4]);
+    const FATA: u32 = head4(WORDS[5]);
+    let Some(&[a, b, c, d]) = bytes.get(at..at + 4) else {
         return false;
     };
-    // The words' first two letters (any case) pick the words to compare.
-    let words: &[&[u8]] = match (first | 0x20, second | 0x20) {
-        (b'e', b'r') => &WORDS[..1],
-        (b'e', b'x') => &WORDS[1..2],
-        (b'f', b'a') => &[WORDS[2], WORDS[5]],
-        (b'p', b'a') => &WORDS[3..4],
-        (b't', b'r') => &WORDS[4..5],
+    let rest: &[u8] = match u32::from_le_bytes([a, b, c, d]) | 0x2020_2020 {
+        ERRO => b"r",
+        EXCE => b"ption",
+        FAIL => return true,
+        PANI => b"c",
+        TRAC => b"eback",
+        FATA => b"l",
         _ => return false,
     };
-    words.iter().any(|word| {
-        bytes
-            .get(at..at + word.len())
-            .is_some_and(|here| here.eq_ignore_ascii_case(word))
+    bytes.get(at + 4..at + 4 + rest.len()).is_some_and(|here| {
+        here.iter()
+            .zip(rest)
+            .all(|(&have, &want)| have | 0x20 == want)
     })
 }
 
@@ -663,6 +678,14 @@ mod tests {
             })
         }
 
+        pub fn word_at(bytes: &[u8], at: usize) -> bool {
+            super::super::WORDS.iter().any(|word| {
+                bytes
+                    .get(at..at + word.len())
+                    .is_some_and(|here| here.eq_ignore_ascii_case(word))
+            })
+        }
+
         pub fn error_line_starts(text: &str) -> Vec<(usize, &str)> {
             let base = text.as_ptr() as usize;
             text.lines()
@@ -866,6 +889,9 @@ mod tests {
             for word in text.split([' ', '\n']) {
                 proptest::prop_assert_eq!(is_path(word), oracle::is_path(word));
                 proptest::prop_assert_eq!(strip_line_number(word), oracle::strip_line_number(word));
+            }
+            for at in 0..=text.len() {
+                proptest::prop_assert_eq!(word_at(text.as_bytes(), at), oracle::word_at(text.as_bytes(), at));
             }
             for line in text.lines() {
                 proptest::prop_assert_eq!(is_error_line(line), oracle::is_error_line(line));
