@@ -63,33 +63,47 @@ fn word_at(bytes: &[u8], at: usize) -> bool {
     })
 }
 
-/// Position of the first of [`WORDS`] in `bytes` at or after `from`.
-fn find_word(bytes: &[u8], from: usize) -> Option<usize> {
-    // Eight positions at a time, each word's first two letters (any case: `| 0x20` folds an
-    // ASCII capital onto its small letter) marked as `base::bytes` marks a byte, in the word at
-    // a position and in the word one byte on; each mark is then checked whole. Marking first
-    // letters alone checked one byte in five of English text (`e`, `t`), and a byte loop over
-    // each line was a sixth of a micro call on 1-5 KB outputs.
-    const FOLD: u64 = 0x2020_2020_2020_2020;
-    let mut at = from;
-    while at + 9 <= bytes.len() {
-        let x = bytes::word(&bytes[at..at + 8]) | FOLD;
-        let y = bytes::word(&bytes[at + 1..at + 9]) | FOLD;
-        let mut marks = (bytes::equal(x, b'e') & (bytes::equal(y, b'r') | bytes::equal(y, b'x')))
-            | ((bytes::equal(x, b'f') | bytes::equal(x, b'p')) & bytes::equal(y, b'a'))
-            | (bytes::equal(x, b't') & bytes::equal(y, b'r'));
-        // Every real pair is marked in both words (a borrow only adds marks above one): checking
-        // each mark finds the first match.
-        while marks != 0 {
-            let here = at + (marks.trailing_zeros() / 8) as usize;
-            if word_at(bytes, here) {
-                return Some(here);
+/// How far [`find_word`] may move its four-byte window on, by the window's last two bytes
+/// (each folded to its low five bits, so a letter's two cases are one; other bytes share them
+/// and only move less): the least distance that could bring some word's first four letters
+/// over that pair, 3 when none has it.
+const SKIP: [u8; 1024] = {
+    let mut table = [3u8; 1024];
+    let mut w = 0;
+    while w < WORDS.len() {
+        let word = WORDS[w];
+        let mut q = 1;
+        while q < 4 {
+            let pair = ((word[q - 1] & 0x1F) as usize) << 5 | (word[q] & 0x1F) as usize;
+            let skip = (3 - q) as u8;
+            if skip < table[pair] {
+                table[pair] = skip;
             }
-            marks &= marks - 1;
+            q += 1;
         }
-        at += 8;
+        w += 1;
     }
-    (at..bytes.len()).find(|&here| word_at(bytes, here))
+    table
+};
+
+/// Position of the first of [`WORDS`] in `bytes` at or after `from`. Every word is at least four
+/// letters long: a window of four bytes is moved along by its last two ([`SKIP`], as in
+/// Wu-Manber's search), mostly three bytes at a time, and each window a word could start is
+/// checked whole. Eight positions at a time with each word's first two letters marked (a
+/// `u64` of flags per position) took about 63 instructions per eight bytes; marking first
+/// letters alone checked one byte in five of English text (`e`, `t`).
+fn find_word(bytes: &[u8], from: usize) -> Option<usize> {
+    // The window's last byte.
+    let mut end = from + 3;
+    while let Some(&last) = bytes.get(end) {
+        let pair = usize::from(bytes[end - 1] & 0x1F) << 5 | usize::from(last & 0x1F);
+        match SKIP[pair] {
+            0 if word_at(bytes, end - 3) => return Some(end - 3),
+            0 => end += 1,
+            skip => end += usize::from(skip),
+        }
+    }
+    None
 }
 
 /// Whether `line` names an error, exception, failure, panic or traceback (any case, inside a
