@@ -108,8 +108,9 @@ struct Shown {
 
 impl Shown {
     fn new(opening: &str) -> Self {
+        // Room for the opening and a few kept lines (each at most MAX_LINE_CHARS code points).
         let mut shown = Shown {
-            text: String::new(),
+            text: String::with_capacity(opening.len() + 1024),
             pairs: [0; 16],
         };
         shown.text.push_str(opening);
@@ -127,12 +128,19 @@ impl Shown {
 
     /// Marks the pairs of bytes that start at `from` or later.
     fn mark(&mut self, from: usize) {
-        let bytes = self.text.as_bytes();
-        let mut at = from;
-        while at + 1 < bytes.len() {
-            let pair = pair_bit(bytes[at], bytes[at + 1]);
+        let Some((&first, rest)) = self
+            .text
+            .as_bytes()
+            .get(from..)
+            .and_then(<[u8]>::split_first)
+        else {
+            return;
+        };
+        let mut before = first;
+        for &b in rest {
+            let pair = pair_bit(before, b);
             self.pairs[pair / 64] |= 1 << (pair % 64);
-            at += 1;
+            before = b;
         }
     }
 
