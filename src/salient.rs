@@ -109,7 +109,7 @@ fn find_word(bytes: &[u8], from: usize) -> Option<usize> {
 /// Whether `line` names an error, exception, failure, panic or traceback (any case, inside a
 /// word too: `TypeError`, `AssertionFailed`).
 pub fn is_error_line(line: &str) -> bool {
-    let line = line.trim();
+    let line = trim(line);
     (4..=4000).contains(&line.len()) && find_word(line.as_bytes(), 0).is_some()
 }
 
@@ -233,7 +233,7 @@ fn is_report(line: &str) -> bool {
     // are: lowering a copy and searching it once per report was a tenth of a micro call on
     // logs, and comparing wherever a first letter was (`e`, `t`: one byte in five) 3,700
     // instructions a line.
-    let line = line.trim().as_bytes();
+    let line = trim(line).as_bytes();
     let starts = |at: usize, report: &[u8]| {
         line.get(at..at + report.len())
             .is_some_and(|here| here.eq_ignore_ascii_case(report))
@@ -260,15 +260,64 @@ fn is_report(line: &str) -> bool {
             .any(|end| ends_with_folded(head, end))
 }
 
+/// `line` without the whitespace at its ends, as [`str::trim`] has it: ASCII whitespace taken
+/// off a byte at a time, `str::trim` asked only when a non-ASCII character is left at an end.
+/// `str::trim` tested each end's characters through a pattern searcher, 390 instructions an
+/// error line.
+fn trim(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' | b' ');
+    let mut start = 0;
+    while start < bytes.len() && space(bytes[start]) {
+        start += 1;
+    }
+    let mut end = bytes.len();
+    while end > start && space(bytes[end - 1]) {
+        end -= 1;
+    }
+    // Both ends are ASCII bytes or the text's ends: character boundaries.
+    let inner = line.get(start..end).unwrap_or(line);
+    match (inner.as_bytes().first(), inner.as_bytes().last()) {
+        (Some(&first), Some(&last)) if first >= 0x80 || last >= 0x80 => inner.trim(),
+        _ => inner,
+    }
+}
+
+/// The shapes of the error lines found so far. A look through the first few (most bodies have
+/// fewer) costs less than hashing each shape; past [`Seen::LINEAR`] they go in a set.
+#[derive(Default)]
+struct Seen {
+    few: Vec<String>,
+    many: FastSet<String>,
+}
+
+impl Seen {
+    const LINEAR: usize = 16;
+
+    /// Adds `shape`; whether it was new.
+    fn insert(&mut self, shape: String) -> bool {
+        if self.few.contains(&shape) || self.many.contains(&shape) {
+            return false;
+        }
+        match self.few.len() < Self::LINEAR {
+            true => self.few.push(shape),
+            false => {
+                self.many.insert(shape);
+            }
+        }
+        true
+    }
+}
+
 /// The distinct lines of `text` that matter, in their order in the text, each cut to
 /// [`MAX_LINE_CHARS`] code points, at most `max`: reports of errors first, then other lines
 /// with an error word, when there are more than `max`.
 pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
-    let mut seen = FastSet::default();
+    let mut seen = Seen::default();
     let mut found: Vec<(usize, bool, &str)> = Vec::new();
     let mut reports = 0;
     for (at, line) in lines_with_words(text) {
-        let trimmed = line.trim();
+        let trimmed = trim(line);
         // [`is_error_line`]: the word is in the line, so only its length is left to check.
         if (4..=4000).contains(&trimmed.len()) && seen.insert(shape(trimmed)) {
             found.push((at, false, line));
@@ -310,7 +359,7 @@ pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
 /// The last non-empty line of `text` when it has more than one line, cut to
 /// [`MAX_LINE_CHARS`] code points.
 pub fn last_line(text: &str) -> Option<&str> {
-    let mut lines = text.lines().filter(|line| !line.trim().is_empty());
+    let mut lines = text.lines().filter(|line| !trim(line).is_empty());
     let last = lines.next_back()?;
     lines
         .next()
@@ -931,7 +980,9 @@ mod tests {
             for at in 0..=text.len() {
                 proptest::prop_assert_eq!(word_at(text.as_bytes(), at), oracle::word_at(text.as_bytes(), at));
             }
+            proptest::prop_assert_eq!(trim(&text), text.trim());
             for line in text.lines() {
+                proptest::prop_assert_eq!(trim(line), line.trim());
                 proptest::prop_assert_eq!(is_error_line(line), oracle::is_error_line(line));
                 proptest::prop_assert_eq!(shape(line), oracle::shape(line));
                 proptest::prop_assert_eq!(is_report(line), oracle::is_report(line));
