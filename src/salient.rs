@@ -616,7 +616,12 @@ const PATH_BYTES: [bool; 256] = {
 
 /// An http(s) URL.
 pub fn is_url(token: &str) -> bool {
-    (token.starts_with("https://") || token.starts_with("http://")) && token.len() > 10
+    // The first byte first: nearly every token asked is a path (two `starts_with` were 84
+    // instructions a token).
+    let bytes = token.as_bytes();
+    bytes.first() == Some(&b'h')
+        && bytes.len() > 10
+        && (bytes.starts_with(b"https://") || bytes.starts_with(b"http://"))
 }
 
 /// A file path: a separator and a file extension, or rooted (`/`, `./`, `~/`). One pass over

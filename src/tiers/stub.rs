@@ -50,7 +50,7 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         Frame::Stale { tool, recall } => (markers::stale_stub(*tool, chars, recall), String::new()),
     };
     let mut budget = Budget {
-        used: opening.chars().count() + closing.chars().count() + newline.len(),
+        used: bytes::count_chars(&opening) + bytes::count_chars(&closing) + newline.len(),
         // The frame always fits; the facts only within half the body.
         limit: chars / 2,
         newline: newline.len(),
@@ -61,13 +61,13 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
     let mut lines: Vec<&str> = Vec::new();
     let mut shown = Shown::new(&opening);
     for line in salient::error_lines(body, MAX_LINES) {
-        if !shown.holds(line) && budget.take(line.chars().count()) {
+        if !shown.holds(line) && budget.take(bytes::count_chars(line)) {
             shown.add(line);
             lines.push(line);
         }
     }
     if let Some(last) = salient::last_line(body) {
-        if !shown.holds(last) && budget.take(last.chars().count()) {
+        if !shown.holds(last) && budget.take(bytes::count_chars(last)) {
             shown.add(last);
             lines.push(last);
         }
@@ -76,7 +76,7 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
     for reference in salient::references(body, MAX_REFERENCES) {
         // Joined on one line by spaces: the first takes a line break, the others a space.
         let separator = usize::from(!references.is_empty());
-        if !shown.holds(reference) && budget.take_joined(reference.chars().count(), separator) {
+        if !shown.holds(reference) && budget.take_joined(bytes::count_chars(reference), separator) {
             references.push(reference);
         }
     }
@@ -97,13 +97,13 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
 /// What a stub shows already: its opening and the lines it keeps, each after a line feed, so
 /// whether a line or path is there is one search, not one per piece (no line or path asked
 /// about holds a line feed: lines are split at them, paths at whitespace, so none is found
-/// across two pieces). The text's byte pairs are marked in a 1,024-bit set as it grows: a
+/// across two pieces). The text's byte pairs are marked in a 2,048-bit set as it grows: a
 /// needle with a pair the text lacks is not in it, and is not searched for. Searching the head
 /// and each kept line for each of up to 19 lines and paths was a sixth of a stub; one search of
 /// the joined text, a ninth.
 struct Shown {
     text: String,
-    pairs: [u64; 16],
+    pairs: [u64; 32],
 }
 
 impl Shown {
@@ -111,7 +111,7 @@ impl Shown {
         // Room for the opening and a few kept lines (each at most MAX_LINE_CHARS code points).
         let mut shown = Shown {
             text: String::with_capacity(opening.len() + 1024),
-            pairs: [0; 16],
+            pairs: [0; 32],
         };
         shown.text.push_str(opening);
         shown.mark(0);
@@ -138,8 +138,8 @@ impl Shown {
         };
         let mut before = first;
         for &b in rest {
-            let pair = pair_bit(before, b);
-            self.pairs[pair / 64] |= 1 << (pair % 64);
+            let (word, bit) = pair_bit(before, b);
+            self.pairs[word] |= bit;
             before = b;
         }
     }
@@ -149,8 +149,8 @@ impl Shown {
         let bytes = needle.as_bytes();
         let mut at = 0;
         while at + 1 < bytes.len() {
-            let pair = pair_bit(bytes[at], bytes[at + 1]);
-            if self.pairs[pair / 64] & 1 << (pair % 64) == 0 {
+            let (word, bit) = pair_bit(bytes[at], bytes[at + 1]);
+            if self.pairs[word] & bit == 0 {
                 return false;
             }
             at += 1;
@@ -159,10 +159,11 @@ impl Shown {
     }
 }
 
-/// Where the pair of bytes `a`, `b` is marked in [`Shown`]'s set.
+/// Where the pair of bytes `a`, `b` is marked in [`Shown`]'s set: the word by `a`'s low five
+/// bits, the bit by `b`'s low six.
 #[inline(always)]
-fn pair_bit(a: u8, b: u8) -> usize {
-    (usize::from(a) << 5 ^ usize::from(b)) & 1023
+fn pair_bit(a: u8, b: u8) -> (usize, u64) {
+    (usize::from(a & 0x1F), 1 << (b & 0x3F))
 }
 
 /// Whether `haystack` holds `needle`: the needle's first two bytes found eight positions at a
