@@ -81,7 +81,11 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         }
     }
     let references = references.join(" ");
-    let mut out = opening.clone();
+    // The shown text is the opening and the kept lines with a byte between each: room for
+    // them, the other pieces and every line break, allocated once.
+    let room = shown.text.len() + references.len() + closing.len() + 3 * newline.len();
+    let mut out = String::with_capacity(room + lines.len() * newline.len());
+    out.push_str(&opening);
     let pieces = lines
         .into_iter()
         .chain((!references.is_empty()).then_some(references.as_str()))
