@@ -103,8 +103,9 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
 /// about holds a line feed: lines are split at them, paths at whitespace, so none is found
 /// across two pieces). The text's byte pairs are marked in a 2,048-bit set as it grows: a
 /// needle with a pair the text lacks is not in it, and is not searched for. Searching the head
-/// and each kept line for each of up to 19 lines and paths was a sixth of a stub; one search of
-/// the joined text, a ninth.
+/// and each kept line for each of up to 19 lines and paths took 20.0M instructions over the
+/// 300-step agent run's three calls; one search of the joined text 14.4M; with the set, about
+/// 6M with the marking.
 struct Shown {
     text: String,
     pairs: [u64; 32],
