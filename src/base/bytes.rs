@@ -103,6 +103,48 @@ pub(crate) fn find_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
     (at..bytes.len()).find(|&here| bytes[here] == a || bytes[here] == b)
 }
 
+/// Position of the first `byte` in `bytes`, eight bytes at a time.
+pub(crate) fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let hits = equal(word(&bytes[at..at + 8]), byte);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| bytes[here] == byte)
+}
+
+/// Position of the first ASCII digit in `bytes`, eight bytes at a time (`^ 0x30` maps exactly
+/// the digits below 10).
+pub(crate) fn find_digit(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let hits = below_exact(word(&bytes[at..at + 8]) ^ (ONES * 0x30), 10);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| bytes[here].is_ascii_digit())
+}
+
+/// Position of the last `byte` in `bytes`, eight bytes at a time from the end (each byte
+/// marked exactly, since the highest mark is the one taken). A line's start was found a byte
+/// at a time, about four instructions a byte.
+pub(crate) fn rfind_byte(bytes: &[u8], byte: u8) -> Option<usize> {
+    let mut end = bytes.len();
+    while end >= 8 {
+        let hits = equal_exact(word(&bytes[end - 8..end]), byte);
+        if hits != 0 {
+            return Some(end - 8 + (63 - hits.leading_zeros() as usize) / 8);
+        }
+        end -= 8;
+    }
+    (0..end).rev().find(|&here| bytes[here] == byte)
+}
+
 /// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
 /// which serde_json refuses raw in a string) and the code points before it, in one pass: the
 /// run's length in bytes (all of `bytes` when nothing stops it) and in code points
@@ -271,7 +313,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn count_chars_and_find_either_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}]{0,40}") {
+        fn count_chars_and_find_either_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}09:/@]{0,40}") {
             prop_assert_eq!(count_chars(&text), text.chars().count());
             let bytes = text.as_bytes();
             prop_assert_eq!(
@@ -279,6 +321,11 @@ mod tests {
                 bytes.iter().position(|&b| b == b'/' || b == b'\\')
             );
             prop_assert_eq!(find_either(bytes, 0xE2, 0xE2), bytes.iter().position(|&b| b == 0xE2));
+            prop_assert_eq!(find_digit(bytes), bytes.iter().position(u8::is_ascii_digit));
+            for byte in [b'/', 0xE2, 0x80, b'a'] {
+                prop_assert_eq!(find_byte(bytes, byte), bytes.iter().position(|&b| b == byte));
+                prop_assert_eq!(rfind_byte(bytes, byte), bytes.iter().rposition(|&b| b == byte));
+            }
         }
     }
 
