@@ -504,6 +504,7 @@ fn tail_start(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     /// serde_json's verdict on `text` as JSON, nesting limit aside.
     fn serde_accepts(text: &str) -> bool {
@@ -662,6 +663,61 @@ mod tests {
         assert_eq!((none.list_key, none.messages), (None, None));
     }
 
+    /// serde_json's reading of the `messages` array of `text`.
+    fn serde_messages(text: &str) -> Option<Vec<Value>> {
+        match serde_json::from_str::<Value>(text).ok()? {
+            Value::Object(mut top) => match top.remove("messages")? {
+                Value::Array(items) => Some(items),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// JSON text of messages: strings with every kind of escape, numbers of every kind.
+    fn message_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("\"a\\n\\\"b\\\\c\\/\\b\\f\\r\\t\"".to_string()),
+            Just("\"\\u00e9\\u20ac\\ud83d\\ude00\\u0000é😀\"".to_string()),
+            Just("\"\\ud800\"".to_string()),
+            Just("\"\\udc00x\"".to_string()),
+            Just("\"\\ud800\\u0041\"".to_string()),
+            "\"[a-z \\\\n]{0,12}\"".prop_map(String::from),
+            "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?",
+            Just("1e400".to_string()),
+            Just("-0".to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("true".to_string()),
+            Just("null".to_string()),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[ {} ]", items.join(" , "))),
+                proptest::collection::vec(("[ab]{1,2}", inner), 0..4).prop_map(|fields| {
+                    let fields: Vec<String> = fields
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\" :{v}"))
+                        .collect();
+                    format!("{{{}}}", fields.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn parsed_values_are_serde_jsons(items in proptest::collection::vec(message_text(), 0..4)) {
+            let text = format!("{{\"messages\":[{}]}}", items.join(","));
+            let parsing = scan_parsing(&text);
+            prop_assert_eq!(parsing.is_some(), scan(&text).is_some(), "{:?}", text);
+            if let Some(values) = parsing.and_then(|s| s.values) {
+                prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
+            }
+        }
+    }
+
     fn jsonish() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             Just("{".to_string()),
@@ -693,6 +749,9 @@ mod tests {
             let object = text.trim_start().starts_with('{');
             prop_assert_eq!(scan(&text).is_some(), object && serde_accepts(&text), "{:?}", text);
             let (parsing, scanned) = (scan_parsing(&text), scan(&text));
+            if let Some(values) = parsing.as_ref().and_then(|s| s.values.clone()) {
+                prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
+            }
             prop_assert_eq!(
                 parsing.map(|s| (s.messages, s.deepest)),
                 scanned.map(|s| (s.messages, s.deepest)),
