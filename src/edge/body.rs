@@ -546,19 +546,25 @@ pub(crate) fn splice_messages<S: BodySource>(
             .filter(|&at| at < originals.len());
         match original {
             Some(at) => spliced.push_original(at)?,
-            None => spliced.push_text(&write_message(message, elided)?),
+            None => write_message(spliced.written(), message, elided)?,
         }
     }
     spliced.push_text("]");
     Ok(spliced.finish())
 }
 
-/// `message` as compact JSON; with `elided` (the text read and its elided read), its
-/// placeholders are the body's own tokens again.
-fn write_message(message: &Value, elided: Option<(&str, &ElidedBody)>) -> Result<String> {
+/// Appends `message` as compact JSON to `out`; with `elided` (the text read and its elided
+/// read), its placeholders are the body's own tokens again.
+fn write_message(
+    out: &mut String,
+    message: &Value,
+    elided: Option<(&str, &ElidedBody)>,
+) -> Result<()> {
     match elided {
-        Some((text, elided)) => elision::write_message(message, &elided.key, text, &elided.tokens),
-        None => serde_json::to_string(message).map_err(|error| {
+        Some((text, elided)) => {
+            elision::write_message_into(out, message, &elided.key, text, &elided.tokens)
+        }
+        None => super::write::write_value(out, message, &|_| None).map_err(|error| {
             CompactionError::type_error(
                 "body.messages",
                 format!("could not be serialised: {error}"),
@@ -971,8 +977,8 @@ mod tests {
             self.inner.push_original(index)
         }
 
-        fn push_text(&mut self, text: &str) {
-            self.inner.push_text(text);
+        fn written(&mut self) -> &mut String {
+            self.inner.written()
         }
 
         fn finish(self) -> String {
