@@ -6,11 +6,13 @@
 //!
 //! One pass of `scan` checks the body as JSON (serde_json names the fault when it does
 //! not pass) and finds the byte span of the top-level `messages` array and of each of its
-//! elements, so the output can be spliced into the original string; each message is then parsed
-//! on its own (elided where the tier allows, `elision`). Messages the tier left untouched
-//! are copied as their original bytes (whitespace, key order, escapes and number spellings
-//! included); only new or edited messages are serialised, compactly. serde_json's `RawValue`
-//! could give the same spans but needs the `raw_value` feature, and the scanner is small.
+//! elements, so the output can be spliced into the original string. A body read whole has its
+//! messages parsed in that pass (`scan::scan_parsing`); otherwise each is parsed on its own
+//! (elided where the tier allows, `elision`). Messages the tier left untouched are copied as
+//! their original bytes (whitespace, key order, escapes and number spellings included); only
+//! new or edited messages are serialised, compactly, straight into the output (`edge::write`).
+//! serde_json's `RawValue` could give the same spans but needs the `raw_value` feature, and the
+//! scanner is small.
 //!
 //! `compact` is the one implementation of the path, for any `source::BodySource`: the native
 //! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.
