@@ -6,11 +6,13 @@
 //!
 //! One pass of `scan` checks the body as JSON (serde_json names the fault when it does
 //! not pass) and finds the byte span of the top-level `messages` array and of each of its
-//! elements, so the output can be spliced into the original string; each message is then parsed
-//! on its own (elided where the tier allows, `elision`). Messages the tier left untouched
-//! are copied as their original bytes (whitespace, key order, escapes and number spellings
-//! included); only new or edited messages are serialised, compactly. serde_json's `RawValue`
-//! could give the same spans but needs the `raw_value` feature, and the scanner is small.
+//! elements, so the output can be spliced into the original string. A body read whole has its
+//! messages parsed in that pass (`scan::scan_parsing`); otherwise each is parsed on its own
+//! (elided where the tier allows, `elision`). Messages the tier left untouched are copied as
+//! their original bytes (whitespace, key order, escapes and number spellings included); only
+//! new or edited messages are serialised, compactly, straight into the output (`edge::write`).
+//! serde_json's `RawValue` could give the same spans but needs the `raw_value` feature, and the
+//! scanner is small.
 //!
 //! `compact` is the one implementation of the path, for any `source::BodySource`: the native
 //! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.
@@ -74,7 +76,7 @@ pub(crate) async fn compact<S: BodySource>(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(S::Body, TierResult, Option<S::Originals>)> {
-    let call = Call::new(
+    let mut call = Call::new(
         source.text(),
         session_id,
         &pressure,
@@ -90,10 +92,16 @@ pub(crate) async fn compact<S: BodySource>(
         source.release_text();
     }
     let span = &call.layout.span;
-    let mut messages = Vec::with_capacity(span.elements.len());
-    for index in 0..span.elements.len() {
-        messages.push(parse_message(&source.message(span, index))?);
-    }
+    let mut messages = match call.values.take() {
+        Some(values) if values.len() == span.elements.len() => values,
+        _ => {
+            let mut messages = Vec::with_capacity(span.elements.len());
+            for index in 0..span.elements.len() {
+                messages.push(parse_message(&source.message(span, index))?);
+            }
+            messages
+        }
+    };
     if call.layout.string_list {
         messages = messages.into_iter().map(one_user_message).collect();
     }
@@ -135,6 +143,9 @@ async fn compact_elided<S: BodySource>(
 pub(crate) struct Call<'a> {
     /// The body's layout.
     pub layout: BodyLayout,
+    /// The messages, read as the body was laid out when it will be read whole
+    /// ([`scan::scan_parsing`]).
+    pub values: Option<Vec<Value>>,
     /// The session.
     pub session_id: &'a str,
     /// The pressure.
@@ -154,8 +165,17 @@ impl<'a> Call<'a> {
         cost_per_1k_tokens: Option<f64>,
         options: &'a CompactOptions<'a>,
     ) -> Result<Self> {
+        // A body read whole (the tier reads long strings whole, and the body is small enough to
+        // be read from its text) has its messages read in the layout's pass.
+        let whole = body.len() <= READ_FROM_COPY_MAX_BYTES
+            && !crate::engine::may_read_elided(
+                crate::policy::select_tier(pressure, &options.policy),
+                options,
+            );
+        let (layout, values) = layout_with(body, &options.policy.limits(), whole)?;
         Ok(Self {
-            layout: layout(body, &options.policy.limits())?,
+            layout,
+            values,
             session_id,
             pressure,
             cost_per_1k_tokens,
@@ -261,10 +281,25 @@ pub(crate) struct BodyLayout {
 /// Checks `body` against the limits and as JSON and finds its messages (one pass,
 /// [`scan`]): the errors of reading it whole, in the same order, with serde_json's words.
 pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyLayout> {
+    Ok(layout_with(body, limits, false)?.0)
+}
+
+/// [`layout`], and with `parse` the messages read as values on the way when serde_json reads
+/// them all ([`scan::scan_parsing`]; a plain string list's are not).
+fn layout_with(
+    body: &str,
+    limits: &crate::limits::Limits,
+    parse: bool,
+) -> Result<(BodyLayout, Option<Vec<Value>>)> {
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
     limits.validate().map_err(|e| e.under("policy"))?;
     limits.check_text("body", body)?;
-    let top = scan::scan(body).ok_or_else(|| refusal(body))?;
+    let scanned = if parse {
+        scan::scan_parsing(body)
+    } else {
+        scan::scan(body)
+    };
+    let top = scanned.ok_or_else(|| refusal(body))?;
     // The scanner follows 127 levels; the parser stops at 128. Near it, the parser decides.
     if top.deepest >= 120 {
         serde_json::from_str::<Value>(body).map_err(body_error)?;
@@ -287,14 +322,15 @@ pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyL
             format!(": expected an array, got {}", type_at(first)),
         ));
     }
-    Ok(BodyLayout {
+    let layout = BodyLayout {
         span: MessagesSpan { array, elements },
         list_key,
         string_list,
         anthropic_field: top.anthropic_field,
         server_history: top.server_history,
         long_strings: top.long_strings,
-    })
+    };
+    Ok((layout, top.values.filter(|_| !string_list)))
 }
 
 /// Why the scanner gave up on `body`: serde_json's error, or the body is not an object (or is
@@ -512,19 +548,25 @@ pub(crate) fn splice_messages<S: BodySource>(
             .filter(|&at| at < originals.len());
         match original {
             Some(at) => spliced.push_original(at)?,
-            None => spliced.push_text(&write_message(message, elided)?),
+            None => write_message(spliced.written(), message, elided)?,
         }
     }
     spliced.push_text("]");
     Ok(spliced.finish())
 }
 
-/// `message` as compact JSON; with `elided` (the text read and its elided read), its
-/// placeholders are the body's own tokens again.
-fn write_message(message: &Value, elided: Option<(&str, &ElidedBody)>) -> Result<String> {
+/// Appends `message` as compact JSON to `out`; with `elided` (the text read and its elided
+/// read), its placeholders are the body's own tokens again.
+fn write_message(
+    out: &mut String,
+    message: &Value,
+    elided: Option<(&str, &ElidedBody)>,
+) -> Result<()> {
     match elided {
-        Some((text, elided)) => elision::write_message(message, &elided.key, text, &elided.tokens),
-        None => serde_json::to_string(message).map_err(|error| {
+        Some((text, elided)) => {
+            elision::write_message_into(out, message, &elided.key, text, &elided.tokens)
+        }
+        None => super::write::write_value(out, message, &|_| None).map_err(|error| {
             CompactionError::type_error(
                 "body.messages",
                 format!("could not be serialised: {error}"),
@@ -937,8 +979,8 @@ mod tests {
             self.inner.push_original(index)
         }
 
-        fn push_text(&mut self, text: &str) {
-            self.inner.push_text(text);
+        fn written(&mut self) -> &mut String {
+            self.inner.written()
         }
 
         fn finish(self) -> String {
@@ -1011,12 +1053,10 @@ mod tests {
         let (log, out) = recorded_at(&small, &CompactOptions::default(), 1.0);
         assert_eq!(log, ["laid out 12", "unchanged", "put back"]);
         assert_eq!(out, small);
-        // micro reads whole, each message from the text; the edited results are written, the
-        // rest copied.
-        let stubbed: Vec<String> = ["laid out 12".to_string()]
+        // micro reads whole, the messages read in the layout's pass over the text; the edited
+        // results are written, the rest copied.
+        let stubbed: Vec<String> = ["laid out 12".to_string(), "splice".to_string()]
             .into_iter()
-            .chain((0..12).map(|index| format!("message {index} from text")))
-            .chain(["splice".to_string()])
             .chain(
                 [0, 1, 3, 5, 6, 7, 8, 9, 10, 11]
                     .into_iter()
@@ -1045,18 +1085,7 @@ mod tests {
         assert!(!log.iter().any(|entry| entry.ends_with("from text")));
         // Nothing changed: the body as it came.
         let (log, out) = recorded(BODY, &CompactOptions::default());
-        assert_eq!(
-            log,
-            [
-                "laid out 4",
-                "message 0 from text",
-                "message 1 from text",
-                "message 2 from text",
-                "message 3 from text",
-                "unchanged",
-                "whole read"
-            ]
-        );
+        assert_eq!(log, ["laid out 4", "unchanged", "whole read"]);
         assert_eq!(out, BODY);
     }
 }

@@ -3,7 +3,7 @@
 //! from its escaped text (head, tail, length, CRLF flag), and only that much smaller text is
 //! parsed. The core never unescapes or copies the long strings and reads each once (their facts
 //! come from the checking pass, `scan`); a compacted body writes them back as the very
-//! bytes they were ([`write_message`]), and only what goes to the archive is decoded (by the
+//! bytes they were ([`write_message_into`]), and only what goes to the archive is decoded (by the
 //! binding, once the result is built).
 //!
 //! The placeholders' nonce is a hash of the body's length and ends; a body whose own text holds
@@ -187,75 +187,40 @@ pub(crate) fn put_back(result: &mut TierResult, elided: &ElidedBody, body: &str,
     crate::elision::put_back(values, &elided.key, &BodyStrings { body, elided });
 }
 
-/// `message` as compact JSON with its placeholders written back as the body's own tokens: the
-/// bytes `serde_json::to_string` gives for the message with each placeholder a `RawValue` of its
-/// token. Written by hand, not through serde_json's `raw_value` feature: that feature's `Value`
-/// parser links serde's "invalid type" message, which prints floats with core's `flt2dec`
-/// (about 12 KiB of gzipped wasm with the feature's own code).
+/// [`write_message_into`] as a `String` of its own.
+#[cfg(test)]
 pub(crate) fn write_message(
     message: &Value,
     key: &ElisionKey,
     body: &str,
     tokens: &[Range<usize>],
 ) -> Result<String> {
-    let tokens = Tokens { key, body, tokens };
     let mut out = String::new();
-    tokens.write(&mut out, message).map_err(|error| {
-        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
-    })?;
+    write_message_into(&mut out, message, key, body, tokens)?;
     Ok(out)
 }
 
-/// Placeholders and the body's tokens behind them.
-struct Tokens<'a> {
-    key: &'a ElisionKey,
-    body: &'a str,
-    tokens: &'a [Range<usize>],
-}
-
-impl Tokens<'_> {
-    /// The token behind placeholder `text`, if it is one of this body's: a string token of a
-    /// body the layout has already checked, quotes included.
-    fn token(&self, text: &str) -> Option<&str> {
-        let read = self.key.parse(text)?;
-        self.body.get(self.tokens.get(read.index)?.clone())
-    }
-
-    /// Appends `value` as serde_json's compact writer does. Recursive: parsed values are at most
-    /// 128 levels deep.
-    /// (serde_json without `std` has no `to_writer`: pieces come from `to_string`.)
-    fn write(&self, out: &mut String, value: &Value) -> serde_json::Result<()> {
-        match value {
-            Value::String(text) => match self.token(text) {
-                Some(token) => out.push_str(token),
-                None => crate::base::bytes::push_json_string(out, text),
-            },
-            Value::Array(items) => {
-                out.push('[');
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    self.write(out, item)?;
-                }
-                out.push(']');
-            }
-            Value::Object(fields) => {
-                out.push('{');
-                for (index, (name, item)) in fields.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    crate::base::bytes::push_json_string(out, name);
-                    out.push(':');
-                    self.write(out, item)?;
-                }
-                out.push('}');
-            }
-            other => out.push_str(&serde_json::to_string(other)?),
-        }
-        Ok(())
-    }
+/// Appends `message` to `out` as compact JSON with its placeholders written back as the body's
+/// own tokens: the bytes `serde_json::to_string` gives for the message with each placeholder a
+/// `RawValue` of its token. Written by hand, not through serde_json's `raw_value` feature: that feature's `Value`
+/// parser links serde's "invalid type" message, which prints floats with core's `flt2dec`
+/// (about 12 KiB of gzipped wasm with the feature's own code).
+pub(crate) fn write_message_into(
+    out: &mut String,
+    message: &Value,
+    key: &ElisionKey,
+    body: &str,
+    tokens: &[Range<usize>],
+) -> Result<()> {
+    // The token behind a placeholder of this body's: a string token of a body the layout has
+    // already checked, quotes included.
+    let token = |text: &str| {
+        let read = key.parse(text)?;
+        body.get(tokens.get(read.index)?.clone())
+    };
+    super::write::write_value(out, message, &token).map_err(|error| {
+        CompactionError::type_error("body.messages", format!("could not be serialised: {error}"))
+    })
 }
 
 #[cfg(test)]

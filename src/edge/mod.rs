@@ -9,3 +9,4 @@ pub(crate) mod elision;
 pub mod restore;
 pub(crate) mod scan;
 pub(crate) mod source;
+pub(crate) mod write;

@@ -14,6 +14,7 @@
 use crate::base::unescape::escape;
 use crate::elision::MIN_CHARS;
 use crate::formats::registry;
+use serde_json::Value;
 use std::ops::Range;
 
 /// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
@@ -26,7 +27,7 @@ const SERVER_HISTORY_FIELDS: [&str; 2] = ["previous_response_id", "conversation"
 const MAX_DEPTH: usize = 127;
 
 /// What one pass over a valid body found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Scan {
     /// The span of the message list's value (the last one, as serde_json reads duplicate keys)
     /// and, when it is an array, of its elements (without surrounding whitespace). The list is
@@ -41,8 +42,11 @@ pub(crate) struct Scan {
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
     /// The string values (not keys) inside the list whose escaped text is longer than
-    /// [`MIN_CHARS`] bytes, in order.
+    /// [`MIN_CHARS`] bytes, in order (none when the pass parsed the elements).
     pub long_strings: Vec<LongString>,
+    /// The list's elements as values, when the pass was asked to parse them ([`scan_parsing`])
+    /// and serde_json read every one (else the caller parses each from its span).
+    pub values: Option<Vec<Value>>,
 }
 
 /// A long string value inside the messages, and what the pass learnt of its text on the way:
@@ -73,7 +77,20 @@ pub(crate) const TAIL_CHARS: usize = 64;
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
 /// than [`MAX_DEPTH`].
 pub(crate) fn scan(body: &str) -> Option<Scan> {
+    scan_with(body, false)
+}
+
+/// [`scan`], parsing the list's elements as it passes them (for a body read whole): serde_json
+/// checks each element as it reads it, so the pass does not check it first. (Parsing them after
+/// the pass went over each element's bytes twice: the pass was a third as long as the parse.)
+/// The long strings are not looked for.
+pub(crate) fn scan_parsing(body: &str) -> Option<Scan> {
+    scan_with(body, true)
+}
+
+fn scan_with(body: &str, parse: bool) -> Option<Scan> {
     let mut cursor = Cursor {
+        text: body,
         bytes: body.as_bytes(),
         at: 0,
         deepest: 1,
@@ -82,7 +99,12 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
     cursor.expect(b'{')?;
     let keys: Vec<&'static str> = registry::list_keys().collect();
     // Per list key: the value's span, its elements and its long strings.
-    type List = (Range<usize>, Vec<Range<usize>>, Vec<LongString>);
+    type List = (
+        Range<usize>,
+        Vec<Range<usize>>,
+        Vec<LongString>,
+        Option<Vec<Value>>,
+    );
     let mut lists: Vec<Option<List>> = vec![None; keys.len()];
     let mut fields = [false; ANTHROPIC_FIELDS.len()];
     let mut server_history = false;
@@ -97,13 +119,13 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
                 let mut long_strings = Vec::new();
                 cursor.skip_whitespace();
                 let start = cursor.at;
-                let elements = if cursor.peek()? == b'[' {
-                    cursor.elements(&mut long_strings)?
+                let (elements, values) = if cursor.peek()? == b'[' {
+                    cursor.elements(&mut long_strings, parse)?
                 } else {
                     cursor.value(1, None)?;
-                    Vec::new()
+                    (Vec::new(), None)
                 };
-                lists[slot] = Some((start..cursor.at, elements, long_strings));
+                lists[slot] = Some((start..cursor.at, elements, long_strings, values));
             } else {
                 cursor.skip_whitespace();
                 let null = cursor.peek()? == b'n';
@@ -131,9 +153,11 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
         .iter()
         .zip(lists)
         .find_map(|(key, list)| Some((*key, list?)));
-    let (list_key, messages, long_strings) = match found {
-        Some((key, (span, elements, long))) => (Some(key), Some((span, elements)), long),
-        None => (None, None, Vec::new()),
+    let (list_key, messages, long_strings, values) = match found {
+        Some((key, (span, elements, long, values))) => {
+            (Some(key), Some((span, elements)), long, values)
+        }
+        None => (None, None, Vec::new(), None),
     };
     Some(Scan {
         messages,
@@ -142,6 +166,7 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
         deepest: cursor.deepest,
         anthropic_field,
         long_strings,
+        values,
     })
 }
 
@@ -162,8 +187,13 @@ pub(crate) fn key_is(raw: &str, name: &str) -> bool {
     }
 }
 
+/// A list's elements: their spans and, when they were parsed, their values.
+type Elements = (Vec<Range<usize>>, Option<Vec<Value>>);
+
 /// A byte cursor that checks JSON as it skips it.
 struct Cursor<'a> {
+    /// The text, for serde_json (`bytes` are its bytes).
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
     /// The deepest nesting seen, the top-level object being level 1.
@@ -201,28 +231,55 @@ impl Cursor<'_> {
     }
 
     /// The elements of the array starting here, each a value at level 2; their long string
-    /// values go to `long`.
-    fn elements(&mut self, long: &mut Vec<LongString>) -> Option<Vec<Range<usize>>> {
+    /// values go to `long`, or with `parse` they are read as values.
+    fn elements(&mut self, long: &mut Vec<LongString>, parse: bool) -> Option<Elements> {
         self.expect(b'[')?;
         self.deepest = self.deepest.max(2);
         let mut elements = Vec::new();
+        let mut values = parse.then(Vec::new);
         self.skip_whitespace();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(elements);
+            return Some((elements, values));
         }
         loop {
             self.skip_whitespace();
             let start = self.at;
-            self.value(2, Some(long))?;
+            match values
+                .as_mut()
+                .and_then(|values| Some((values, self.parsed()?)))
+            {
+                Some((values, value)) => values.push(value),
+                None => {
+                    // Not parsed, or serde_json refused it: the pass checks it (a lone surrogate
+                    // escape is JSON, but no `String`; the caller reads each element to say so).
+                    values = None;
+                    self.at = start;
+                    self.value(2, Some(long))?;
+                }
+            }
             elements.push(start..self.at);
             self.skip_whitespace();
             match self.next()? {
                 b',' => {}
-                b']' => return Some(elements),
+                b']' => return Some((elements, values)),
                 _ => return None,
             }
         }
+    }
+
+    /// The element starting here (at level 2) read by serde_json, which checks it as the pass
+    /// would; the cursor moves past it. `None` (the cursor where it was) when serde_json refuses
+    /// it, or it is nested deeper than the pass follows.
+    fn parsed(&mut self) -> Option<Value> {
+        let mut reader =
+            serde_json::Deserializer::from_str(self.text.get(self.at..)?).into_iter::<Value>();
+        let value = reader.next()?.ok()?;
+        let deepest = 2 + depth(&value);
+        (deepest <= MAX_DEPTH).then_some(())?;
+        self.deepest = self.deepest.max(deepest);
+        self.at += reader.byte_offset();
+        Some(value)
     }
 
     /// Checks the value starting here (after whitespace) inside `outer` containers,
@@ -404,6 +461,16 @@ impl Cursor<'_> {
     }
 }
 
+/// How many containers `value` nests (0 for a scalar): serde_json stops at 128 levels, so the
+/// recursion is bounded.
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// Where the last [`TAIL_CHARS`] code points of the string text at `text` begin, walking back
 /// from its end: over an escape in one step (the ring `recent` holds the last ones, `escapes`
 /// counts all), over plain UTF-8 a code point at a time.
@@ -437,6 +504,7 @@ fn tail_start(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     /// serde_json's verdict on `text` as JSON, nesting limit aside.
     fn serde_accepts(text: &str) -> bool {
@@ -479,6 +547,7 @@ mod tests {
         ] {
             assert!(!serde_accepts(body), "serde_json accepts {body:?}");
             assert_eq!(scan(body), None, "{body:?}");
+            assert_eq!(scan_parsing(body), None, "{body:?}");
         }
     }
 
@@ -493,6 +562,7 @@ mod tests {
         ] {
             assert!(serde_accepts(body), "serde_json refuses {body:?}");
             assert!(scan(body).is_some(), "{body:?}");
+            assert!(scan_parsing(body).is_some(), "{body:?}");
         }
         // Valid JSON, but not an object: the caller names it.
         assert_eq!(scan("[]"), None);
@@ -500,6 +570,29 @@ mod tests {
 
     #[test]
     fn depth_is_counted_and_bounded() {
+        depth_is_counted_and_bounded_by(scan);
+        depth_is_counted_and_bounded_by(scan_parsing);
+    }
+
+    #[test]
+    fn parsed_elements_are_serde_jsons_values() {
+        let body = "{\"messages\": [ {\"a\":[1.5e3,\"\\u00e9\"]} ,2,\"x\" , null],\"m\":1}";
+        let scanned = scan_parsing(body).expect("valid");
+        assert_eq!(scanned.messages, scan(body).expect("valid").messages);
+        let Ok(serde_json::Value::Object(mut parsed)) = serde_json::from_str(body) else {
+            panic!("valid");
+        };
+        let Some(serde_json::Value::Array(expected)) = parsed.remove("messages") else {
+            panic!("an array");
+        };
+        assert_eq!(scanned.values, Some(expected));
+        // A lone surrogate escape is JSON but no string value: the caller reads each element.
+        let lone = scan_parsing("{\"messages\":[\"\\ud800\",1]}").expect("valid");
+        assert_eq!(lone.values, None);
+        assert_eq!(lone.messages.map(|(_, elements)| elements.len()), Some(2));
+    }
+
+    fn depth_is_counted_and_bounded_by(scan: fn(&str) -> Option<Scan>) {
         let nested = |depth: usize| {
             format!(
                 "{{\"messages\":[{}1{}]}}",
@@ -570,6 +663,61 @@ mod tests {
         assert_eq!((none.list_key, none.messages), (None, None));
     }
 
+    /// serde_json's reading of the `messages` array of `text`.
+    fn serde_messages(text: &str) -> Option<Vec<Value>> {
+        match serde_json::from_str::<Value>(text).ok()? {
+            Value::Object(mut top) => match top.remove("messages")? {
+                Value::Array(items) => Some(items),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// JSON text of messages: strings with every kind of escape, numbers of every kind.
+    fn message_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("\"a\\n\\\"b\\\\c\\/\\b\\f\\r\\t\"".to_string()),
+            Just("\"\\u00e9\\u20ac\\ud83d\\ude00\\u0000é😀\"".to_string()),
+            Just("\"\\ud800\"".to_string()),
+            Just("\"\\udc00x\"".to_string()),
+            Just("\"\\ud800\\u0041\"".to_string()),
+            "\"[a-z \\\\n]{0,12}\"".prop_map(String::from),
+            "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?",
+            Just("1e400".to_string()),
+            Just("-0".to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("true".to_string()),
+            Just("null".to_string()),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[ {} ]", items.join(" , "))),
+                proptest::collection::vec(("[ab]{1,2}", inner), 0..4).prop_map(|fields| {
+                    let fields: Vec<String> = fields
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\" :{v}"))
+                        .collect();
+                    format!("{{{}}}", fields.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn parsed_values_are_serde_jsons(items in proptest::collection::vec(message_text(), 0..4)) {
+            let text = format!("{{\"messages\":[{}]}}", items.join(","));
+            let parsing = scan_parsing(&text);
+            prop_assert_eq!(parsing.is_some(), scan(&text).is_some(), "{:?}", text);
+            if let Some(values) = parsing.and_then(|s| s.values) {
+                prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
+            }
+        }
+    }
+
     fn jsonish() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             Just("{".to_string()),
@@ -600,6 +748,16 @@ mod tests {
         fn agrees_with_serde_json_on_json_like_text(text in jsonish()) {
             let object = text.trim_start().starts_with('{');
             prop_assert_eq!(scan(&text).is_some(), object && serde_accepts(&text), "{:?}", text);
+            let (parsing, scanned) = (scan_parsing(&text), scan(&text));
+            if let Some(values) = parsing.as_ref().and_then(|s| s.values.clone()) {
+                prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
+            }
+            prop_assert_eq!(
+                parsing.map(|s| (s.messages, s.deepest)),
+                scanned.map(|s| (s.messages, s.deepest)),
+                "{:?}",
+                text
+            );
         }
     }
 }

@@ -84,7 +84,12 @@ pub(crate) trait Splice {
     /// Appends element `index` of the body as its original bytes.
     fn push_original(&mut self, index: usize) -> Result<()>;
     /// Appends `text`.
-    fn push_text(&mut self, text: &str);
+    fn push_text(&mut self, text: &str) {
+        self.written().push_str(text);
+    }
+    /// The text written since the last original, to append to (an edited message is written
+    /// into it directly, not made a `String` of its own and copied).
+    fn written(&mut self) -> &mut String;
     /// Appends the bytes after the `messages` array: the new body.
     fn finish(self) -> Self::Body;
 }
@@ -159,8 +164,8 @@ impl Splice for StrSplice<'_> {
         Ok(())
     }
 
-    fn push_text(&mut self, text: &str) {
-        self.out.push_str(text);
+    fn written(&mut self) -> &mut String {
+        &mut self.out
     }
 
     fn finish(mut self) -> String {

@@ -225,8 +225,8 @@ impl Splice for JsSplice<'_> {
         Ok(())
     }
 
-    fn push_text(&mut self, text: &str) {
-        self.pending.push_str(text);
+    fn written(&mut self) -> &mut String {
+        &mut self.pending
     }
 
     fn finish(self) -> JsString {
