@@ -1,0 +1,300 @@
+//! The file paths and URLs a body names (and `backticked` identifiers' paths).
+
+use crate::base::bytes;
+use crate::base::hash::FastSet;
+
+/// The distinct file paths and URLs `text` names, in order, at most `max`.
+pub fn references(text: &str, max: usize) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    // Past this many found, a set: below it a look through the found is cheaper than hashing
+    // each token (stubs keep 10, digests 24).
+    const LINEAR: usize = 32;
+    let mut seen: FastSet<&str> = FastSet::default();
+    if max == 0 {
+        return found;
+    }
+    for token in tokens(text) {
+        let new = match found.len() < LINEAR {
+            true => !found.contains(&token),
+            false => {
+                if seen.is_empty() {
+                    seen.extend(found.iter().copied());
+                }
+                seen.insert(token)
+            }
+        };
+        if new {
+            found.push(token);
+            if found.len() == max {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// [`WORD_BYTES`] flag: an ASCII byte that ends a word in [`tokens`] (whitespace, as
+/// [`char::is_whitespace`] has it, and the punctuation around paths in text and JSON).
+const DELIMITER: u8 = 1;
+/// A byte that may be the last of a non-ASCII whitespace character's UTF-8 bytes (U+0085,
+/// U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+const MAY_END_SPACE: u8 = 2;
+/// A lead byte that may start one (`C2`, `E1`, `E2`, `E3`).
+const MAY_START_SPACE: u8 = 4;
+
+/// What the word scan of [`tokens`] asks of each byte.
+const WORD_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let delimiters = b"\t\n\x0b\x0c\r \"'()<>,[]{}=";
+    let mut at = 0;
+    while at < delimiters.len() {
+        table[delimiters[at] as usize] = DELIMITER;
+        at += 1;
+    }
+    let ends = [0x85u8, 0xA0, 0xA8, 0xA9, 0xAF, 0x9F];
+    let mut at = 0;
+    while at < ends.len() {
+        table[ends[at] as usize] = MAY_END_SPACE;
+        at += 1;
+    }
+    let mut b = 0x80;
+    while b <= 0x8A {
+        table[b] = MAY_END_SPACE;
+        b += 1;
+    }
+    let starts = [0xC2u8, 0xE1, 0xE2, 0xE3];
+    let mut at = 0;
+    while at < starts.len() {
+        table[starts[at] as usize] = MAY_START_SPACE;
+        at += 1;
+    }
+    table
+};
+
+/// The words of `text` split at [`DELIMITER`] bytes and non-ASCII whitespace, those with a `/`
+/// or `\` only, in order. Each `/` or `\` is found eight bytes at a time and its word read
+/// outwards from it byte by byte, a character decoded only where a byte may belong to a Unicode
+/// space: splitting the whole text by a `char` predicate decoded every character of every body,
+/// a third of a micro call, for the few words that have one; reading each word outwards with
+/// `char_indices` was still a fifth of `references`.
+pub(super) struct Words<'a> {
+    pub(super) text: &'a str,
+    /// Where the next word starts: after a delimiter, so the search for one never looks back
+    /// past it.
+    pub(super) from: usize,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let (text, from) = (self.text, self.from);
+        let hit = from + bytes::find_either(text.as_bytes().get(from..)?, b'/', b'\\')?;
+        let start = word_start(text, from, hit);
+        let (end, next) = word_end(text, hit);
+        self.from = next;
+        text.get(start..end)
+    }
+}
+
+/// Where the word holding byte `hit` starts, looking back no further than `from`.
+fn word_start(text: &str, from: usize, hit: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = hit;
+    while at > from {
+        let class = WORD_BYTES[usize::from(bytes[at - 1])];
+        if class & DELIMITER != 0 {
+            return at;
+        }
+        if class & MAY_END_SPACE == 0 {
+            at -= 1;
+            continue;
+        }
+        // The character this byte ends (`get` fails where it is not the last byte of one).
+        let mut lead = at - 1;
+        while lead > from && bytes[lead] & 0xC0 == 0x80 {
+            lead -= 1;
+        }
+        let space = text
+            .get(lead..at)
+            .is_some_and(|c| c.chars().all(char::is_whitespace));
+        if space && lead < at {
+            return at;
+        }
+        at = lead;
+    }
+    from
+}
+
+/// Where the word holding byte `hit` ends, and where the next one may start (after the
+/// delimiter).
+fn word_end(text: &str, hit: usize) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let mut at = hit;
+    while let Some(&b) = bytes.get(at) {
+        let class = WORD_BYTES[usize::from(b)];
+        if class & DELIMITER != 0 {
+            return (at, at + 1);
+        }
+        if class & MAY_START_SPACE != 0 {
+            if let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) {
+                if c.is_whitespace() {
+                    return (at, at + c.len_utf8());
+                }
+            }
+        }
+        at += 1;
+    }
+    (bytes.len(), bytes.len())
+}
+
+/// File paths, URLs and `backticked` identifiers in `text`, repeats included.
+pub fn tokens(text: &str) -> Tokens<'_> {
+    Tokens {
+        words: Words { text, from: 0 },
+        whole: None,
+    }
+}
+
+/// The iterator [`tokens`] returns. A path or URL has a separator: words without one (nearly
+/// all) are passed over at once. Each word is tried as a token in place (trimmed on bytes), a
+/// backticked word without its backticks first: a chain of `flat_map`, `trim_*_matches`,
+/// `rsplit_once` and `str::contains` per word was half of `references`.
+pub struct Tokens<'a> {
+    words: Words<'a>,
+    /// A backticked word, tried whole once its inside was.
+    whole: Option<&'a str>,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let word = match self.whole.take() {
+                Some(word) => word,
+                None => {
+                    let word = self.words.next()?;
+                    match backticked(word) {
+                        Some(inside) => {
+                            self.whole = Some(word);
+                            inside
+                        }
+                        None => word,
+                    }
+                }
+            };
+            if let Some(token) = reference(word) {
+                return Some(token);
+            }
+        }
+    }
+}
+
+/// The inside of a word in backticks.
+fn backticked(word: &str) -> Option<&str> {
+    let bytes = word.as_bytes();
+    match bytes.len() >= 2 && bytes[0] == b'`' && bytes[bytes.len() - 1] == b'`' {
+        true => word.get(1..word.len() - 1),
+        false => None,
+    }
+}
+
+/// `word` as a path or URL: trailing `.:;`!?` and leading backticks trimmed, its line number
+/// left out; `None` when it is neither.
+fn reference(word: &str) -> Option<&str> {
+    let bytes = word.as_bytes();
+    let mut end = bytes.len();
+    while end > 0 && matches!(bytes[end - 1], b'.' | b':' | b';' | b'`' | b'!' | b'?') {
+        end -= 1;
+    }
+    let mut start = 0;
+    while start < end && bytes[start] == b'`' {
+        start += 1;
+    }
+    let token = strip_line_number(word.get(start..end)?);
+    (is_url(token) || is_path(token)).then_some(token)
+}
+
+/// `src/a.rs:42:7` → `src/a.rs` (a compiler's location names the file): each `:` and the
+/// digits after it, read back from the end.
+pub(super) fn strip_line_number(token: &str) -> &str {
+    let bytes = token.as_bytes();
+    let mut end = bytes.len();
+    loop {
+        let mut digits = end;
+        while digits > 0 && bytes[digits - 1].is_ascii_digit() {
+            digits -= 1;
+        }
+        if digits == end || digits == 0 || bytes[digits - 1] != b':' {
+            break;
+        }
+        end = digits - 1;
+    }
+    token.get(..end).unwrap_or(token)
+}
+
+/// The bytes [`is_path`] looks at: separators, `:`, control characters and `C2` (the lead
+/// byte of the C1 controls).
+const PATH_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[0x7F] = true;
+    table[0xC2] = true;
+    table[b'/' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b':' as usize] = true;
+    table
+};
+
+/// An http(s) URL.
+pub fn is_url(token: &str) -> bool {
+    // The first byte first: nearly every token asked is a path (two `starts_with` were 84
+    // instructions a token).
+    let bytes = token.as_bytes();
+    bytes.first() == Some(&b'h')
+        && bytes.len() > 10
+        && (bytes.starts_with(b"https://") || bytes.starts_with(b"http://"))
+}
+
+/// A file path: a separator and a file extension, or rooted (`/`, `./`, `~/`). One pass over
+/// the bytes (no `://`, no control character, where the last separator is).
+pub fn is_path(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    if !(3..=200).contains(&bytes.len()) {
+        return false;
+    }
+    let mut separator = None;
+    for (at, &b) in bytes.iter().enumerate() {
+        // Most bytes are none of these: one look in a table passes them (a `match` of ranges
+        // tested each in turn, 480 instructions a token).
+        if !PATH_BYTES[usize::from(b)] {
+            continue;
+        }
+        match b {
+            b'/' | b'\\' => separator = Some(at),
+            b':' if bytes[at + 1..].starts_with(b"//") => return false,
+            // Control characters: C0, DEL and C1 (U+0080 to U+009F, `C2 80` to `C2 9F`).
+            0x00..=0x1F | 0x7F => return false,
+            0xC2 if matches!(bytes.get(at + 1), Some(0x80..=0x9F)) => return false,
+            _ => {}
+        }
+    }
+    let Some(separator) = separator else {
+        return false;
+    };
+    let file_name = &bytes[separator + 1..];
+    let has_extension = file_name
+        .iter()
+        .rposition(|&b| b == b'.')
+        .is_some_and(|dot| {
+            let ext = &file_name[dot + 1..];
+            dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
+        });
+    let rooted = bytes[0] == b'/' || bytes.starts_with(b"./") || bytes.starts_with(b"~/");
+    has_extension || rooted
+}
