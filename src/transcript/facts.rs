@@ -37,6 +37,15 @@ impl Elided<'_> {
 /// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
 /// elided text still has. So an id is the same whether a binding elided the text or not.
 pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
+    fingerprint_counted(text, elided, || crate::base::bytes::count_chars(text))
+}
+
+/// [`fingerprint`], with `chars` counting the code points of `text` (a block's count, made once).
+pub(crate) fn fingerprint_counted<'t>(
+    text: &'t str,
+    elided: Option<&'t Elided<'_>>,
+    chars: impl FnOnce() -> usize,
+) -> Fingerprint<'t> {
     if let Some(facts) = elided {
         return Fingerprint::Ends {
             chars: facts.chars,
@@ -49,7 +58,7 @@ pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerp
     if text.len() <= MIN_CHARS {
         return Fingerprint::Whole(text);
     }
-    let chars = crate::base::bytes::count_chars(text);
+    let chars = chars();
     if chars <= MIN_CHARS {
         return Fingerprint::Whole(text);
     }
