@@ -36,7 +36,7 @@ impl Steps {
         }
         let keys = pair_keys(transcript);
         // The step each call (by its pair key) was made in, so a late result joins its own step.
-        let mut call_step: FastMap<&PairKey, usize> = FastMap::default();
+        let mut call_step: FastMap<&PairKey, usize> = super::pairing::id_table(transcript);
         for (index, message) in transcript.messages.iter().enumerate() {
             if message.role == Role::Assistant {
                 // An output item right after another of the same model call continues its step.
