@@ -156,12 +156,23 @@ pub fn json_len(value: &Value) -> usize {
 pub fn drop_iteratively(value: Value) {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
+        // Only containers go on the stack; scalars drop where they are (a result's list has a
+        // `null` left for every message moved out of it).
         match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, item)| item)),
+            Value::Array(items) => stack.extend(items.into_iter().filter(is_container)),
+            Value::Object(fields) => stack.extend(
+                fields
+                    .into_iter()
+                    .map(|(_, item)| item)
+                    .filter(is_container),
+            ),
             _ => {}
         }
     }
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// The compact JSON length of `value` (strings and keys measured by `string_len`), or — when a
