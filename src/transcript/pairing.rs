@@ -16,26 +16,22 @@ pub struct PairKey<'t> {
     pub use_index: u32,
 }
 
-/// How many tool calls and results `transcript` holds: the capacity of a table of its ids.
+/// Room for the tool ids of `transcript` in a table: one per message (about as many as a
+/// conversation has calls and results; counting them cost as much as the growth it saves).
 /// Tables grown one insert at a time rehashed about a dozen times each on a 3,275-message
 /// conversation (`reserve_rehash`, about 1.7 % of a body call).
-pub(crate) fn tool_blocks(transcript: &Transcript) -> usize {
-    transcript
-        .messages
-        .iter()
-        .flat_map(|message| &message.blocks)
-        .filter(|block| block.tool_id().is_some())
-        .count()
+fn id_room(transcript: &Transcript) -> usize {
+    transcript.messages.len()
 }
 
-/// An empty map with room for every tool id of `transcript` ([`tool_blocks`]).
+/// An empty map with room for the tool ids of `transcript` ([`id_room`]).
 pub(crate) fn id_table<K, V>(transcript: &Transcript) -> FastMap<K, V> {
-    FastMap::with_capacity_and_hasher(tool_blocks(transcript), Default::default())
+    FastMap::with_capacity_and_hasher(id_room(transcript), Default::default())
 }
 
-/// An empty set with room for every tool id of `transcript` ([`tool_blocks`]).
+/// An empty set with room for the tool ids of `transcript` ([`id_room`]).
 pub(crate) fn id_set<T>(transcript: &Transcript) -> FastSet<T> {
-    FastSet::with_capacity_and_hasher(tool_blocks(transcript), Default::default())
+    FastSet::with_capacity_and_hasher(id_room(transcript), Default::default())
 }
 
 /// The pair key of every block (`None` for blocks without a tool id), message by message.
