@@ -1,7 +1,7 @@
 //! Tool call / tool result pairing: which message ranges can be removed or replaced without
 //! orphaning a call or a result, and the provider rule that results follow their call.
 
-use super::{BlockKind, Message, Transcript};
+use super::{Block, BlockKind, Message, Transcript};
 use crate::base::hash::{FastMap, FastSet};
 use std::ops::Range;
 
@@ -36,8 +36,7 @@ pub(crate) fn id_set<T>(transcript: &Transcript) -> FastSet<T> {
 
 /// The pair key of every block (`None` for blocks without a tool id), message by message.
 pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'t>>>> {
-    // `usize` counts, not `u32`: the same map type as the other id maps, one copy of its code.
-    let mut uses: FastMap<&str, usize> = id_table(transcript);
+    let mut keyer = PairKeyer::new(transcript);
     transcript
         .messages
         .iter()
@@ -45,24 +44,48 @@ pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'
             message
                 .blocks
                 .iter()
-                .map(|block| match &block.kind {
-                    BlockKind::ToolCall { id, .. } => {
-                        let count = uses.entry(id.as_str()).or_insert(0);
-                        *count += 1;
-                        Some(PairKey {
-                            id,
-                            use_index: (*count - 1) as u32,
-                        })
-                    }
-                    BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
-                        id,
-                        use_index: uses.get(id.as_str()).map_or(0, |count| (count - 1) as u32),
-                    }),
-                    _ => None,
-                })
+                .map(|block| keyer.key(block))
                 .collect()
         })
         .collect()
+}
+
+/// [`pair_keys`] block by block, in transcript order, for a pass that needs each message's keys
+/// only while it is at that message (a list per message was an allocation per message).
+pub(crate) struct PairKeyer<'t> {
+    /// Calls so far, per id. `usize` counts, not `u32`: the same map type as the other id maps,
+    /// one copy of its code.
+    uses: FastMap<&'t str, usize>,
+}
+
+impl<'t> PairKeyer<'t> {
+    pub(crate) fn new(transcript: &Transcript<'_>) -> Self {
+        Self {
+            uses: id_table(transcript),
+        }
+    }
+
+    /// The key of the next block (every block must be passed, in order).
+    pub(crate) fn key(&mut self, block: &'t Block<'_>) -> Option<PairKey<'t>> {
+        match &block.kind {
+            BlockKind::ToolCall { id, .. } => {
+                let count = self.uses.entry(id.as_str()).or_insert(0);
+                *count += 1;
+                Some(PairKey {
+                    id,
+                    use_index: (*count - 1) as u32,
+                })
+            }
+            BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
+                id,
+                use_index: self
+                    .uses
+                    .get(id.as_str())
+                    .map_or(0, |count| (count - 1) as u32),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The tool each block calls or answers, by name: a call's own name, a result's name where its
