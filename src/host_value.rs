@@ -92,17 +92,17 @@ pub fn resolve(message: &mut Message<'_>, key: &HostValueKey) {
         match parsed {
             Some((Some(binary), hash)) => {
                 block.binary = Some(binary);
-                block.text = Cow::Owned(hash);
+                block.set_text(Cow::Owned(hash));
             }
             Some((None, href)) => {
                 if let BlockKind::Media { inline, .. } = &mut block.kind {
                     *inline = false;
                 }
-                block.text = Cow::Owned(href);
+                block.set_text(Cow::Owned(href));
             }
             None => {
                 if let Some(text) = rewrite(&block.text, key) {
-                    block.text = Cow::Owned(text);
+                    block.set_text(Cow::Owned(text));
                 }
             }
         }

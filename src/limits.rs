@@ -88,9 +88,12 @@ impl Limits {
     /// error of the first message nested too deep.
     fn messages_len(&self, messages: &[Value], string_len: fn(&str) -> usize) -> Result<usize> {
         let mut bytes = 2 + messages.len().saturating_sub(1);
+        // One stack for every message: a fresh one each was an allocation and its growth per
+        // message.
+        let mut stack = Vec::new();
         for (index, message) in messages.iter().enumerate() {
-            let measured =
-                measure(message, self.max_nesting_depth, string_len).map_err(|too_deep| {
+            let measured = measure_on(&mut stack, message, self.max_nesting_depth, string_len)
+                .map_err(|too_deep| {
                     CompactionError::range_error(
                         format!("messages[{index}]{too_deep}"),
                         format!(
@@ -153,12 +156,23 @@ pub fn json_len(value: &Value) -> usize {
 pub fn drop_iteratively(value: Value) {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
+        // Only containers go on the stack; scalars drop where they are (a result's list has a
+        // `null` left for every message moved out of it).
         match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, item)| item)),
+            Value::Array(items) => stack.extend(items.into_iter().filter(is_container)),
+            Value::Object(fields) => stack.extend(
+                fields
+                    .into_iter()
+                    .map(|(_, item)| item)
+                    .filter(is_container),
+            ),
             _ => {}
         }
     }
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// The compact JSON length of `value` (strings and keys measured by `string_len`), or — when a
@@ -169,8 +183,19 @@ fn measure(
     max_depth: usize,
     string_len: fn(&str) -> usize,
 ) -> std::result::Result<usize, String> {
-    // (value, depth above it, index of the root's child it sits under)
-    let mut stack: Vec<(&Value, usize, Option<usize>)> = vec![(root, 0, None)];
+    measure_on(&mut Vec::new(), root, max_depth, string_len)
+}
+
+/// [`measure`] on `stack` (left empty when it returns `Ok`): `(value, depth above it, index of
+/// the root's child it sits under)` of what is still to measure.
+fn measure_on<'v>(
+    stack: &mut Vec<(&'v Value, usize, Option<usize>)>,
+    root: &'v Value,
+    max_depth: usize,
+    string_len: fn(&str) -> usize,
+) -> std::result::Result<usize, String> {
+    stack.clear();
+    stack.push((root, 0, None));
     let mut bytes = 0usize;
     while let Some((value, above, top)) = stack.pop() {
         let len = match value {

@@ -17,6 +17,13 @@ pub trait TokenCounter {
         self.count(text)
     }
 
+    /// Whether [`Self::count_with_chars`] reads `chars` rather than the text: then a caller that
+    /// keeps a text's count passes it (counting only for the count's sake costs a counter that
+    /// reads the text).
+    fn counts_chars(&self) -> bool {
+        false
+    }
+
     /// Tokens of a base64 text of `chars` characters: what a binary value the host keeps as
     /// bytes counts (see [`crate::transcript::binary`]). Its bytes are not here to be encoded,
     /// so a counter that reads the text counts a stand-in of the same length: base64 of
@@ -73,6 +80,10 @@ impl Default for SeedRule {
 impl TokenCounter for SeedRule {
     fn count(&self, text: &str) -> u64 {
         self.count_with_chars(text, crate::base::bytes::count_chars(text))
+    }
+
+    fn counts_chars(&self) -> bool {
+        true
     }
 
     fn count_with_chars(&self, text: &str, chars: usize) -> u64 {

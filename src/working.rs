@@ -184,21 +184,24 @@ impl<'a> Working<'a> {
                     // (the adapter's indices are the current messages', ours the input's).
                     let input_index =
                         |at: usize| -> Option<usize> { self.origins.get(at).copied().flatten() };
-                    let archive_origins: Vec<_> = applied
-                        .archive_origins
-                        .iter()
-                        .map(|origin| match origin {
-                            Some(ArchiveOrigin::Part { message, path }) => input_index(*message)
-                                .map(|message| ArchiveOrigin::Part {
-                                    message,
-                                    path: path.clone(),
-                                }),
-                            Some(ArchiveOrigin::Messages(from)) => Some(ArchiveOrigin::Messages(
-                                from.iter().map(|at| at.and_then(input_index)).collect(),
-                            )),
-                            None => None,
-                        })
-                        .collect();
+                    // Moved, not copied: each is a path or a list of its own.
+                    let archive_origins =
+                        applied
+                            .archive_origins
+                            .into_iter()
+                            .map(|origin| match origin {
+                                Some(ArchiveOrigin::Part { message, path }) => input_index(message)
+                                    .map(|message| ArchiveOrigin::Part { message, path }),
+                                Some(ArchiveOrigin::Messages(from)) => {
+                                    Some(ArchiveOrigin::Messages(
+                                        from.into_iter()
+                                            .map(|at| at.and_then(input_index))
+                                            .collect(),
+                                    ))
+                                }
+                                None => None,
+                            });
+                    let archive_origins: Vec<_> = archive_origins.collect();
                     self.archive_origins.extend(archive_origins);
                     self.origins = applied
                         .origins

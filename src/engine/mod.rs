@@ -17,7 +17,7 @@ use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::facts::Fingerprint;
-use crate::transcript::pairing::{misplaced_results, paired_in_order, paired_set};
+use crate::transcript::pairing::{id_set, misplaced_results, paired_in_order, paired_set};
 use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -316,12 +316,14 @@ fn check(
     }
     // Sets, not lists: a long agent session has thousands of tool ids.
     let paired_after = paired_set(after);
-    let ids_after: FastSet<&str> = after
-        .messages
-        .iter()
-        .flat_map(|m| &m.blocks)
-        .filter_map(|b| b.tool_id())
-        .collect();
+    let mut ids_after: FastSet<&str> = id_set(after);
+    ids_after.extend(
+        after
+            .messages
+            .iter()
+            .flat_map(|m| &m.blocks)
+            .filter_map(|b| b.tool_id()),
+    );
     if let Some(broken) = before
         .paired
         .iter()

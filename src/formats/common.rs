@@ -75,7 +75,7 @@ pub(crate) fn object_field<'a>(
     field: &str,
 ) -> Result<&'a Map<String, Value>> {
     // The path is only written for an error: this runs for every message.
-    match object.get(field) {
+    match lookup(object, field) {
         Some(Value::Object(fields)) => Ok(fields),
         None => Err(CompactionError::type_error(
             format!("{path}.{field}"),
@@ -85,13 +85,29 @@ pub(crate) fn object_field<'a>(
     }
 }
 
+/// `object[key]`. A message or part has a handful of fields: comparing their keys costs less
+/// than hashing `key` (IndexMap's `get`, about 200 instructions a lookup natively; 30,000 lookups
+/// reading a 3,275-message conversation).
+pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() > SCANNED_FIELDS {
+        return object.get(key);
+    }
+    object
+        .iter()
+        .find(|(name, _)| name.as_str() == key)
+        .map(|(_, value)| value)
+}
+
+/// Objects of at most this many fields are searched key by key ([`lookup`]).
+const SCANNED_FIELDS: usize = 8;
+
 /// The message's role, looked up in `roles` (wire name → role). The error lists the wire names.
 pub(crate) fn role_of(
     object: &Map<String, Value>,
     path: &Path<'_>,
     roles: &[(&str, Role)],
 ) -> Result<Role> {
-    let value = object.get("role");
+    let value = lookup(object, "role");
     let known = value
         .and_then(Value::as_str)
         .and_then(|name| roles.iter().find(|(wire, _)| *wire == name));
@@ -132,7 +148,7 @@ pub(crate) fn content_of<'a>(
     path: &Path<'_>,
     absent_ok: bool,
 ) -> Result<Content<'a>> {
-    let value = object.get("content");
+    let value = lookup(object, "content");
     match value {
         Some(Value::String(text)) => Ok(Content::Text(text)),
         Some(Value::Array(parts)) => Ok(Content::Parts(parts)),
@@ -163,7 +179,7 @@ pub(crate) fn required_str<'a>(
     path: &Path<'_>,
     field: &str,
 ) -> Result<&'a str> {
-    match object.get(field) {
+    match lookup(object, field) {
         Some(Value::String(text)) => Ok(text),
         None => Err(CompactionError::type_error(
             format!("{path}.{field}"),
@@ -178,7 +194,7 @@ pub(crate) fn required_str<'a>(
 
 /// The optional string field `field` of `object` (absent, `null` or another type is `None`).
 pub(crate) fn optional_str<'a>(object: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
-    object.get(field).and_then(Value::as_str)
+    lookup(object, field).and_then(Value::as_str)
 }
 
 /// `value` as text: a string as is, anything else as compact JSON. Tool arguments and results

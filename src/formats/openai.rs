@@ -9,9 +9,9 @@
 
 use super::common::{
     Content, Path, compact_json, content_location, content_of, data_uri_media_type, finish_message,
-    input_value, media_block, message_path, missing_block, object_at, object_field, other_block,
-    part_of, plain_payload, read_each, removed_plain_path, replace_plain_block, required_str,
-    role_of, string_content, text_or_json,
+    input_value, lookup, media_block, message_path, missing_block, object_at, object_field,
+    other_block, part_of, plain_payload, read_each, removed_plain_path, replace_plain_block,
+    required_str, role_of, string_content, text_or_json,
 };
 use super::detect::{Field, Seen};
 use super::registry::{Adapter, MessageFields, Structured};
@@ -99,7 +99,7 @@ pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     let path = message_path(ADAPTER.list_key, index);
     let object = object_at(value, &path)?;
-    if object.get("role").and_then(Value::as_str) == Some("function") {
+    if lookup(object, "role").and_then(Value::as_str) == Some("function") {
         // The legacy function-calling result (`{ role: "function", name, content }`): the
         // agent's, kept whole and counted by its JSON; no tier edits it.
         return Ok(finish_message(
@@ -161,7 +161,7 @@ fn image_url_block<'v>(
     path: &Path<'_>,
     index: usize,
 ) -> Result<Block<'v>> {
-    let url = match object.get("image_url") {
+    let url = match lookup(object, "image_url") {
         Some(Value::String(url)) => url.as_str(),
         _ => required_str(
             object_field(object, path, "image_url")?,
@@ -198,7 +198,7 @@ fn audio_block<'v>(
 /// `{type: "file", file: {file_data? | file_id?, filename?}}`: inline data is media, an uploaded
 /// file's id is a reference; anything else is kept as an unknown part.
 fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) -> Block<'v> {
-    let file = object.get("file").and_then(Value::as_object);
+    let file = lookup(object, "file").and_then(Value::as_object);
     let field = |name: &str| file.and_then(|file| file.get(name)).and_then(Value::as_str);
     if let Some(data) = field("file_data") {
         let media_type = data_uri_media_type(data).unwrap_or("file").to_string();
@@ -227,21 +227,20 @@ fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, index: usize) ->
 /// An assistant's content blocks, then one block per tool call. `content` may be `null` or
 /// missing when the message carries something else the API accepts instead.
 fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
-    let has_calls = object
-        .get("tool_calls")
+    let has_calls = lookup(object, "tool_calls")
         .and_then(Value::as_array)
         .is_some_and(|calls| !calls.is_empty());
     let absent_ok = has_calls
         || ["function_call", "audio", "refusal"]
             .iter()
-            .any(|field| object.get(*field).is_some_and(|value| !value.is_null()));
+            .any(|name| lookup(object, name).is_some_and(|value| !value.is_null()));
     let mut blocks = content_blocks(object, path, absent_ok)?;
     blocks.extend(tool_call_blocks(object, path)?);
     Ok(blocks)
 }
 
 fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
-    match object.get("tool_calls") {
+    match lookup(object, "tool_calls") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(calls)) => {
             let mut blocks = Vec::with_capacity(calls.len());
@@ -278,8 +277,7 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
     let (field, arguments_field) = arguments_field(object);
     let function = object_field(object, path, field)?;
     let name = required_str(function, &path.field(field), "name")?;
-    let arguments = function
-        .get(arguments_field)
+    let arguments = lookup(function, arguments_field)
         .map(text_or_json)
         .unwrap_or_default();
     Ok(Block::new(

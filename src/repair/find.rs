@@ -14,8 +14,12 @@ use std::ops::Range;
 pub struct Findings {
     /// Every fault, in the order found; one warning each.
     pub faults: Vec<Fault>,
-    /// Per message, per block: the block is removed (a removed message has all its blocks here).
-    pub dropped: Vec<Vec<bool>>,
+    /// Per block of every message, message after message: the block is removed (a removed
+    /// message has all its blocks here). One list, not one per message: a list per message was
+    /// an allocation per message on every call (the repair and the check each find).
+    dropped: Vec<bool>,
+    /// Where each message's blocks start in `dropped`, and where the last one's end.
+    starts: Vec<usize>,
     /// Per message: the message is removed whole.
     pub removed: Vec<bool>,
     /// Runs of one role to merge, in order: from the first message of the run to one past its
@@ -25,21 +29,45 @@ pub struct Findings {
 
 impl Findings {
     fn new(transcript: &Transcript) -> Self {
+        let mut starts = Vec::with_capacity(transcript.messages.len() + 1);
+        let mut blocks = 0;
+        starts.push(0);
+        for message in &transcript.messages {
+            blocks += message.blocks.len();
+            starts.push(blocks);
+        }
         Self {
             faults: Vec::new(),
-            dropped: transcript
-                .messages
-                .iter()
-                .map(|message| vec![false; message.blocks.len()])
-                .collect(),
+            dropped: vec![false; blocks],
+            starts,
             removed: vec![false; transcript.messages.len()],
             merges: Vec::new(),
         }
     }
 
+    /// Per block of message `message`: the block is removed (empty for a message not there).
+    pub fn dropped(&self, message: usize) -> &[bool] {
+        self.blocks(message)
+            .and_then(|range| self.dropped.get(range))
+            .unwrap_or_default()
+    }
+
+    /// [`Self::dropped`], to change.
+    fn dropped_mut(&mut self, message: usize) -> &mut [bool] {
+        match self.blocks(message) {
+            Some(range) => self.dropped.get_mut(range).unwrap_or_default(),
+            None => &mut [],
+        }
+    }
+
+    /// Where message `message`'s blocks are in `dropped`.
+    fn blocks(&self, message: usize) -> Option<Range<usize>> {
+        Some(*self.starts.get(message)?..*self.starts.get(message + 1)?)
+    }
+
     /// Removes block `block` of message `message` for `kind`.
     pub(crate) fn drop_block(&mut self, message: usize, block: usize, id: &str, kind: FaultKind) {
-        if let Some(flag) = self.dropped.get_mut(message).and_then(|m| m.get_mut(block)) {
+        if let Some(flag) = self.dropped_mut(message).get_mut(block) {
             *flag = true;
         }
         self.faults.push(Fault {
@@ -54,19 +82,14 @@ impl Findings {
         if let Some(flag) = self.removed.get_mut(message) {
             *flag = true;
         }
-        if let Some(blocks) = self.dropped.get_mut(message) {
-            blocks.iter_mut().for_each(|flag| *flag = true);
-        }
+        self.dropped_mut(message)
+            .iter_mut()
+            .for_each(|flag| *flag = true);
     }
 
     /// Whether block `block` of message `message` is still there.
     pub(crate) fn kept(&self, message: usize, block: usize) -> bool {
-        !self
-            .dropped
-            .get(message)
-            .and_then(|m| m.get(block))
-            .copied()
-            .unwrap_or(true)
+        !self.dropped(message).get(block).copied().unwrap_or(true)
     }
 
     /// The indices of the messages not removed.
@@ -78,9 +101,7 @@ impl Findings {
 
     /// Whether message `message` loses any block.
     pub fn touches(&self, message: usize) -> bool {
-        self.dropped
-            .get(message)
-            .is_some_and(|blocks| blocks.iter().any(|flag| *flag))
+        self.dropped(message).iter().any(|flag| *flag)
     }
 }
 
@@ -243,7 +264,7 @@ mod tests {
             [false, true, false, false, true, false, false]
         );
         // The message keeps its text and its answered call; the last message's call stays.
-        assert_eq!(findings.dropped[2], [false, false, true]);
+        assert_eq!(findings.dropped(2), [false, false, true]);
         assert!(findings.merges.is_empty());
     }
 
@@ -285,7 +306,7 @@ mod tests {
             findings.removed,
             [true, false, false, false, false, true, false, false]
         );
-        assert_eq!(findings.dropped[4], [false, true]);
+        assert_eq!(findings.dropped(4), [false, true]);
         assert_eq!(findings.merges, vec![4..7]);
     }
 
@@ -316,7 +337,7 @@ mod tests {
             faults(&findings),
             vec![(FaultKind::OrphanResult, 2, Some("z"))]
         );
-        assert_eq!(findings.dropped[2], [false, true]);
+        assert_eq!(findings.dropped(2), [false, true]);
         assert!(!findings.removed[2]);
     }
 }

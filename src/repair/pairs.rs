@@ -7,6 +7,7 @@
 use super::fault::FaultKind;
 use super::find::Findings;
 use crate::base::hash::FastMap;
+use crate::transcript::pairing::id_table;
 use crate::transcript::{BlockKind, Transcript};
 
 /// A call still standing, as the pass meets it.
@@ -43,8 +44,8 @@ pub(crate) fn find(
         Default::default()
     };
     let mut calls: Vec<Call> = Vec::new();
-    let mut newest: FastMap<&str, usize> = FastMap::default();
-    let mut first_use: FastMap<&str, usize> = FastMap::default();
+    let mut newest: FastMap<&str, usize> = id_table(transcript);
+    let mut first_use: FastMap<&str, usize> = id_table(transcript);
     for (index, message) in transcript.messages.iter().enumerate() {
         if findings.removed[index] {
             continue;

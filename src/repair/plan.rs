@@ -58,7 +58,7 @@ pub fn plan(transcript: &Transcript, findings: &Findings) -> Plan {
 fn dropped_in(findings: &Findings, range: Range<usize>) -> Vec<(usize, usize)> {
     range
         .flat_map(|message| {
-            let blocks = findings.dropped.get(message).map_or(&[][..], Vec::as_slice);
+            let blocks = findings.dropped(message);
             blocks
                 .iter()
                 .enumerate()

@@ -37,6 +37,15 @@ impl Elided<'_> {
 /// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
 /// elided text still has. So an id is the same whether a binding elided the text or not.
 pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
+    fingerprint_counted(text, elided, || crate::base::bytes::count_chars(text))
+}
+
+/// [`fingerprint`], with `chars` counting the code points of `text` (a block's count, made once).
+pub(crate) fn fingerprint_counted<'t>(
+    text: &'t str,
+    elided: Option<&'t Elided<'_>>,
+    chars: impl FnOnce() -> usize,
+) -> Fingerprint<'t> {
     if let Some(facts) = elided {
         return Fingerprint::Ends {
             chars: facts.chars,
@@ -49,7 +58,7 @@ pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerp
     if text.len() <= MIN_CHARS {
         return Fingerprint::Whole(text);
     }
-    let chars = crate::base::bytes::count_chars(text);
+    let chars = chars();
     if chars <= MIN_CHARS {
         return Fingerprint::Whole(text);
     }
@@ -76,26 +85,59 @@ pub enum Fingerprint<'t> {
     },
 }
 
+// By bytes: a code point starts at every byte that is not a continuation byte. Walking
+// `char_indices` decoded each code point, about 40 instructions each, for every long text of
+// every call (the correlation id's fingerprint).
 fn first_chars(text: &str, count: usize) -> &str {
-    text.char_indices()
-        .nth(count)
-        .map_or(text, |(at, _)| &text[..at])
+    let mut starts = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        if !is_continuation(byte) {
+            if starts == count {
+                return text.get(..at).unwrap_or(text);
+            }
+            starts += 1;
+        }
+    }
+    text
 }
 
 fn last_chars(text: &str, count: usize) -> &str {
-    match count.checked_sub(1) {
-        Some(skip) => text
-            .char_indices()
-            .rev()
-            .nth(skip)
-            .map_or(text, |(at, _)| &text[at..]),
-        None => "",
+    if count == 0 {
+        return "";
     }
+    let mut starts = 0;
+    for (at, byte) in text.bytes().enumerate().rev() {
+        if !is_continuation(byte) {
+            starts += 1;
+            if starts == count {
+                return text.get(at..).unwrap_or(text);
+            }
+        }
+    }
+    text
+}
+
+/// A UTF-8 continuation byte (`10xxxxxx`): not the start of a code point.
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xc0 == 0x80
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ends_are_whole_code_points() {
+        for text in ["", "abc", "é🦀x", "xé", "🦀🦀🦀"] {
+            for count in 0..5 {
+                let head: String = text.chars().take(count).collect();
+                let skip = text.chars().count().saturating_sub(count);
+                let tail: String = text.chars().skip(skip).collect();
+                assert_eq!(first_chars(text, count), head, "{text} {count}");
+                assert_eq!(last_chars(text, count), tail, "{text} {count}");
+            }
+        }
+    }
 
     #[test]
     fn fingerprint_is_the_same_elided_or_whole() {

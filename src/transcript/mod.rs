@@ -4,6 +4,7 @@
 //! block (what tokens are counted on and what summaries are made of) and where each came from.
 
 pub mod binary;
+mod char_count;
 pub mod facts;
 pub mod pairing;
 pub mod protect;
@@ -11,6 +12,7 @@ pub mod render;
 pub mod steps;
 
 use binary::Binary;
+use char_count::CharCount;
 use facts::{Elided, Fingerprint};
 use std::borrow::Cow;
 
@@ -71,7 +73,8 @@ pub struct Block<'a> {
     pub kind: BlockKind,
     /// Its text: prose, tool arguments, tool-result body, media data. Borrowed from the input
     /// wherever the input holds it as one string (most of any context), so reading a context
-    /// copies none of its content.
+    /// copies none of its content. Changed through [`Self::set_text`] (its code points are
+    /// counted once).
     pub text: Cow<'a, str>,
     /// Where it sits inside its message's content: `[]` for a string content, `[2]` for
     /// `content[2]`, `[2, 1]` for media nested in `content[2]` (an image inside a tool result).
@@ -83,6 +86,8 @@ pub struct Block<'a> {
     /// Set when the block's data is a binary value the binding keeps in the host (see
     /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text.
     pub binary: Option<Binary>,
+    /// The text's code points, once counted.
+    chars: CharCount,
 }
 
 impl<'a> Block<'a> {
@@ -94,7 +99,14 @@ impl<'a> Block<'a> {
             path,
             elided: None,
             binary: None,
+            chars: CharCount::default(),
         }
+    }
+
+    /// Replaces the text (what it counted goes with it).
+    pub fn set_text(&mut self, text: Cow<'a, str>) {
+        self.text = text;
+        self.chars.clear();
     }
 
     /// The block with its text owned.
@@ -105,6 +117,7 @@ impl<'a> Block<'a> {
             path: self.path,
             elided: self.elided.map(Elided::into_owned),
             binary: self.binary,
+            chars: self.chars,
         }
     }
 
@@ -115,8 +128,14 @@ impl<'a> Block<'a> {
         }
         match &self.elided {
             Some(facts) => facts.chars,
-            None => crate::base::bytes::count_chars(&self.text),
+            None => self.text_chars(),
         }
+    }
+
+    /// The code points of `text` itself, counted once.
+    fn text_chars(&self) -> usize {
+        self.chars
+            .get_or(|| crate::base::bytes::count_chars(&self.text))
     }
 
     /// [`Self::tokens`], for a caller that has [`Self::chars`] already (`chars` must be it).
@@ -138,6 +157,9 @@ impl<'a> Block<'a> {
         }
         match &self.elided {
             Some(facts) => counter.count_with_chars(&self.text, facts.chars),
+            None if counter.counts_chars() => {
+                counter.count_with_chars(&self.text, self.text_chars())
+            }
             None => counter.count(&self.text),
         }
     }
@@ -155,7 +177,7 @@ impl<'a> Block<'a> {
 
     /// What of the text a correlation id covers.
     pub fn fingerprint(&self) -> Fingerprint<'_> {
-        facts::fingerprint(&self.text, self.elided.as_ref())
+        facts::fingerprint_counted(&self.text, self.elided.as_ref(), || self.text_chars())
     }
 
     /// The tool-call id this block carries, as a call or as a result.

@@ -1,7 +1,7 @@
 //! Tool call / tool result pairing: which message ranges can be removed or replaced without
 //! orphaning a call or a result, and the provider rule that results follow their call.
 
-use super::{BlockKind, Message, Transcript};
+use super::{Block, BlockKind, Message, Transcript};
 use crate::base::hash::{FastMap, FastSet};
 use std::ops::Range;
 
@@ -16,10 +16,27 @@ pub struct PairKey<'t> {
     pub use_index: u32,
 }
 
+/// Room for the tool ids of `transcript` in a table: one per message (about as many as a
+/// conversation has calls and results; counting them cost as much as the growth it saves).
+/// Tables grown one insert at a time rehashed about a dozen times each on a 3,275-message
+/// conversation (`reserve_rehash`, about 1.7 % of a body call).
+fn id_room(transcript: &Transcript) -> usize {
+    transcript.messages.len()
+}
+
+/// An empty map with room for the tool ids of `transcript` ([`id_room`]).
+pub(crate) fn id_table<K, V>(transcript: &Transcript) -> FastMap<K, V> {
+    FastMap::with_capacity_and_hasher(id_room(transcript), Default::default())
+}
+
+/// An empty set with room for the tool ids of `transcript` ([`id_room`]).
+pub(crate) fn id_set<T>(transcript: &Transcript) -> FastSet<T> {
+    FastSet::with_capacity_and_hasher(id_room(transcript), Default::default())
+}
+
 /// The pair key of every block (`None` for blocks without a tool id), message by message.
 pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'t>>>> {
-    // `usize` counts, not `u32`: the same map type as the other id maps, one copy of its code.
-    let mut uses: FastMap<&str, usize> = FastMap::default();
+    let mut keyer = PairKeyer::new(transcript);
     transcript
         .messages
         .iter()
@@ -27,24 +44,48 @@ pub fn pair_keys<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<PairKey<'
             message
                 .blocks
                 .iter()
-                .map(|block| match &block.kind {
-                    BlockKind::ToolCall { id, .. } => {
-                        let count = uses.entry(id.as_str()).or_insert(0);
-                        *count += 1;
-                        Some(PairKey {
-                            id,
-                            use_index: (*count - 1) as u32,
-                        })
-                    }
-                    BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
-                        id,
-                        use_index: uses.get(id.as_str()).map_or(0, |count| (count - 1) as u32),
-                    }),
-                    _ => None,
-                })
+                .map(|block| keyer.key(block))
                 .collect()
         })
         .collect()
+}
+
+/// [`pair_keys`] block by block, in transcript order, for a pass that needs each message's keys
+/// only while it is at that message (a list per message was an allocation per message).
+pub(crate) struct PairKeyer<'t> {
+    /// Calls so far, per id. `usize` counts, not `u32`: the same map type as the other id maps,
+    /// one copy of its code.
+    uses: FastMap<&'t str, usize>,
+}
+
+impl<'t> PairKeyer<'t> {
+    pub(crate) fn new(transcript: &Transcript<'_>) -> Self {
+        Self {
+            uses: id_table(transcript),
+        }
+    }
+
+    /// The key of the next block (every block must be passed, in order).
+    pub(crate) fn key(&mut self, block: &'t Block<'_>) -> Option<PairKey<'t>> {
+        match &block.kind {
+            BlockKind::ToolCall { id, .. } => {
+                let count = self.uses.entry(id.as_str()).or_insert(0);
+                *count += 1;
+                Some(PairKey {
+                    id,
+                    use_index: (*count - 1) as u32,
+                })
+            }
+            BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
+                id,
+                use_index: self
+                    .uses
+                    .get(id.as_str())
+                    .map_or(0, |count| (count - 1) as u32),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The tool each block calls or answers, by name: a call's own name, a result's name where its
@@ -78,7 +119,8 @@ pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>
 
 /// Message indices where each pair key of `keys` (from [`pair_keys`]) occurs.
 fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Vec<usize>> {
-    let mut map: FastMap<PairKey, Vec<usize>> = FastMap::default();
+    let mut map: FastMap<PairKey, Vec<usize>> =
+        FastMap::with_capacity_and_hasher(keys.len(), Default::default());
     for (index, message_keys) in keys.iter().enumerate() {
         for key in message_keys.iter().flatten() {
             map.entry(*key).or_default().push(index);
@@ -137,7 +179,7 @@ fn call_names<'t>(
     transcript: &'t Transcript,
     keys: &[Vec<Option<PairKey<'t>>>],
 ) -> FastMap<PairKey<'t>, &'t str> {
-    let mut called = FastMap::default();
+    let mut called = id_table(transcript);
     for (message, message_keys) in transcript.messages.iter().zip(keys) {
         for (block, key) in message.blocks.iter().zip(message_keys) {
             if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
@@ -205,8 +247,8 @@ pub fn paired_in_order(transcript: &Transcript) -> Vec<String> {
 
 /// Tool ids with both a call and a result in the transcript.
 pub fn paired_set<'t>(transcript: &'t Transcript) -> FastSet<&'t str> {
-    let mut calls = FastSet::default();
-    let mut results = FastSet::default();
+    let mut calls = id_set(transcript);
+    let mut results = id_set(transcript);
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, .. } => {
@@ -227,7 +269,7 @@ pub fn paired_set<'t>(transcript: &'t Transcript) -> FastSet<&'t str> {
 /// tool messages in between) nor an output item of a model call ([`super::Message::output_item`]:
 /// a Responses `function_call_output` may follow the other items of its call).
 pub fn misplaced_results(transcript: &Transcript) -> Vec<String> {
-    let mut call_at: FastMap<&str, usize> = FastMap::default();
+    let mut call_at: FastMap<&str, usize> = id_table(transcript);
     let mut misplaced = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         for block in &message.blocks {

@@ -99,6 +99,15 @@ impl Protection {
 
 /// For each block, whether it is a call of a tool in `tools` or a result answering one.
 pub fn excluded_blocks(transcript: &Transcript, tools: &[String]) -> Vec<Vec<bool>> {
+    if tools.is_empty() {
+        // Nothing is excluded: no names to look up (pairing every id for them was about half
+        // of `Protection::build` on a 3,275-message conversation).
+        return transcript
+            .messages
+            .iter()
+            .map(|message| vec![false; message.blocks.len()])
+            .collect();
+    }
     tool_names(transcript)
         .into_iter()
         .map(|names| {

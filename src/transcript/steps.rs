@@ -10,7 +10,7 @@
 //! The protected tail is everything from the start of the `keep`-th newest step to the end, plus
 //! the newest message with user words wherever it stands. Flat text has no steps and no tail.
 
-use super::pairing::{PairKey, pair_keys};
+use super::pairing::{PairKey, PairKeyer};
 use super::{Format, Role, Transcript};
 use crate::base::hash::FastMap;
 use std::ops::Range;
@@ -34,10 +34,14 @@ impl Steps {
         if transcript.format == Format::Text {
             return Self { of, starts };
         }
-        let keys = pair_keys(transcript);
+        let mut keyer = PairKeyer::new(transcript);
+        // This message's keys (every message's, in order, as the keyer needs).
+        let mut keys: Vec<Option<PairKey>> = Vec::new();
         // The step each call (by its pair key) was made in, so a late result joins its own step.
-        let mut call_step: FastMap<&PairKey, usize> = FastMap::default();
+        let mut call_step: FastMap<PairKey, usize> = super::pairing::id_table(transcript);
         for (index, message) in transcript.messages.iter().enumerate() {
+            keys.clear();
+            keys.extend(message.blocks.iter().map(|block| keyer.key(block)));
             if message.role == Role::Assistant {
                 // An output item right after another of the same model call continues its step.
                 let continues = message.output_item
@@ -52,8 +56,8 @@ impl Steps {
                 }
                 let step = starts.len() - 1;
                 of[index] = Some(step);
-                for key in keys[index].iter().flatten() {
-                    call_step.entry(key).or_insert(step);
+                for key in keys.iter().flatten() {
+                    call_step.entry(*key).or_insert(step);
                 }
                 continue;
             }
@@ -62,7 +66,7 @@ impl Steps {
             }
             // A result carrier (or any other agent message): the step of the call it answers,
             // else the current step.
-            let answered = keys[index]
+            let answered = keys
                 .iter()
                 .flatten()
                 .find_map(|key| call_step.get(key).copied());
