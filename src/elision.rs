@@ -180,13 +180,13 @@ pub fn resolve(
         };
         let Some((head, facts)) = parsed else {
             let rebuilt = strings.and_then(|strings| rebuild(&block.text, key, strings));
-            block.text = Cow::Owned(rebuilt.ok_or_else(|| needs_content(index))?);
+            block.set_text(Cow::Owned(rebuilt.ok_or_else(|| needs_content(index))?));
             continue;
         };
         if !decidable(&head, &facts) {
             return Err(needs_content(index));
         }
-        block.text = head;
+        block.set_text(head);
         block.elided = Some(facts);
     }
     Ok(())

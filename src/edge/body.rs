@@ -24,7 +24,7 @@ use super::scan::ANTHROPIC_FIELDS;
 use super::source::{BodySource, Splice};
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
-use crate::formats::detect::{first_evidence, format_name};
+use crate::formats::detect::{Evidence, first_evidence, format_name};
 use crate::formats::registry;
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
@@ -416,14 +416,16 @@ pub(crate) fn request_format(request: &Map<String, Value>, messages: &[Value]) -
     let field = ANTHROPIC_FIELDS
         .into_iter()
         .find(|field| request.contains_key(*field));
-    messages_format(field, messages)
+    format_of_evidence(field, first_evidence(messages)?)
 }
 
 /// The format of a body laid out as `layout` whose list holds `messages`: the one format of its
 /// list key (`input`, `contents`), or among those of `messages` as [`request_format`] says.
 /// Evidence of a format whose list has another key is an error naming both.
 fn format_for(layout: &BodyLayout, messages: &[Value]) -> Result<Format> {
-    if let Some(evidence) = first_evidence(messages)? {
+    // Looked for once: the evidence is most of a format's cost on a long list.
+    let evidence = first_evidence(messages)?;
+    if let Some(evidence) = &evidence {
         let key = registry::adapter(evidence.format).list_key;
         if key != layout.list_key {
             return Err(evidence.in_list(layout.list_key));
@@ -432,14 +434,13 @@ fn format_for(layout: &BodyLayout, messages: &[Value]) -> Result<Format> {
     let mut formats = registry::with_list_key(layout.list_key);
     match (formats.next(), formats.next()) {
         (Some(only), None) => Ok(only.format),
-        _ => messages_format(layout.anthropic_field, messages),
+        _ => format_of_evidence(layout.anthropic_field, evidence),
     }
 }
 
-/// The format of a `messages` list, given the Anthropic-only top-level field the request has, if
-/// any.
-fn messages_format(field: Option<&str>, messages: &[Value]) -> Result<Format> {
-    let evidence = first_evidence(messages)?;
+/// The format of a `messages` list whose first format-specific evidence is `evidence`, given the
+/// Anthropic-only top-level field the request has, if any.
+fn format_of_evidence(field: Option<&str>, evidence: Option<Evidence<'_>>) -> Result<Format> {
     match (field, evidence) {
         (Some(field), Some(evidence)) if evidence.format == Format::OpenAi => {
             Err(CompactionError::type_error(
