@@ -89,6 +89,24 @@ pub(crate) fn count_chars(text: &str) -> usize {
     bytes.len() - continuation
 }
 
+/// UTF-16 code units of the UTF-8 `bytes` (whole characters): one per character, two for a
+/// character of four bytes. Eight bytes at a time, as [`count_chars`] counts: a continuation
+/// byte (`10xxxxxx`) adds none, a four-byte lead (`11110xxx`: bits 7 to 4 set) one more. The
+/// byte-by-byte sum it replaced was the largest function of a 26 KB real session's body call
+/// in wasm (5 %), which lays out every message's UTF-16 position.
+pub(crate) fn utf16_units(bytes: &[u8]) -> usize {
+    let unit = |b: u8| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0);
+    let mut units = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = word(chunk);
+        let continuations = x & !(x << 1) & HIGHS;
+        let four_byte_leads = x & (x << 1) & (x << 2) & (x << 3) & HIGHS;
+        units += 8 - continuations.count_ones() as usize + four_byte_leads.count_ones() as usize;
+    }
+    units + chunks.remainder().iter().map(|&b| unit(b)).sum::<usize>()
+}
+
 /// Position of the first `a` or `b` in `bytes`, eight bytes at a time.
 pub(crate) fn find_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
     let mut at = 0;
@@ -315,6 +333,7 @@ mod tests {
         #[test]
         fn count_chars_and_find_either_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}09:/@]{0,40}") {
             prop_assert_eq!(count_chars(&text), text.chars().count());
+            prop_assert_eq!(utf16_units(text.as_bytes()), text.encode_utf16().count());
             let bytes = text.as_bytes();
             prop_assert_eq!(
                 find_either(bytes, b'/', b'\\'),

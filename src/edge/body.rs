@@ -22,6 +22,7 @@ use super::scan;
 #[cfg(test)]
 use super::scan::ANTHROPIC_FIELDS;
 use super::source::{BodySource, Splice};
+use crate::base::bytes as base_bytes;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::formats::detect::{Evidence, first_evidence, format_name};
@@ -484,11 +485,8 @@ pub(crate) fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
     let (mut from, mut units) = (0usize, 0u32);
     for &to in at {
         let to = to.min(bytes.len()).max(from);
-        // A character is one unit, two from four bytes on; continuation bytes add nothing.
-        units += bytes[from..to]
-            .iter()
-            .map(|&byte| u32::from(byte & 0xC0 != 0x80) + u32::from(byte >= 0xF0))
-            .sum::<u32>();
+        // A character is one unit, two from four bytes on (`base::bytes`).
+        units += base_bytes::utf16_units(&bytes[from..to]) as u32;
         positions.push(units);
         from = to;
     }
