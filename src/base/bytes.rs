@@ -284,18 +284,22 @@ fn short_escape(byte: u8) -> Option<&'static str> {
 /// Appends `text` as a JSON string, escaped as serde_json's compact writer escapes it (the
 /// escapes [`json_escape_overhead`] counts, `\u00XX` in lower case); everything else as is.
 /// Written into `out` directly: through `serde_json::to_string` each string was an allocation
-/// of its own.
+/// of its own. Tool output needs an escape every thirty bytes or so (`\n`, `\"`), so the plain
+/// runs between them are found eight bytes at a time ([`find_escaped`]).
 pub(crate) fn push_json_string(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
     out.reserve(text.len() + 2);
     out.push('"');
     let mut start = 0;
-    for (at, &byte) in text.as_bytes().iter().enumerate() {
-        if byte >= 0x20 && byte != b'"' && byte != b'\\' {
-            continue;
-        }
+    while let Some(at) = bytes
+        .get(start..)
+        .and_then(find_escaped)
+        .map(|at| start + at)
+    {
         // `at` is an ASCII byte, so both slices end on character boundaries.
-        out.push_str(&text[start..at]);
+        out.push_str(text.get(start..at).unwrap_or_default());
+        let byte = bytes[at];
         match short_escape(byte) {
             Some(escape) => out.push_str(escape),
             None => {
@@ -306,8 +310,22 @@ pub(crate) fn push_json_string(out: &mut String, text: &str) {
         }
         start = at + 1;
     }
-    out.push_str(&text[start..]);
+    out.push_str(text.get(start..).unwrap_or_default());
     out.push('"');
+}
+
+/// Position of the first byte JSON escapes (`"`, `\`, below 0x20), eight bytes at a time.
+pub(crate) fn find_escaped(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let x = word(&bytes[at..at + 8]);
+        let hits = equal(x, b'"') | equal(x, b'\\') | below_exact(x, 0x20);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    (at..bytes.len()).find(|&here| matches!(bytes[here], b'"' | b'\\' | 0x00..=0x1f))
 }
 
 #[cfg(test)]

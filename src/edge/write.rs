@@ -1,14 +1,11 @@
 //! Messages written as compact JSON straight into the output body, as serde_json's compact
 //! writer writes them (`serde_json::to_string`), byte for byte. Through `to_string` each edited
 //! message was a `String` of its own, grown as it was written and then copied into the body,
-//! and its strings were escaped a byte at a time; tool output needs an escape every thirty bytes
-//! or so (`\n`, `\"`), so the plain runs between them are found eight bytes at a time here.
+//! and its strings were escaped a byte at a time (strings are written by
+//! [`crate::base::bytes::push_json_string`], which finds the plain runs between escapes eight bytes at a time).
 
-use crate::base::bytes::{equal, word};
+use crate::base::bytes::push_json_string;
 use serde_json::Value;
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Appends `value` as compact JSON; a string for which `token` gives text is written as that
 /// text (an elided read's placeholders, written back as the body's own tokens). Recursive:
@@ -39,8 +36,7 @@ pub(crate) fn write_value<'t>(
                 if index > 0 {
                     out.push(',');
                 }
-                // Keys are a few bytes: base's byte loop (the word loop pays on long text).
-                crate::base::bytes::push_json_string(out, name);
+                push_json_string(out, name);
                 out.push(':');
                 write_value(out, item, token)?;
             }
@@ -50,56 +46,6 @@ pub(crate) fn write_value<'t>(
         other => out.push_str(&serde_json::to_string(other)?),
     }
     Ok(())
-}
-
-/// Appends `text` as a JSON string escaped as serde_json escapes it: `"`, `\` and the control
-/// characters (`\n`, `\r`, `\t`, `\b`, `\f`, the others `\u00XX` in lower case); everything
-/// else, non-ASCII included, as is.
-pub(crate) fn push_json_string(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = text.as_bytes();
-    out.reserve(text.len() + 2);
-    out.push('"');
-    let mut start = 0;
-    while let Some(at) = next_escaped(bytes, start) {
-        // `at` is an ASCII byte, so both slices end on character boundaries.
-        out.push_str(text.get(start..at).unwrap_or_default());
-        let byte = bytes[at];
-        match byte {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(byte >> 4)]));
-                out.push(char::from(HEX[usize::from(byte & 0xf)]));
-            }
-        }
-        start = at + 1;
-    }
-    out.push_str(text.get(start..).unwrap_or_default());
-    out.push('"');
-}
-
-/// The first byte from `from` on that JSON escapes (`"`, `\`, below 0x20), eight at a time.
-/// Each mask's lowest bit is exact (a false hit only follows a true one, by the borrow), so the
-/// lowest of their union is.
-fn next_escaped(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        let control = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
-        let hits = equal(x, b'"') | equal(x, b'\\') | control;
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    (at..bytes.len()).find(|&here| matches!(bytes[here], b'"' | b'\\' | 0x00..=0x1f))
 }
 
 #[cfg(test)]
