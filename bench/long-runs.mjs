@@ -21,6 +21,9 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const BODY_TARGET = 1.0;
 export const OBJECTS_TARGET = 0.5;
 
+/** microBodyThresholdChars' largest value: no text is that long, so micro stubs nothing. */
+const NOTHING_LONG = 2 ** 31 - 1;
+
 const generated = (smoke) => {
   const agent = gen.agentRun(21, smoke ? 12 : 300);
   const chat = gen.conversation(300, Infinity, { turns: smoke ? 4 : 300, minOutput: 500, maxOutput: 3000 });
@@ -60,18 +63,25 @@ export async function longRuns({ tc, smoke = false, opts = {} }) {
     const pressure = (idle) => ({ turnCount: steps, contextPctUsed: 0.5, idleSeconds: idle, sessionComplete: false });
     const call = (idle) => ({ sessionId: "bench", pressure: pressure(idle) });
     const objects = (tier, idle) => ({ ...call(idle), messages, format: w.format });
+    // micro with no result or input long enough to stub: everything a call does but the edits
+    // (reading, checking, counting, deciding), so that a row shows what the edits cost apart.
+    const untouched = { policy: { microBodyThresholdChars: NOTHING_LONG, microKeepHeadChars: 0 } };
     const saved = async (idle) => {
       const { result } = await tc.compactRequestBody(w.body, call(idle));
       return result.beforeTokens ? result.tokensSaved / result.beforeTokens : 0;
     };
+    const { body: unchangedBody } = await tc.compactRequestBody(w.body, { ...call(0), ...untouched });
+    if (unchangedBody !== w.body) throw new Error(`${w.name} (${w.format}): the nothing-to-edit call edited the body`);
     const t = await compare(
       [
         { name: "body micro", fn: () => tc.compactRequestBody(w.body, call(0)) },
         { name: "body time_based", fn: () => tc.compactRequestBody(w.body, call(400)) },
         { name: "body round trip", fn: () => JSON.stringify(JSON.parse(w.body)) },
+        { name: "body untouched", fn: () => tc.compactRequestBody(w.body, { ...call(0), ...untouched }) },
         { name: "objects micro", fn: () => tc.compactWithTier("micro", objects("micro", 0)) },
         { name: "objects time_based", fn: () => tc.compactWithTier("time_based", objects("time_based", 400)) },
         { name: "objects round trip", fn: () => JSON.parse(JSON.stringify(messages)) },
+        { name: "objects untouched", fn: () => tc.compactWithTier("micro", objects("micro", 0), untouched) },
         // A floor for any design that serialises the messages to hand them over (as the objects
         // path's skeleton does today): the stringify half of the round trip alone.
         { name: "objects stringify", fn: () => JSON.stringify(messages) },
@@ -90,10 +100,13 @@ export async function longRuns({ tc, smoke = false, opts = {} }) {
       `400 s (time_based), turnCount = the run's assistant messages. Targets: body ≤ ${BODY_TARGET.toFixed(1)}×, objects ≤ ${OBJECTS_TARGET.toFixed(1)}×. ` +
       "Cut = tokens saved ÷ tokens before, by the library's own count (the body path's result). " +
       "`JSON.stringify` alone (of the messages, ÷ the objects round trip) is the floor of any design that hands the messages over as JSON text: " +
-      "at about 0.5× on its own, it leaves the objects target no room.",
+      "at about 0.5× on its own, it leaves the objects target no room. " +
+      "Nothing to edit = the same micro call with `microBodyThresholdChars` at its largest, so that no text is long enough to stub: " +
+      "what a call costs before its first edit (reading, checking, counting and deciding), the rest of a micro call being the edits " +
+      "(the stubs, the archive and the output).",
     "",
     table(
-      ["workload", "format", "body", "msgs", "round trip ms", "body micro", "body time_based", "objects round trip ms", "objects micro", "objects time_based", "JSON.stringify alone", "cut micro / time_based"],
+      ["workload", "format", "body", "msgs", "round trip ms", "body micro", "body time_based", "body, nothing to edit", "objects round trip ms", "objects micro", "objects time_based", "objects, nothing to edit", "JSON.stringify alone", "cut micro / time_based"],
       rows.map((r) => [
         r.name,
         r.format,
@@ -102,9 +115,11 @@ export async function longRuns({ tc, smoke = false, opts = {} }) {
         ms(r.t["body round trip"]),
         `${ms(r.t["body micro"])} (${ratio(of(r, "body", "micro"))})`,
         `${ms(r.t["body time_based"])} (${ratio(of(r, "body", "time_based"))})`,
+        ratio(of(r, "body", "untouched")),
         ms(r.t["objects round trip"]),
         `${ms(r.t["objects micro"])} (${ratio(of(r, "objects", "micro"))})`,
         `${ms(r.t["objects time_based"])} (${ratio(of(r, "objects", "time_based"))})`,
+        ratio(of(r, "objects", "untouched")),
         ratio(of(r, "objects", "stringify")),
         `${pct(r.savedMicro)} / ${pct(r.savedTime)}`,
       ]),
