@@ -4,7 +4,9 @@
 //!
 //! `cargo build --release --example profile_body`, then
 //! `target/release/examples/profile_body BODY.json [N] [IDLE_SECONDS]`
-//! (idle 0 selects micro on a long run, 400 time_based).
+//! (idle 0 selects micro on a long run, 400 time_based). `POLICY` in the environment, a JSON
+//! policy object, is passed to every call: `POLICY='{"microBodyThresholdChars":2147483647}'`
+//! leaves micro nothing to stub, so that a profile shows a call's cost before its edits.
 use tiered_compaction::{BudgetPressure, CompactOptions, compact_request_body};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,7 +17,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let body = std::fs::read_to_string(path)?;
     let calls: usize = args.get(2).map_or(Ok(1), |s| s.parse())?;
     let idle: f64 = args.get(3).map_or(Ok(0.0), |s| s.parse())?;
-    let options = CompactOptions::default();
+    let mut options = CompactOptions::default();
+    if let Ok(policy) = std::env::var("POLICY") {
+        options.policy =
+            tiered_compaction::PolicyConfig::from_json(&serde_json::from_str(&policy)?)?;
+    }
     let start = std::time::Instant::now();
     for call in 0..calls {
         let pressure = BudgetPressure::new(300.0, 0.5, idle, false)?;
