@@ -7,7 +7,8 @@
 //      (step 3); `--no-typescript`: js/index.d.ts is hand-written.
 //   2. wasm-opt -Oz from the npm `binaryen` package, with the flags listed below. wasm-pack's own
 //      wasm-opt step is off (Cargo.toml `[package.metadata.wasm-pack.profile.release]`): it runs
-//      the first wasm-opt on PATH, and Debian's produces a module that fails to load.
+//      the first wasm-opt on PATH, and Debian's produces a module that fails to load. Then the
+//      functions in the order scripts/reorder.mjs picks for gzip, written by a second wasm-opt.
 //   3. what wasm-pack does not do: the entry points and types from js/, the web glue rewritten
 //      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
 //      CommonJS copies of it, of js/api.mjs, js/index.mjs (the export list every entry point
@@ -28,6 +29,7 @@ import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { commonJs, expectOnce, glueFactory } from "./glue.mjs";
+import { orderedNames } from "./reorder.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const testTrap = process.argv.includes("--test-trap");
@@ -77,6 +79,7 @@ const inputs = [
   built(`${crateName}.js`),
   fileURLToPath(import.meta.url),
   path.join(root, "scripts", "glue.mjs"),
+  path.join(root, "scripts", "reorder.mjs"),
   path.join(root, "README.md"),
   path.join(root, "Cargo.toml"),
   ...fs.readdirSync(path.join(root, "js")).map((name) => path.join(root, "js", name)),
@@ -107,23 +110,30 @@ for (const name of [`${crateName}.js`, `${crateName}_bg.wasm`]) fs.copyFileSync(
 // --one-caller-inline-max-function-size=20: binaryen inlines a function with one caller whatever
 // its size by default; big bodies pasted into their callers compress worse (more distinct
 // local numbering, fewer repeats). Limiting it to small ones: -5.7 KiB gzipped (0: -5.3, 80: -3).
-// --reorder-functions-by-name (after -Oz, while the name section is still there): functions in
-// the order of their Rust paths, so a module's functions and a generic's instantiations sit
-// next to each other, within gzip's 32 KB window of each other: -3,157 B gzipped (LLVM's order;
-// binaryen's --reorder-functions, by use count, is +3.2 KB).
+// -g: the name section is kept for the function order below (stripped in the second run).
+const wasmOptFlags = ["--low-memory-unused", "--one-caller-inline-max-function-size=20", "-Oz", "-g"];
+const wasmOut = path.join(pkg, "web", `${crateName}_bg.wasm`);
+run(wasmOpt, [...wasmOptFlags, wasmOut, "-o", wasmOut]);
+// The functions in an order that gzip compresses better (scripts/reorder.mjs: similar bodies
+// next to each other, names as the tie-break): -5,653 B gzipped against LLVM's order, of which
+// binaryen's own --reorder-functions-by-name gives 3,157 (its --reorder-functions, by use count,
+// is +3.2 KB). The order is handed to binaryen as names, `<rank>|<name>`, and written by a second
+// run that does no optimisation: --reorder-functions-by-name, and StackIR optimised as -Oz does
+// it when writing (without it the module is 0.8 KB larger), the names stripped.
 // --strip-target-features: the custom section listing the features the module was built with
 // (148 B), which no loader reads: -117 B gzipped.
-const wasmOptFlags = [
-  "--low-memory-unused",
-  "--one-caller-inline-max-function-size=20",
-  "-Oz",
+fs.writeFileSync(wasmOut, orderedNames(fs.readFileSync(wasmOut)));
+const writeFlags = [
+  "--optimize-level=2",
+  "--shrink-level=2",
+  "--generate-stack-ir",
+  "--optimize-stack-ir",
   "--reorder-functions-by-name",
   "--strip-debug",
   "--strip-producers",
   "--strip-target-features",
 ];
-const wasmOut = path.join(pkg, "web", `${crateName}_bg.wasm`);
-run(wasmOpt, [...wasmOptFlags, wasmOut, "-o", wasmOut]);
+run(wasmOpt, [...writeFlags, wasmOut, "-o", wasmOut]);
 // pkg/package.json is "type": "module" (its .d.ts files are ES module types); the glue's
 // directories say what their files are. web/'s "main" and "types" serve resolvers that ignore
 // "exports" (TypeScript's node10) for `tiered-compaction/web`.
