@@ -8,7 +8,8 @@
 //   2. wasm-opt -Oz from the npm `binaryen` package, with the flags listed below. wasm-pack's own
 //      wasm-opt step is off (Cargo.toml `[package.metadata.wasm-pack.profile.release]`): it runs
 //      the first wasm-opt on PATH, and Debian's produces a module that fails to load. Then the
-//      functions in the order scripts/reorder.mjs picks for gzip, written by a second wasm-opt.
+//      functions in the order scripts/reorder.mjs picks for gzip, written by a second wasm-opt,
+//      and the import names without their hashes (scripts/imports.mjs).
 //   3. what wasm-pack does not do: the entry points and types from js/, the web glue rewritten
 //      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
 //      CommonJS copies of it, of js/api.mjs, js/index.mjs (the export list every entry point
@@ -29,6 +30,7 @@ import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { commonJs, expectOnce, glueFactory } from "./glue.mjs";
+import { renameGlueImports, shortImportNames } from "./imports.mjs";
 import { orderedNames } from "./reorder.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -80,6 +82,7 @@ const inputs = [
   fileURLToPath(import.meta.url),
   path.join(root, "scripts", "glue.mjs"),
   path.join(root, "scripts", "reorder.mjs"),
+  path.join(root, "scripts", "imports.mjs"),
   path.join(root, "README.md"),
   path.join(root, "Cargo.toml"),
   ...fs.readdirSync(path.join(root, "js")).map((name) => path.join(root, "js", name)),
@@ -136,6 +139,10 @@ const writeFlags = [
   "--strip-target-features",
 ];
 run(wasmOpt, [...writeFlags, wasmOut, "-o", wasmOut]);
+// Import names without wasm-bindgen's hashes (scripts/imports.mjs; the glue is renamed to match
+// in step 3): -1,078 B gzipped.
+const shortened = shortImportNames(fs.readFileSync(wasmOut));
+fs.writeFileSync(wasmOut, shortened.wasm);
 // pkg/package.json is "type": "module" (its .d.ts files are ES module types); the glue's
 // directories say what their files are. web/'s "main" and "types" serve resolvers that ignore
 // "exports" (TypeScript's node10) for `tiered-compaction/web`.
@@ -154,7 +161,7 @@ for (const name of fs.readdirSync(path.join(root, "bin"))) {
 }
 // One API source for every entry point: the glue as a factory, CommonJS copies for node.cjs.
 const webGlue = path.join(pkg, "web", `${crateName}.js`);
-const factory = glueFactory(fs.readFileSync(webGlue, "utf8"));
+const factory = glueFactory(renameGlueImports(fs.readFileSync(webGlue, "utf8"), shortened.renames));
 fs.writeFileSync(webGlue, factory.esm);
 fs.writeFileSync(path.join(pkg, "node", "glue.cjs"), factory.cjs);
 const source = (name) => fs.readFileSync(path.join(root, "js", name), "utf8");

@@ -211,7 +211,7 @@ function limits(wasm, cursor) {
   if (flags & 1) leb(wasm, cursor);
 }
 
-function leb(wasm, cursor) {
+export function leb(wasm, cursor) {
   let value = 0;
   let scale = 1;
   let byte;
@@ -223,7 +223,7 @@ function leb(wasm, cursor) {
   return value;
 }
 
-function encode(value) {
+export function encode(value) {
   const bytes = [];
   do {
     let byte = value & 127;
