@@ -118,7 +118,7 @@ const wasmOptFlags = ["--low-memory-unused", "--one-caller-inline-max-function-s
 const wasmOut = path.join(pkg, "web", `${crateName}_bg.wasm`);
 run(wasmOpt, [...wasmOptFlags, wasmOut, "-o", wasmOut]);
 // The functions in an order that gzip compresses better (scripts/reorder.mjs: similar bodies
-// next to each other, names as the tie-break): 248,901 -> 241,439 B gzipped against LLVM's
+// next to each other, names as the tie-break): 248,901 -> 241,116 B gzipped against LLVM's
 // order, of which binaryen's own --reorder-functions-by-name gives 3.1 KB (its
 // --reorder-functions, by use count, is +3.2 KB). About 10 s of the build. The order is handed
 // to binaryen as names, `<rank>|<name>`, and written by a second run that does no optimisation:

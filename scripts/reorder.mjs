@@ -39,7 +39,11 @@ export function orderedNames(wasm) {
   }
   const rank = new Map(best.order.map((at, position) => [imported + at, position]));
   const width = String(best.order.length).length;
-  return renamed(wasm, module, (index, name) =>
+  // Functions the name section leaves out (binaryen would name them by their index, which sorts
+  // among the ranks) are named too.
+  const all = new Map(names);
+  for (const at of bodies.keys()) if (!all.has(imported + at)) all.set(imported + at, `function${imported + at}`);
+  return renamed(wasm, { ...module, names: all }, (index, name) =>
     rank.has(index) ? `${String(rank.get(index)).padStart(width, "0")}|${name}` : name,
   );
 }
