@@ -357,7 +357,13 @@ impl super::json::Writer for Writer {
                 let object = message
                     .as_object_mut()
                     .ok_or_else(|| super::common::missing_block(block))?;
-                object.insert("content".into(), Value::String(text.into()));
+                // In place when the message has a content (it has, read whole): no key to make.
+                match object.get_mut("content") {
+                    Some(content) => *content = Value::String(text.into()),
+                    None => {
+                        object.insert("content".into(), Value::String(text.into()));
+                    }
+                }
             }
             _ => replace_plain_block(&mut message, block, text)?,
         }
