@@ -288,8 +288,8 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
         .unwrap_or_default();
     Ok(Block::new(
         BlockKind::ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
+            id: Cow::Borrowed(id),
+            name: Cow::Borrowed(name),
         },
         arguments,
         vec![index],
@@ -307,7 +307,7 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Res
     };
     Ok(Block::new(
         BlockKind::ToolResult {
-            id: Some(id.to_string()),
+            id: Some(Cow::Borrowed(id)),
             name: None,
             is_error: false,
         },
@@ -488,11 +488,11 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn media(media_type: &str, inline: bool) -> BlockKind {
+    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
         BlockKind::Media {
             media_type: media_type.to_string(),
             inline,
@@ -544,8 +544,8 @@ mod tests {
             ]
         );
         let call = |id: &str, name: &str| BlockKind::ToolCall {
-            id: id.into(),
-            name: name.into(),
+            id: id.to_string().into(),
+            name: name.to_string().into(),
         };
         assert_eq!(
             messages[2].blocks,
@@ -555,7 +555,7 @@ mod tests {
             ]
         );
         let result = |id: &str| BlockKind::ToolResult {
-            id: Some(id.into()),
+            id: Some(id.to_string().into()),
             name: None,
             is_error: false,
         };
