@@ -786,6 +786,7 @@ mod tests {
             "{\"messages\":[{\"\\u0072ole\":1},{\"x\":2}]}",
             "{\"messages\":[{\"x\":2},{ }]}",
             "{\"messages\":[{\"x\":2,\"y\":3,\"x\":4}]}",
+            "{\"messages\":[{\"\":1},{ \"\" : {\"\":[]} }]}",
             "{\"messages\":[]}",
         ] {
             let parsing = scan_parsing(body).expect("valid");
@@ -807,6 +808,13 @@ mod tests {
             "an escaped first key"
         );
         assert_eq!(objects::read("[{}]", 0), None, "no first key");
+        let empty_key = objects::read("[ {\"\":1}]", 0)
+            .map(|(spans, _, end)| (spans.len(), spans.first().cloned(), end));
+        assert_eq!(
+            empty_key,
+            Some((1, Some(2..8), 9)),
+            "an empty first key is text too"
+        );
         assert_eq!(objects::read("[1]", 0), None, "not an object");
     }
 
