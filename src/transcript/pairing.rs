@@ -3,6 +3,7 @@
 
 use super::{Block, BlockKind, Message, Transcript};
 use crate::base::hash::{FastMap, FastSet};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Which call a tool block belongs to: its id and, for an id used again by a later call, which
@@ -227,15 +228,16 @@ pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
     crate::base::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
 }
 
-/// Tool ids with both a call and a result in the transcript, in the order of their calls.
-pub fn paired_in_order(transcript: &Transcript) -> Vec<String> {
+/// Tool ids with both a call and a result in the transcript, in the order of their calls;
+/// those the transcript borrows from its input stay borrowed from it (no copy of each).
+pub fn paired_in_order<'a>(transcript: &Transcript<'a>) -> Vec<Cow<'a, str>> {
     let mut paired = paired_set(transcript);
     let mut ordered = Vec::with_capacity(paired.len());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         if let BlockKind::ToolCall { id, .. } = &block.kind {
             // Taken out of the set so that a repeated id is listed once.
             if paired.remove(&**id) {
-                ordered.push(id.to_string());
+                ordered.push(id.clone());
             }
         }
     }
