@@ -277,16 +277,12 @@ impl Cursor<'_> {
     /// moves past it. `None` (the cursor where it was) when [`objects::read`] does not read it,
     /// or an element is nested deeper than the pass follows.
     fn objects(&mut self) -> Option<Elements> {
-        let (spans, values, end) = objects::read(self.text, self.at)?;
-        let deepest = values
-            .iter()
-            .map(|value| 2 + depth(value))
-            .max()
-            .unwrap_or(2);
+        let list = objects::read(self.text, self.at)?;
+        let deepest = 2 + list.depth;
         (deepest <= MAX_DEPTH).then_some(())?;
         self.deepest = self.deepest.max(deepest);
-        self.at = end;
-        Some((spans, Some(values)))
+        self.at = list.end;
+        Some((list.spans, Some(list.values)))
     }
 
     /// The element starting here (at level 2) read by serde_json, which checks it as the pass
@@ -798,24 +794,26 @@ mod tests {
             assert_eq!(parsing.values, serde_messages(body), "{body}");
         }
         let body = "{\"messages\":[ {\"a\":1} ,{\"b\":{\"c\":[]}}]}";
-        let (spans, values, end) = objects::read(body, 12).expect("objects");
-        let texts: Vec<&str> = spans.iter().map(|span| &body[span.clone()]).collect();
+        let list = objects::read(body, 12).expect("objects");
+        let texts: Vec<&str> = list.spans.iter().map(|span| &body[span.clone()]).collect();
         assert_eq!(texts, ["{\"a\":1}", "{\"b\":{\"c\":[]}}"]);
-        assert_eq!((values.len(), &body[end..]), (2, "}"));
         assert_eq!(
-            objects::read("[{\"\\n\":1}]", 0),
-            None,
+            (list.values.len(), list.depth, &body[list.end..]),
+            (2, 3, "}")
+        );
+        assert!(
+            objects::read("[{\"\\n\":1}]", 0).is_none(),
             "an escaped first key"
         );
-        assert_eq!(objects::read("[{}]", 0), None, "no first key");
+        assert!(objects::read("[{}]", 0).is_none(), "no first key");
         let empty_key = objects::read("[ {\"\":1}]", 0)
-            .map(|(spans, _, end)| (spans.len(), spans.first().cloned(), end));
+            .map(|list| (list.spans.len(), list.spans.first().cloned(), list.end));
         assert_eq!(
             empty_key,
             Some((1, Some(2..8), 9)),
             "an empty first key is text too"
         );
-        assert_eq!(objects::read("[1]", 0), None, "not an object");
+        assert!(objects::read("[1]", 0).is_none(), "not an object");
     }
 
     fn jsonish() -> impl Strategy<Value = String> {

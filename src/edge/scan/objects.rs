@@ -15,15 +15,31 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::ops::Range;
 
-/// The elements of the list starting at `at` in `text` (its `[`), their spans and the list's
-/// end (past its `]`). `None` when serde_json refuses the list or an element is not an object
-/// with a first key free of escapes.
-pub(super) fn read(text: &str, at: usize) -> Option<(Vec<Range<usize>>, Vec<Value>, usize)> {
+/// The list starting at `at` in `text` (its `[`), read.
+pub(super) struct List {
+    /// Each element's span, without surrounding whitespace.
+    pub spans: Vec<Range<usize>>,
+    /// Each element, as serde_json reads it.
+    pub values: Vec<Value>,
+    /// The deepest nesting of containers inside an element (0 for none: no element is one).
+    pub depth: usize,
+    /// Where the list ends (past its `]`).
+    pub end: usize,
+}
+
+/// The list starting at `at` in `text` (its `[`). `None` when serde_json refuses the list or an
+/// element is not an object with a first key free of escapes.
+pub(super) fn read(text: &str, at: usize) -> Option<List> {
     let mut reader = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<Objects>();
     let objects = reader.next()?.ok()?;
     let end = at + reader.byte_offset();
     let spans = spans(text, &objects.first_keys, end)?;
-    Some((spans, objects.values, end))
+    Some(List {
+        spans,
+        values: objects.values,
+        depth: objects.depth,
+        end,
+    })
 }
 
 /// Each element's span from the addresses of the elements' first keys, in the list ending at
@@ -59,10 +75,12 @@ fn before_whitespace(bytes: &[u8], at: usize, byte: u8) -> Option<usize> {
     (bytes.get(found) == Some(&byte)).then_some(found)
 }
 
-/// A list of objects: their values, as serde_json reads them, and their first keys' addresses.
+/// A list of objects: their values, as serde_json reads them, their first keys' addresses and
+/// the deepest of them.
 struct Objects {
     values: Vec<Value>,
     first_keys: Vec<usize>,
+    depth: usize,
 }
 
 impl<'de> de::Deserialize<'de> for Objects {
@@ -84,8 +102,12 @@ impl<'de> Visitor<'de> for ObjectsVisitor {
         let mut objects = Objects {
             values: Vec::new(),
             first_keys: Vec::new(),
+            depth: 0,
         };
         while let Some((value, first_key)) = items.next_element_seed(Object)? {
+            // Measured as each is read: walking them all afterwards (out of cache on a long
+            // list) was 1.6 % of a 2.9 MB conversation's call in wasm.
+            objects.depth = objects.depth.max(super::depth(&value));
             objects.values.push(value);
             objects.first_keys.push(first_key.as_ptr() as usize);
         }
