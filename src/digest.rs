@@ -183,9 +183,9 @@ fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec
     for block in messages.into_iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, name } => {
-                by_id.insert(id.as_str(), calls.len());
+                by_id.insert(&**id, calls.len());
                 calls.push(Call {
-                    name: name.clone(),
+                    name: name.to_string(),
                     arguments: block.text.to_string(),
                     outcome: None,
                     result_chars: 0,
@@ -199,7 +199,7 @@ fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or("")
                     .to_string();
-                let at = id.as_ref().and_then(|id| by_id.get(id.as_str()).copied());
+                let at = id.as_ref().and_then(|id| by_id.get(&**id).copied());
                 let call = match at {
                     Some(at) => &mut calls[at],
                     None => {

@@ -243,7 +243,7 @@ fn decidable(head: &str, facts: &Elided<'_>) -> bool {
 fn kind_mentions(kind: &BlockKind, key: &ElisionKey) -> bool {
     match kind {
         BlockKind::ToolCall { id, name } => key.mentions(id) || key.mentions(name),
-        BlockKind::ToolResult { id, name, .. } => [id, name]
+        BlockKind::ToolResult { id, name, .. } => [id.as_deref(), name.as_deref()]
             .into_iter()
             .flatten()
             .any(|text| key.mentions(text)),

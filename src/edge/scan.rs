@@ -11,6 +11,8 @@
 //! (`edge::body::layout`). So a valid body is read once, not once by serde_json to check it
 //! and again to find its spans: the pass was a third of the edge path's time.
 
+mod objects;
+
 use crate::base::unescape::escape;
 use crate::elision::MIN_CHARS;
 use crate::formats::registry;
@@ -233,6 +235,9 @@ impl Cursor<'_> {
     /// The elements of the array starting here, each a value at level 2; their long string
     /// values go to `long`, or with `parse` they are read as values.
     fn elements(&mut self, long: &mut Vec<LongString>, parse: bool) -> Option<Elements> {
+        if parse && let Some(elements) = self.objects() {
+            return Some(elements);
+        }
         self.expect(b'[')?;
         self.deepest = self.deepest.max(2);
         let mut elements = Vec::new();
@@ -266,6 +271,18 @@ impl Cursor<'_> {
                 _ => return None,
             }
         }
+    }
+
+    /// The list of objects starting here read by one serde_json reader ([`objects`]); the cursor
+    /// moves past it. `None` (the cursor where it was) when [`objects::read`] does not read it,
+    /// or an element is nested deeper than the pass follows.
+    fn objects(&mut self) -> Option<Elements> {
+        let list = objects::read(self.text, self.at)?;
+        let deepest = 2 + list.depth;
+        (deepest <= MAX_DEPTH).then_some(())?;
+        self.deepest = self.deepest.max(deepest);
+        self.at = list.end;
+        Some((list.spans, Some(list.values)))
     }
 
     /// The element starting here (at level 2) read by serde_json, which checks it as the pass
@@ -716,6 +733,87 @@ mod tests {
                 prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn lists_of_objects_read_at_once_are_read_as_each(
+            items in proptest::collection::vec(message_text(), 0..5),
+            pad in "[ \t\n\r]{0,2}",
+        ) {
+            // Objects (most read by one reader) and other values (read one by one), padded.
+            let items: Vec<String> = items
+                .iter()
+                .map(|item| match item.starts_with('{') {
+                    true => item.replacen('{', &format!("{{{pad}\"k\"{pad}:{pad}1{pad},"), 1),
+                    false => item.clone(),
+                })
+                .map(|item| format!("{pad}{item}{pad}"))
+                .collect();
+            let text = format!("{{\"messages\":[{}]}}", items.join(","));
+            let (parsing, scanned) = (scan_parsing(&text), scan(&text));
+            prop_assert_eq!(parsing.is_some(), scanned.is_some(), "{:?}", text);
+            if let Some(values) = parsing.as_ref().and_then(|s| s.values.clone()) {
+                prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
+            }
+            // The depth read from values can be less than the text's (a repeated key's first
+            // value is not in them), as it was when each element was read on its own.
+            prop_assert!(
+                parsing.as_ref().map(|s| s.deepest) <= scanned.as_ref().map(|s| s.deepest),
+                "{:?}",
+                text
+            );
+            prop_assert_eq!(
+                parsing.map(|s| s.messages),
+                scanned.map(|s| s.messages),
+                "{:?}",
+                text
+            );
+        }
+    }
+
+    #[test]
+    fn objects_are_read_at_once_or_each_on_its_own() {
+        for body in [
+            "{\"messages\": [ {\"role\":\"user\"} , {\n\"a\" : [1,{\"b\":2}]}\t]}",
+            // An escaped first key, an empty object, a repeated key: each element on its own
+            // for the first two, the same values either way.
+            "{\"messages\":[{\"\\u0072ole\":1},{\"x\":2}]}",
+            "{\"messages\":[{\"x\":2},{ }]}",
+            "{\"messages\":[{\"x\":2,\"y\":3,\"x\":4}]}",
+            "{\"messages\":[{\"\":1},{ \"\" : {\"\":[]} }]}",
+            "{\"messages\":[]}",
+        ] {
+            let parsing = scan_parsing(body).expect("valid");
+            assert_eq!(
+                parsing.messages,
+                scan(body).expect("valid").messages,
+                "{body}"
+            );
+            assert_eq!(parsing.values, serde_messages(body), "{body}");
+        }
+        let body = "{\"messages\":[ {\"a\":1} ,{\"b\":{\"c\":[]}}]}";
+        let list = objects::read(body, 12).expect("objects");
+        let texts: Vec<&str> = list.spans.iter().map(|span| &body[span.clone()]).collect();
+        assert_eq!(texts, ["{\"a\":1}", "{\"b\":{\"c\":[]}}"]);
+        assert_eq!(
+            (list.values.len(), list.depth, &body[list.end..]),
+            (2, 3, "}")
+        );
+        assert!(
+            objects::read("[{\"\\n\":1}]", 0).is_none(),
+            "an escaped first key"
+        );
+        assert!(objects::read("[{}]", 0).is_none(), "no first key");
+        let empty_key = objects::read("[ {\"\":1}]", 0)
+            .map(|list| (list.spans.len(), list.spans.first().cloned(), list.end));
+        assert_eq!(
+            empty_key,
+            Some((1, Some(2..8), 9)),
+            "an empty first key is text too"
+        );
+        assert!(objects::read("[1]", 0).is_none(), "not an object");
     }
 
     fn jsonish() -> impl Strategy<Value = String> {

@@ -282,15 +282,16 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 
 /// What the invariants need of the input: the paired tool ids and the results already out of
 /// place (an input's misplaced result is the host's, not ours).
-struct Pairing {
-    paired: Vec<String>,
+struct Pairing<'a> {
+    /// Borrowed from the input where its transcript borrows them.
+    paired: Vec<Cow<'a, str>>,
     misplaced: FastSet<String>,
     /// The list continues a conversation the provider stores ([`TierContext::server_history`]).
     server_history: bool,
 }
 
-impl Pairing {
-    fn of(transcript: &Transcript, server_history: bool) -> Self {
+impl<'a> Pairing<'a> {
+    fn of(transcript: &Transcript<'a>, server_history: bool) -> Self {
         Self {
             paired: paired_in_order(transcript),
             misplaced: misplaced_results(transcript).into_iter().collect(),
@@ -303,7 +304,7 @@ impl Pairing {
 /// follow their calls, and the summarising tiers' minimum reduction.
 fn check(
     tier: Tier,
-    before: &Pairing,
+    before: &Pairing<'_>,
     after: &Transcript,
     before_tokens: u64,
     after_tokens: u64,
@@ -327,7 +328,8 @@ fn check(
     if let Some(broken) = before
         .paired
         .iter()
-        .find(|id| ids_after.contains(id.as_str()) && !paired_after.contains(id.as_str()))
+        .map(|id| -> &str { id })
+        .find(|id| ids_after.contains(id) && !paired_after.contains(id))
     {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }

@@ -199,7 +199,7 @@ fn tagged_data(tagged: &Map<String, Value>) -> Option<&str> {
 fn tool_call<'v>(
     object: &'v Map<String, Value>,
     path: &Path<'_>,
-) -> Result<(BlockKind, Cow<'v, str>)> {
+) -> Result<(BlockKind<'v>, Cow<'v, str>)> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
     let input = object
@@ -209,8 +209,8 @@ fn tool_call<'v>(
         .unwrap_or_default();
     Ok((
         BlockKind::ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
+            id: Cow::Borrowed(id),
+            name: Cow::Borrowed(name),
         },
         input,
     ))
@@ -241,7 +241,7 @@ fn tool_result_blocks<'v>(
     };
     let result = Block::new(
         BlockKind::ToolResult {
-            id: Some(id.to_string()),
+            id: Some(Cow::Borrowed(id)),
             name,
             is_error: body.is_error,
         },
@@ -532,18 +532,18 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn media(media_type: &str, inline: bool) -> BlockKind {
+    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
         BlockKind::Media {
             media_type: media_type.to_string(),
             inline,
         }
     }
 
-    fn result(id: &str, name: &str, is_error: bool) -> BlockKind {
+    fn result<'a>(id: &'a str, name: &str, is_error: bool) -> BlockKind<'a> {
         BlockKind::ToolResult {
             id: Some(id.into()),
             name: Some(name.into()),
@@ -583,8 +583,8 @@ mod tests {
             ]
         );
         let call = |id: &str, name: &str| BlockKind::ToolCall {
-            id: id.into(),
-            name: name.into(),
+            id: id.to_string().into(),
+            name: name.to_string().into(),
         };
         assert_eq!(
             m[2].blocks,

@@ -127,8 +127,8 @@ fn part_block<'v>(
         "image" | "document" => return source_block(part, object, part_type, path, block_path),
         "tool_use" => (
             BlockKind::ToolCall {
-                id: required_str(object, path, "id")?.to_string(),
-                name: required_str(object, path, "name")?.to_string(),
+                id: Cow::Borrowed(required_str(object, path, "id")?),
+                name: Cow::Borrowed(required_str(object, path, "name")?),
             },
             Cow::Owned(object.get("input").map(compact_json).unwrap_or_default()),
         ),
@@ -221,7 +221,7 @@ fn tool_result_blocks<'v>(
     };
     let result = Block::new(
         BlockKind::ToolResult {
-            id: Some(id.to_string()),
+            id: Some(Cow::Borrowed(id)),
             name: None,
             is_error: object.get("is_error") == Some(&Value::Bool(true)),
         },
@@ -358,18 +358,18 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn media(media_type: &str, inline: bool) -> BlockKind {
+    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
         BlockKind::Media {
             media_type: media_type.to_string(),
             inline,
         }
     }
 
-    fn result(id: &str, is_error: bool) -> BlockKind {
+    fn result(id: &str, is_error: bool) -> BlockKind<'_> {
         BlockKind::ToolResult {
             id: Some(id.into()),
             name: None,
@@ -393,8 +393,8 @@ mod tests {
             ]
         );
         let call = |id: &str, name: &str| BlockKind::ToolCall {
-            id: id.into(),
-            name: name.into(),
+            id: id.to_string().into(),
+            name: name.to_string().into(),
         };
         assert_eq!(
             m[1].blocks,

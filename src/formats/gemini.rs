@@ -127,12 +127,13 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
             let call_path = part_path.field("functionCall");
             let call = object_at(call, &call_path)?;
             let name = required_str(call, &call_path, "name")?;
-            let id = wire_id(call).map_or_else(|| format!("{name}#{at}"), str::to_string);
+            let id =
+                wire_id(call).map_or_else(|| Cow::Owned(format!("{name}#{at}")), Cow::Borrowed);
             let args = call.get("args").map(compact_json).unwrap_or_default();
             blocks.push(Block::new(
                 BlockKind::ToolCall {
                     id,
-                    name: name.to_string(),
+                    name: Cow::Borrowed(name),
                 },
                 Cow::Owned(args),
                 vec![at],
@@ -201,7 +202,7 @@ fn response_blocks<'v>(
         .is_some_and(|error| !error.is_null());
     let result = Block::new(
         BlockKind::ToolResult {
-            id: Some(wire_id(object).unwrap_or(name).to_string()),
+            id: Some(Cow::Borrowed(wire_id(object).unwrap_or(name))),
             name: Some(name.to_string()),
             is_error,
         },
@@ -318,8 +319,8 @@ fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
                         format!("{name}#{ordinal}")
                     }
                 };
-                id.clone_from(&key);
-                calls.push((key, name.clone(), wire, false));
+                *id = Cow::Owned(key.clone());
+                calls.push((key, name.to_string(), wire, false));
             }
             continue;
         }
@@ -370,7 +371,7 @@ fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
             if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
                 (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
             {
-                *id = Some(key);
+                *id = Some(Cow::Owned(key));
             }
         }
     }
@@ -603,18 +604,18 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn call(id: &str, name: &str) -> BlockKind {
+    fn call<'a>(id: &'a str, name: &'a str) -> BlockKind<'a> {
         BlockKind::ToolCall {
             id: id.into(),
             name: name.into(),
         }
     }
 
-    fn result(id: &str, name: &str) -> BlockKind {
+    fn result<'a>(id: &'a str, name: &str) -> BlockKind<'a> {
         BlockKind::ToolResult {
             id: Some(id.into()),
             name: Some(name.into()),

@@ -78,6 +78,9 @@ pub(crate) fn apply<'a>(
     let mut archive_origins = Vec::with_capacity(edits.len());
     let mut next = 0; // next transcript message to copy through
     let mut edits = edits.iter().peekable();
+    // A replaced message's edits and payloads, the buffers kept from message to message.
+    let mut steps = Vec::new();
+    let mut payloads: Vec<&'a Value> = Vec::new();
     while next < transcript.messages.len() {
         let Some(edit) = edits.peek() else {
             copy_through(
@@ -195,7 +198,6 @@ pub(crate) fn apply<'a>(
                 let original = take_message(&mut messages, transcript, index)?;
                 // Every edit of this message, with what it removes and where, read from the
                 // message as it was (the edits touch different blocks).
-                let mut steps = Vec::new();
                 while let Some(Edit::ReplaceBlock {
                     message,
                     block,
@@ -247,15 +249,19 @@ pub(crate) fn apply<'a>(
                     steps.push((block, text));
                     edits.next();
                 }
-                let payloads: Vec<&Value> = steps
-                    .iter()
-                    .filter_map(|(block, _)| writer.payload(&original, block))
-                    .collect();
                 let mut current = match original {
-                    Cow::Borrowed(value) => copy_without(value, &payloads),
+                    Cow::Borrowed(value) => {
+                        payloads.clear();
+                        payloads.extend(
+                            steps
+                                .iter()
+                                .filter_map(|(block, _)| writer.payload(value, block)),
+                        );
+                        copy_without(value, &payloads)
+                    }
                     Cow::Owned(value) => value,
                 };
-                for (block, text) in steps {
+                for (block, text) in steps.drain(..) {
                     current = writer.replace_block(current, block, text)?;
                 }
                 output.push(Cow::Owned(current));
@@ -396,14 +402,21 @@ fn take_message<'a>(
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
 fn path_location(message: usize, path: &[crate::result::PathStep]) -> String {
-    let mut location = format!("messages[{message}]");
+    use std::fmt::Write;
+    // Written into one string (not a `format!` per index): a stubbed call's location was two
+    // allocations and a growth.
+    let mut location = String::with_capacity(16 + 12 * path.len());
+    // Writing into a `String` cannot fail.
+    let _ = write!(location, "messages[{message}]");
     for step in path {
         match step {
             crate::result::PathStep::Key(key) => {
                 location.push('.');
                 location.push_str(key);
             }
-            crate::result::PathStep::Index(index) => location.push_str(&format!("[{index}]")),
+            crate::result::PathStep::Index(index) => {
+                let _ = write!(location, "[{index}]");
+            }
         }
     }
     location

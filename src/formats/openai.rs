@@ -235,15 +235,21 @@ fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Resu
             .iter()
             .any(|name| lookup(object, name).is_some_and(|value| !value.is_null()));
     let mut blocks = content_blocks(object, path, absent_ok)?;
-    blocks.extend(tool_call_blocks(object, path)?);
+    push_tool_call_blocks(object, path, &mut blocks)?;
     Ok(blocks)
 }
 
-fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
+/// Pushes one block per tool call onto `blocks` (the content's: no list of the calls' own, and
+/// one growth, was 2 allocations per assistant message of a tool-calling run).
+fn push_tool_call_blocks<'v>(
+    object: &'v Map<String, Value>,
+    path: &Path<'_>,
+    blocks: &mut Vec<Block<'v>>,
+) -> Result<()> {
     match lookup(object, "tool_calls") {
-        None | Some(Value::Null) => Ok(Vec::new()),
+        None | Some(Value::Null) => Ok(()),
         Some(Value::Array(calls)) => {
-            let mut blocks = Vec::with_capacity(calls.len());
+            blocks.reserve_exact(calls.len());
             for (index, call) in calls.iter().enumerate() {
                 blocks.push(tool_call_block(
                     call,
@@ -251,7 +257,7 @@ fn tool_call_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Resu
                     index,
                 )?);
             }
-            Ok(blocks)
+            Ok(())
         }
         Some(other) => Err(CompactionError::type_error(
             format!("{path}.tool_calls"),
@@ -282,8 +288,8 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
         .unwrap_or_default();
     Ok(Block::new(
         BlockKind::ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
+            id: Cow::Borrowed(id),
+            name: Cow::Borrowed(name),
         },
         arguments,
         vec![index],
@@ -301,7 +307,7 @@ fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Res
     };
     Ok(Block::new(
         BlockKind::ToolResult {
-            id: Some(id.to_string()),
+            id: Some(Cow::Borrowed(id)),
             name: None,
             is_error: false,
         },
@@ -357,7 +363,13 @@ impl super::json::Writer for Writer {
                 let object = message
                     .as_object_mut()
                     .ok_or_else(|| super::common::missing_block(block))?;
-                object.insert("content".into(), Value::String(text.into()));
+                // In place when the message has a content (it has, read whole): no key to make.
+                match object.get_mut("content") {
+                    Some(content) => *content = Value::String(text.into()),
+                    None => {
+                        object.insert("content".into(), Value::String(text.into()));
+                    }
+                }
             }
             _ => replace_plain_block(&mut message, block, text)?,
         }
@@ -476,11 +488,11 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn media(media_type: &str, inline: bool) -> BlockKind {
+    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
         BlockKind::Media {
             media_type: media_type.to_string(),
             inline,
@@ -532,8 +544,8 @@ mod tests {
             ]
         );
         let call = |id: &str, name: &str| BlockKind::ToolCall {
-            id: id.into(),
-            name: name.into(),
+            id: id.to_string().into(),
+            name: name.to_string().into(),
         };
         assert_eq!(
             messages[2].blocks,
@@ -543,7 +555,7 @@ mod tests {
             ]
         );
         let result = |id: &str| BlockKind::ToolResult {
-            id: Some(id.into()),
+            id: Some(id.to_string().into()),
             name: None,
             is_error: false,
         };

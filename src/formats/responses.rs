@@ -297,8 +297,8 @@ fn call_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Blo
         .unwrap_or_default();
     Ok(Block::new(
         BlockKind::ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
+            id: Cow::Borrowed(id),
+            name: Cow::Borrowed(name),
         },
         input,
         Vec::new(),
@@ -335,7 +335,7 @@ fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<
     };
     let result = Block::new(
         BlockKind::ToolResult {
-            id: Some(id.to_string()),
+            id: Some(Cow::Borrowed(id)),
             name: None,
             is_error: false,
         },
@@ -509,18 +509,18 @@ mod tests {
         ]))
     }
 
-    fn block(kind: BlockKind, text: &str, path: &[usize]) -> Block<'static> {
+    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
         Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
     }
 
-    fn call(id: &str, name: &str) -> BlockKind {
+    fn call<'a>(id: &'a str, name: &'a str) -> BlockKind<'a> {
         BlockKind::ToolCall {
             id: id.into(),
             name: name.into(),
         }
     }
 
-    fn result(id: &str) -> BlockKind {
+    fn result(id: &str) -> BlockKind<'_> {
         BlockKind::ToolResult {
             id: Some(id.into()),
             name: None,
@@ -528,7 +528,7 @@ mod tests {
         }
     }
 
-    fn media(media_type: &str, inline: bool) -> BlockKind {
+    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
         BlockKind::Media {
             media_type: media_type.into(),
             inline,

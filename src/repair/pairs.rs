@@ -36,7 +36,7 @@ pub(crate) fn find(
             .iter()
             .flat_map(|message| &message.blocks)
             .filter_map(|block| match &block.kind {
-                BlockKind::ToolCall { id, .. } => Some(id.as_str()),
+                BlockKind::ToolCall { id, .. } => Some(&**id),
                 _ => None,
             })
             .collect()
@@ -56,14 +56,14 @@ pub(crate) fn find(
             }
             match &block.kind {
                 BlockKind::ToolCall { id, .. } => {
-                    let earlier = first_use.get(id.as_str()).copied();
+                    let earlier = first_use.get(&**id).copied();
                     let duplicate = unique_ids && earlier.is_some();
                     if let (true, Some(first)) = (unique_ids, earlier) {
                         let fault = FaultKind::DuplicateCall { first };
                         findings.drop_block(index, block_index, id, fault);
                     }
-                    first_use.entry(id.as_str()).or_insert(index);
-                    newest.insert(id.as_str(), calls.len());
+                    first_use.entry(&**id).or_insert(index);
+                    newest.insert(&**id, calls.len());
                     calls.push(Call {
                         message: index,
                         block: block_index,
@@ -73,9 +73,9 @@ pub(crate) fn find(
                     });
                 }
                 BlockKind::ToolResult { id: Some(id), .. } => {
-                    let call = newest.get(id.as_str()).and_then(|&at| calls.get_mut(at));
+                    let call = newest.get(&**id).and_then(|&at| calls.get_mut(at));
                     let fault = match call {
-                        None if server_history && !called.contains(id.as_str()) => None,
+                        None if server_history && !called.contains(&**id) => None,
                         None => Some(FaultKind::OrphanResult),
                         Some(call) if call.duplicate => Some(FaultKind::DuplicateResult),
                         Some(call) if call.answered => Some(FaultKind::SecondResult),

@@ -67,8 +67,9 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
             if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
-                let id = place_id(env.id_seed, seq, index, block_index as u64);
-                edits.extend(input_edit(block, index, block_index, &id, env));
+                // The id only when the input is long enough to stub (few calls are).
+                let id = || place_id(env.id_seed, seq, index, block_index as u64);
+                edits.extend(input_edit(block, index, block_index, id, env));
                 continue;
             }
             if !matches!(block.kind, BlockKind::ToolResult { .. }) || block.is_nested() {
@@ -134,12 +135,13 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
 }
 
 /// The edit that stubs the long string values of tool call `block`'s input, if it has any and
-/// the stubbed input is smaller (time_based uses it for stale calls too).
+/// the stubbed input is smaller (time_based uses it for stale calls too). `id` gives the edit's
+/// archive id, asked for only when the input is long enough to stub.
 pub fn input_edit(
     block: &Block<'_>,
     message: usize,
     index: usize,
-    id: &str,
+    id: impl FnOnce() -> String,
     env: &TierEnv<'_>,
 ) -> Option<Edit> {
     // No string inside an input can be longer than the whole input: short calls (nearly all)
@@ -151,7 +153,7 @@ pub fn input_edit(
         &block.text,
         env.policy.micro_body_threshold_chars,
         env.policy.micro_keep_head_chars,
-        id,
+        &id(),
     )?;
     replacement_shrinks(&text, block, env.counter).then_some(Edit::ReplaceBlock {
         message,

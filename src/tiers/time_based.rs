@@ -96,7 +96,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
                         block,
                         index,
                         block_index,
-                        &id,
+                        || id,
                         env,
                     ));
                     continue;

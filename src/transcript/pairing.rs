@@ -3,6 +3,7 @@
 
 use super::{Block, BlockKind, Message, Transcript};
 use crate::base::hash::{FastMap, FastSet};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Which call a tool block belongs to: its id and, for an id used again by a later call, which
@@ -69,7 +70,7 @@ impl<'t> PairKeyer<'t> {
     pub(crate) fn key(&mut self, block: &'t Block<'_>) -> Option<PairKey<'t>> {
         match &block.kind {
             BlockKind::ToolCall { id, .. } => {
-                let count = self.uses.entry(id.as_str()).or_insert(0);
+                let count = self.uses.entry(&**id).or_insert(0);
                 *count += 1;
                 Some(PairKey {
                     id,
@@ -78,10 +79,7 @@ impl<'t> PairKeyer<'t> {
             }
             BlockKind::ToolResult { id: Some(id), .. } => Some(PairKey {
                 id,
-                use_index: self
-                    .uses
-                    .get(id.as_str())
-                    .map_or(0, |count| (count - 1) as u32),
+                use_index: self.uses.get(&**id).map_or(0, |count| (count - 1) as u32),
             }),
             _ => None,
         }
@@ -103,7 +101,7 @@ pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>
                 .iter()
                 .zip(message_keys)
                 .map(|(block, key)| match &block.kind {
-                    BlockKind::ToolCall { name, .. } => Some(name.as_str()),
+                    BlockKind::ToolCall { name, .. } => Some(&**name),
                     BlockKind::ToolResult {
                         name: Some(name), ..
                     } => Some(name.as_str()),
@@ -183,7 +181,7 @@ fn call_names<'t>(
     for (message, message_keys) in transcript.messages.iter().zip(keys) {
         for (block, key) in message.blocks.iter().zip(message_keys) {
             if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
-                called.insert(*key, name.as_str());
+                called.insert(*key, &**name);
             }
         }
     }
@@ -230,14 +228,15 @@ pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
     crate::base::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
 }
 
-/// Tool ids with both a call and a result in the transcript, in the order of their calls.
-pub fn paired_in_order(transcript: &Transcript) -> Vec<String> {
+/// Tool ids with both a call and a result in the transcript, in the order of their calls;
+/// those the transcript borrows from its input stay borrowed from it (no copy of each).
+pub fn paired_in_order<'a>(transcript: &Transcript<'a>) -> Vec<Cow<'a, str>> {
     let mut paired = paired_set(transcript);
     let mut ordered = Vec::with_capacity(paired.len());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         if let BlockKind::ToolCall { id, .. } = &block.kind {
             // Taken out of the set so that a repeated id is listed once.
-            if paired.remove(id.as_str()) {
+            if paired.remove(&**id) {
                 ordered.push(id.clone());
             }
         }
@@ -252,10 +251,10 @@ pub fn paired_set<'t>(transcript: &'t Transcript) -> FastSet<&'t str> {
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, .. } => {
-                calls.insert(id.as_str());
+                calls.insert(&**id);
             }
             BlockKind::ToolResult { id: Some(id), .. } => {
-                results.insert(id.as_str());
+                results.insert(&**id);
             }
             _ => {}
         }
@@ -278,13 +277,13 @@ pub fn misplaced_results(transcript: &Transcript) -> Vec<String> {
                     call_at.insert(id, index);
                 }
                 BlockKind::ToolResult { id: Some(id), .. } => {
-                    if let Some(&call) = call_at.get(id.as_str()) {
+                    if let Some(&call) = call_at.get(&**id) {
                         let between_ok = (call + 1..index).all(|i| {
                             let between = &transcript.messages[i];
                             is_result_carrier(between) || between.output_item
                         });
                         if call >= index || !between_ok {
-                            misplaced.push(id.clone());
+                            misplaced.push(id.to_string());
                         }
                     }
                 }

@@ -153,7 +153,7 @@ mod tests {
     use crate::transcript::{Block, BlockKind, Message, Source};
     use std::borrow::Cow;
 
-    fn message(role: Role, blocks: Vec<BlockKind>) -> Message<'static> {
+    fn message(role: Role, blocks: Vec<BlockKind<'static>>) -> Message<'static> {
         Message {
             role,
             blocks: blocks
@@ -168,16 +168,16 @@ mod tests {
         }
     }
 
-    fn call(id: &str) -> BlockKind {
+    fn call(id: &str) -> BlockKind<'static> {
         BlockKind::ToolCall {
-            id: id.into(),
+            id: id.to_string().into(),
             name: "bash".into(),
         }
     }
 
-    fn result(id: &str) -> BlockKind {
+    fn result(id: &str) -> BlockKind<'static> {
         BlockKind::ToolResult {
-            id: Some(id.into()),
+            id: Some(id.to_string().into()),
             name: None,
             is_error: false,
         }
