@@ -31,7 +31,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { commonJs, expectOnce, glueFactory } from "./glue.mjs";
 import { renameGlueImports, shortImportNames } from "./imports.mjs";
-import { orderedNames } from "./reorder.mjs";
+import { functionNames, orderedNames } from "./reorder.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const testTrap = process.argv.includes("--test-trap");
@@ -105,6 +105,20 @@ fs.rmSync(pkg, { recursive: true, force: true });
 fs.mkdirSync(path.join(pkg, "web"), { recursive: true });
 fs.mkdirSync(path.join(pkg, "node"));
 for (const name of [`${crateName}.js`, `${crateName}_bg.wasm`]) fs.copyFileSync(built(name), path.join(pkg, "web", name));
+
+// Code the library has no use for, that generic code brings in unseen: core's float formatting
+// (about 10 KB gzipped), reached through serde's `Unexpected` (its `Display` prints floats) by any
+// typed serde entry point whose visitor refuses a type, or through `{}` / `{:?}` of an f64. It
+// was cut once and came back with a serde visitor (issue 21, rounds 2 and 4).
+const unwanted = functionNames(fs.readFileSync(path.join(pkg, "web", `${crateName}_bg.wasm`))).filter((name) =>
+  name.includes("flt2dec"),
+);
+if (unwanted.length > 0) {
+  throw new Error(
+    `the module holds core's float formatting (${unwanted.slice(0, 3).join(", ")}): find what formats an f64 or reports a serde type ` +
+      "through `Unexpected` (bench/README.md, size), or allow it here with its measured cost",
+  );
+}
 
 // 2. wasm-opt (binaryen's JS build: slow-ish, a few seconds).
 // --low-memory-unused lets `load(add(p, C))` become `load offset=C (p)` (C < 1 KiB): the two

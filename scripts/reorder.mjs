@@ -50,6 +50,15 @@ export function orderedNames(wasm) {
   );
 }
 
+/** The names of the module's functions (its name section; none without one). */
+export function functionNames(wasm) {
+  try {
+    return [...parse(wasm).names.values()];
+  } catch {
+    return [];
+  }
+}
+
 /** Each next function the one most like the last `RECENT` placed (ties by name). */
 function greedy(bodies, byName, seed) {
   const signatures = bodies.map((body) => signature(body, seed));
