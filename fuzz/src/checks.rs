@@ -323,7 +323,10 @@ fn check_protected(
 }
 
 /// The user's own words in message `index`: its blocks other than tool results and their parts.
-fn words<'t>(transcript: &'t Transcript<'_>, index: usize) -> Vec<(&'t BlockKind, &'t str)> {
+fn words<'t, 'a>(
+    transcript: &'t Transcript<'a>,
+    index: usize,
+) -> Vec<(&'t BlockKind<'a>, &'t str)> {
     transcript.messages[index]
         .blocks
         .iter()
