@@ -50,13 +50,9 @@ export function orderedNames(wasm) {
   );
 }
 
-/** The names of the module's functions (its name section; none without one). */
+/** The names of the module's functions (from its name section; throws without one). */
 export function functionNames(wasm) {
-  try {
-    return [...parse(wasm).names.values()];
-  } catch {
-    return [];
-  }
+  return [...parse(wasm).names.values()];
 }
 
 /** Each next function the one most like the last `RECENT` placed (ties by name). */
