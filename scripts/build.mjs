@@ -1,7 +1,9 @@
 // Builds the npm package into pkg/ (generated, git-ignored):
 //   1. wasm-pack build --target web --mode no-install: cargo build --release --target
 //      wasm32-unknown-unknown, then the wasm-bindgen that bootstrap.sh pinned to Cargo.lock (found
-//      on PATH in .tools/bin; no-install: wasm-pack never downloads one). Its output directory is
+//      on PATH in .tools/bin; no-install: wasm-pack never downloads one). Where .tools/bin has no
+//      wasm-pack (`npm start` does not install it), those two commands without it, to the same
+//      files (scripts/wasm-build.mjs); `--wasm-pack` requires wasm-pack. Its output directory is
 //      target/wasm-pack/web/ (wasm-pack owns the directory it writes to: a `.gitignore` of `*`,
 //      files named after the crate), copied into pkg/web/. `--no-pack`: pkg/package.json is ours
 //      (step 3); `--no-typescript`: js/index.d.ts is hand-written.
@@ -22,7 +24,7 @@
 // Skips steps 2-3 when their inputs did not change. `--force` rebuilds anyway.
 // `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
 // a trap), its own cargo target dir (target/trap/), the package in target/pkg-trap/, no link.
-// Run `bash scripts/bootstrap.sh` first (npm run build does).
+// Run `bash scripts/bootstrap.sh build` first (npm run build does).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -32,6 +34,7 @@ import { gzipSync } from "node:zlib";
 import { commonJs, expectOnce, glueFactory } from "./glue.mjs";
 import { renameGlueImports, shortImportNames } from "./imports.mjs";
 import { functionNames, orderedNames } from "./reorder.mjs";
+import { buildWasm } from "./wasm-build.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const testTrap = process.argv.includes("--test-trap");
@@ -53,23 +56,13 @@ const run = (command, args, options = {}) =>
     ...options,
   });
 
-// 1. The wasm module and its glue (cargo is incremental; wasm-pack takes well under a second when
-// nothing changed). Arguments after the crate path go to cargo.
+// 1. The wasm module and its glue (cargo is incremental; this takes well under a second when
+// nothing changed), by wasm-pack where .tools/bin has it (`npm test` installs it; `--wasm-pack`
+// insists on it), else by the two commands wasm-pack runs (scripts/wasm-build.mjs: the same files,
+// checked by `npm test`). Arguments after the crate path go to cargo.
 const variant = testTrap ? ["--features", "test-trap", "--target-dir", targetDir] : [];
-run(path.join(tools, "wasm-pack"), [
-  "build",
-  "--mode",
-  "no-install",
-  "--target",
-  "web",
-  "--release",
-  "--no-pack",
-  "--no-typescript",
-  "--out-dir",
-  wasmPackOut,
-  root,
-  ...variant,
-]);
+const builtBy = buildWasm({ outDir: wasmPackOut, cargoArgs: variant, wasmPack: process.argv.includes("--wasm-pack") ? true : "auto" });
+log(`wasm module and glue by ${builtBy} (${seconds()} s)`);
 const built = (name) => path.join(wasmPackOut, name);
 const wasmIn = built(`${crateName}_bg.wasm`);
 
@@ -240,7 +233,7 @@ if (!testTrap) linkPackage();
 const wasm = fs.readFileSync(path.join(pkg, "web", `${crateName}_bg.wasm`));
 const rawIn = fs.statSync(wasmIn).size;
 log(
-  `wasm: ${kb(rawIn)} from wasm-pack -> ${kb(wasm.length)} after wasm-opt, ${kb(gzipSync(wasm, { level: 9 }).length)} gzipped`,
+  `wasm: ${kb(rawIn)} from wasm-bindgen -> ${kb(wasm.length)} after wasm-opt, ${kb(gzipSync(wasm, { level: 9 }).length)} gzipped`,
 );
 log(`${path.relative(root, pkg)}/ built in ${seconds()} s`);
 

@@ -23,6 +23,9 @@ const steps = [
   // The binding's wasm-bindgen tests through wasm-pack (scripts/wasm-tests.mjs says why on a harness crate).
   ["wasm-pack test --node (the binding's wasm-bindgen tests)", ["node", "scripts/wasm-tests.mjs"]],
   ["wasm-pack test --headless --chrome (the same, in Chromium)", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
+  // `npm start` builds without wasm-pack (bootstrap.sh does not install it for the main job):
+  // its two commands must write what `wasm-pack build` writes, byte for byte.
+  ["build without wasm-pack (npm start's) = with wasm-pack", ["node", "scripts/wasm-build.mjs", "--compare"]],
   ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
   ["node --test tests/www/ (demo page in headless Chromium)", ["node", "--test", "tests/www/"], !fs.existsSync(path.join(root, "tests", "www")) ? "no tests/www/" : hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],
