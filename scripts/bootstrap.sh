@@ -7,15 +7,19 @@
 #
 # Building pkg/ (every command) needs:
 #   - the Rust target wasm32-unknown-unknown (rustup);
-#   - wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock, into the
-#     git-ignored .tools/ (a mismatched CLI produces glue that does not load);
+#   - tc-wasm-bindgen (scripts/bindgen/, into the git-ignored .tools/): the one wasm-bindgen
+#     command the build runs, on wasm-bindgen-cli-support at exactly the version of the
+#     wasm-bindgen crate in Cargo.lock (glue from another version does not load the module). The
+#     wasm-bindgen CLI package also builds a test runner with an HTTP server and client, twice
+#     the CPU to compile (4 min 53 s without its TLS, against 2 min 18 s, measured side by side);
 #   - the npm `dependencies` of package.json: binaryen's wasm-opt, and nothing else
 #     (`npm ci --omit=dev`).
 # The tests also need:
-#   - wasm-pack at a pinned version, into .tools/ too: `npm test` builds pkg/ through it and runs
-#     the binding's wasm-bindgen tests with it (always `--mode no-install`, so it finds the tools
-#     above and never downloads). Without it, scripts/build.mjs runs the two commands wasm-pack
-#     would (cargo build, wasm-bindgen) itself: the same files, minutes less to install;
+#   - wasm-bindgen-cli (wasm-bindgen and wasm-bindgen-test-runner) at that version, and wasm-pack
+#     at a pinned version, into .tools/ too: `npm test` builds pkg/ through wasm-pack and runs the
+#     binding's wasm-bindgen tests with it (always `--mode no-install`, so it finds the tools above
+#     and never downloads). Without wasm-pack, scripts/build.mjs runs cargo and tc-wasm-bindgen
+#     itself: the same files (`npm test` compares them), minutes less to install;
 #   - the npm `devDependencies` (typescript, deno, bun, workerd, playwright-core, attw: a few
 #     hundred MB, which `npm start` does not download);
 #   - Chromium and chromedriver from apt, for the browser tests, when missing and apt is usable.
@@ -57,26 +61,46 @@ else
   timed "rust target wasm32-unknown-unknown: rustup target add" rustup target add wasm32-unknown-unknown
 fi
 
-# 2. wasm-bindgen-cli, pinned to the crate version in Cargo.lock. No --locked: the CLI's own
-#    lockfile pins a webpki-roots version the registry index this project is built against lacks.
-#    --no-default-features leaves out TLS (rustls and ring, C code among it): nothing here talks
-#    to an https server (the test runner's webdriver is chromedriver on 127.0.0.1, over http).
-#    About 2 minutes once on an idle two-core machine, by far the longest step of `npm start`.
+# 2. tc-wasm-bindgen, rebuilt when its sources change (.tools/tc-wasm-bindgen.stamp); about a
+#    minute once on an idle two-core machine, the longest install step of `npm start`.
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+pinned=$(sed -n 's/^wasm-bindgen-cli-support = "=\(.*\)"$/\1/p' scripts/bindgen/Cargo.toml)
+if [ "$pinned" != "$want" ] || ! grep -qx "version = \"$want\"" scripts/bindgen/Cargo.toml; then
+  echo "scripts/bindgen/Cargo.toml builds wasm-bindgen ${pinned:-?}, Cargo.lock has wasm-bindgen $want:" \
+    "set its version and its wasm-bindgen-cli-support pin to $want, then run cargo update in scripts/bindgen" >&2
+  exit 1
+fi
+sources=$(cat scripts/bindgen/Cargo.toml scripts/bindgen/Cargo.lock scripts/bindgen/src/*.rs | cksum)
+if [ "$(.tools/bin/tc-wasm-bindgen --version 2>/dev/null || true)" = "tc-wasm-bindgen $want" ] &&
+  [ "$(cat .tools/tc-wasm-bindgen.stamp 2>/dev/null || true)" = "$sources" ]; then
+  step "tc-wasm-bindgen $want: present"
+else
+  timed "tc-wasm-bindgen $want: cargo install into .tools/ (about a minute, once)" \
+    cargo install --locked --force --root .tools --path scripts/bindgen --target-dir target/bindgen-tool
+  echo "$sources" >.tools/tc-wasm-bindgen.stamp
+fi
+
+# 3. wasm-bindgen-cli, pinned to the same version; only for the tests. No --locked: the CLI's own
+#    lockfile pins a webpki-roots version the registry index this project is built against lacks.
+#    --no-default-features leaves out TLS (rustls and ring, C code among it; 15 % of its build):
+#    nothing here talks to an https server (the test runner's webdriver is chromedriver on
+#    127.0.0.1, over http). About 2 minutes once on an idle two-core machine.
 have=$(.tools/bin/wasm-bindgen --version 2>/dev/null || true)
-if [ "$have" = "wasm-bindgen $want" ]; then
+if [ "$full" = 0 ]; then
+  step "wasm-bindgen-cli: not needed for \`$mode\`"
+elif [ "$have" = "wasm-bindgen $want" ]; then
   step "wasm-bindgen-cli $want: present"
 else
   timed "wasm-bindgen-cli $want: cargo install into .tools/ (about 2 minutes, once)" \
     cargo install --root .tools wasm-bindgen-cli --version "$want" --no-default-features
 fi
 
-# 3. wasm-pack, pinned; only for the tests (see above). --locked works for it here (its lockfile
+# 4. wasm-pack, pinned; only for the tests (see above). --locked works for it here (its lockfile
 #    resolves against this registry index, unlike wasm-bindgen-cli's); about 100 s once on an idle
 #    two-core machine.
 wasm_pack_version=0.15.1
 if [ "$full" = 0 ]; then
-  step "wasm-pack: not needed for \`$mode\` (without it, scripts/build.mjs runs cargo and wasm-bindgen itself)"
+  step "wasm-pack: not needed for \`$mode\` (without it, scripts/build.mjs runs cargo and tc-wasm-bindgen itself)"
 elif [ "$(.tools/bin/wasm-pack --version 2>/dev/null || true)" = "wasm-pack $wasm_pack_version" ]; then
   step "wasm-pack $wasm_pack_version: present"
 else
@@ -84,7 +108,7 @@ else
     cargo install --locked --root .tools wasm-pack --version "$wasm_pack_version"
 fi
 
-# 4. npm packages, from package-lock.json: `dependencies` only (binaryen) unless the tests run.
+# 5. npm packages, from package-lock.json: `dependencies` only (binaryen) unless the tests run.
 #    node_modules/.bootstrap-npm records which set is installed ("build" or "all"); it is redone
 #    when package.json or package-lock.json is newer than it, or when the tests need more than is
 #    there. (`npm ci` starts from an empty node_modules either way.)
@@ -103,7 +127,7 @@ else
   echo "$set_name" >"$marker"
 fi
 
-# 5. Chromium + chromedriver for the wasm-bindgen browser tests (`wasm-pack test --chrome` is given
+# 6. Chromium + chromedriver for the wasm-bindgen browser tests (`wasm-pack test --chrome` is given
 #    /usr/bin/chromedriver; it would otherwise download one) and the page tests. Only for the
 #    tests. Skipped (and said so) where apt cannot be used; the test runner then reports the
 #    browser tests as not run.

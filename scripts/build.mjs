@@ -2,8 +2,9 @@
 //   1. wasm-pack build --target web --mode no-install: cargo build --release --target
 //      wasm32-unknown-unknown, then the wasm-bindgen that bootstrap.sh pinned to Cargo.lock (found
 //      on PATH in .tools/bin; no-install: wasm-pack never downloads one). Where .tools/bin has no
-//      wasm-pack (`npm start` does not install it), those two commands without it, to the same
-//      files (scripts/wasm-build.mjs); `--wasm-pack` requires wasm-pack. Its output directory is
+//      wasm-pack (`npm start` does not install it), those two commands without it, wasm-bindgen
+//      as tc-wasm-bindgen (scripts/bindgen/), to the same files (scripts/wasm-build.mjs);
+//      `--wasm-pack` requires wasm-pack. Its output directory is
 //      target/wasm-pack/web/ (wasm-pack owns the directory it writes to: a `.gitignore` of `*`,
 //      files named after the crate), copied into pkg/web/. `--no-pack`: pkg/package.json is ours
 //      (step 3); `--no-typescript`: js/index.d.ts is hand-written.

@@ -2,13 +2,15 @@
 // Two ways to the same files:
 //   - wasm-pack (the command the README documents; `npm test` installs it and builds with it):
 //       wasm-pack build --mode no-install --target web --release --no-pack --no-typescript --out-dir DIR
-//   - without wasm-pack (`npm start` on a fresh clone: wasm-pack is minutes of `cargo install` that
-//     the main job does not need): the two commands wasm-pack 0.15 runs for those flags,
+//   - without wasm-pack (`npm start` on a fresh clone: wasm-pack and the wasm-bindgen CLI are
+//     minutes of `cargo install` that the main job does not need): the two commands wasm-pack 0.15
+//     runs for those flags,
 //       CARGO_BUILD_TARGET=wasm32-unknown-unknown cargo build --lib --release --message-format=json
 //       wasm-bindgen WASM --out-dir DIR --no-typescript --target web
 //     (its wasm-bindgen flags from Cargo.toml's [package.metadata.wasm-pack.profile.release] are
-//     the defaults but `wasm-opt = false`, so none are added), and the `.gitignore` of `*` it
-//     writes into DIR.
+//     the defaults but `wasm-opt = false`, so none are added), the second as
+//     `tc-wasm-bindgen WASM --out-dir DIR` (scripts/bindgen/: the same library, set as the CLI sets
+//     it for those flags), and the `.gitignore` of `*` wasm-pack writes into DIR.
 // `node scripts/wasm-build.mjs --compare` checks that both give the same bytes (part of `npm test`).
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -51,13 +53,13 @@ export function buildWasm({ outDir, cargoArgs = [], wasmPack = "auto" }) {
   const wasm = artifacts.at(-1)?.filenames.filter((name) => name.endsWith(".wasm")) ?? [];
   if (wasm.length !== 1) throw new Error(`expected one .wasm from cargo build, got ${JSON.stringify(wasm)}`);
   fs.mkdirSync(outDir, { recursive: true });
-  execFileSync(path.join(tools, "wasm-bindgen"), [wasm[0], "--out-dir", outDir, "--no-typescript", "--target", "web"], {
+  execFileSync(path.join(tools, "tc-wasm-bindgen"), [wasm[0], "--out-dir", outDir], {
     cwd: root,
     stdio: "inherit",
     env,
   });
   fs.writeFileSync(path.join(outDir, ".gitignore"), "*");
-  return "cargo build + wasm-bindgen";
+  return "cargo build + tc-wasm-bindgen";
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes("--compare")) {
