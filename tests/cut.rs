@@ -181,7 +181,7 @@ proptest! {
             ContextInput::Messages { messages, format: FormatChoice::Fixed(Format::OpenAi) },
         );
         // The newest step ("done") is the protected tail; the tool result is outside it.
-        let mut options = CompactOptions::default();
+        let mut options = unbatched();
         options.policy.keep_recent_steps = 1;
         let result = block_on(compact_with_tier(Tier::Micro, &ctx, &options)).expect("micro");
         let collapsed_body = result.messages().expect("messages")[2]["content"]
