@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use tiered_compaction::{CompactOptions, Tier, compact_request_body};
+use tiered_compaction::{Tier, compact_request_body};
 
 fn anthropic_body() -> String {
     let log = "x".repeat(2000);

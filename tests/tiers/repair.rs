@@ -7,8 +7,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::edge::restore::restore_body;
 use tiered_compaction::{
-    CompactOptions, ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult,
-    compact_request_body,
+    ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult, compact_request_body,
 };
 
 fn ctx(format: &str, messages: Vec<Value>) -> TierContext {
