@@ -105,14 +105,16 @@ async fn run(
         ctx.host_values.as_ref(),
     )?;
     let before_tokens = working.tokens(counter);
-    let (correlation_id, id_seed) = match &options.correlation_id {
-        Some(id) => (id.clone(), id.clone()),
+    let correlation_id = match &options.correlation_id {
+        Some(id) => id.clone(),
         None => {
             let content = content_digest(&working.transcript);
-            let (session, turn) = (&ctx.session_id, ctx.pressure.turn_count);
-            (
-                event_id("cmp", session, turn, Some(tier), content),
-                derive_id_seed(session, turn, content),
+            event_id(
+                "cmp",
+                &ctx.session_id,
+                ctx.pressure.turn_count,
+                Some(tier),
+                content,
             )
         }
     };
@@ -122,7 +124,6 @@ async fn run(
         summariser: options.summariser,
         session_id: &ctx.session_id,
         correlation_id: &correlation_id,
-        id_seed: &id_seed,
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
         cache: CacheModel::of(
@@ -136,7 +137,6 @@ async fn run(
     let prefixes = env
         .cache
         .map(|_| prefix_tokens(&working.transcript, counter));
-    working.id_seed.clone_from(&id_seed);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
     let repaired =
@@ -160,8 +160,10 @@ async fn run(
         after_tokens = tier_before_tokens;
     }
     let cache = env.cache.map(|model| {
-        let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
-        model.report(prefix, before_tokens.saturating_sub(after_tokens))
+        working.cache_report.unwrap_or_else(|| {
+            let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
+            model.report(prefix, before_tokens.saturating_sub(after_tokens))
+        })
     });
     let mut result = finish(
         tier,
@@ -432,14 +434,6 @@ pub fn derive_correlation_id(
         Some(tier),
         content_digest(transcript),
     )
-}
-
-/// What archive ids are derived from when the host gives no correlation id: session, turn and
-/// content, not the tier, so the tiers that write the same stub at the same place (micro, and
-/// auto starting from micro's stubs) name it by the same id, and auto's output is micro's plus
-/// what auto adds.
-fn derive_id_seed(session_id: &str, turn: u64, content: u128) -> String {
-    event_id("ids", session_id, turn, None, content)
 }
 
 /// `prefix-` and 32 hex digits of session, turn, tier (if any) and the content's digest.

@@ -11,7 +11,7 @@ use super::{TierEnv, replacement_shrinks, shrinking};
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::pairing::{closed_ranges, tool_names};
@@ -42,9 +42,9 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
     let plan = if working.transcript.format == Format::Text {
         flat_text_plan(&working.transcript, env)
     } else {
-        plan(&working.transcript, env, working.plans_applied)
+        plan(&working.transcript, env)
     };
-    let plan = super::deferral::worth_it(plan, &working.transcript, env);
+    let plan = super::deferral::whole(plan, working, env);
     working.apply(plan)
 }
 
@@ -52,7 +52,7 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
 /// results become stale stubs that keep their facts, long assistant texts likewise, and thinking
 /// blocks go to the archive. Every message stays where it is, so pairing and role order are
 /// untouched.
-pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     let cutoff = env.policy.max_block_age_steps;
     let protection = Protection::structural(
         transcript,
@@ -78,25 +78,30 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
             if results_only && !matches!(block.kind, BlockKind::ToolResult { .. }) {
                 continue;
             }
-            let id = place_id(env.id_seed, seq, index, block_index as u64);
             let tool = names[index][block_index];
+            let id = |kind| block_id(kind, block);
             let (text, kind) = match &block.kind {
                 BlockKind::ToolResult { .. } => {
-                    (stale(block, tool, &id, threshold), ArchiveKind::ToolResult)
+                    let kind = ArchiveKind::ToolResult;
+                    (stale(block, tool, &id(kind), threshold), kind)
                 }
                 BlockKind::Text if message.role == Role::Assistant => {
-                    (stale(block, None, &id, threshold), ArchiveKind::Turn)
+                    let kind = ArchiveKind::Turn;
+                    (stale(block, None, &id(kind), threshold), kind)
                 }
-                BlockKind::Thinking => (
-                    Some(markers::thinking_archived(block.chars(), &id)),
-                    ArchiveKind::Thinking,
-                ),
+                BlockKind::Thinking => {
+                    let kind = ArchiveKind::Thinking;
+                    (
+                        Some(markers::thinking_archived(block.chars(), &id(kind))),
+                        kind,
+                    )
+                }
                 BlockKind::ToolCall { .. } => {
                     edits.extend(super::micro::input_edit(
                         block,
                         index,
                         block_index,
-                        || id,
+                        || id(ArchiveKind::ToolInput),
                         env,
                     ));
                     continue;

@@ -256,5 +256,10 @@ fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
         )?,
         rewrite_cost_usd: usd("rewriteCostUsd")?,
         expected_savings_usd: usd("expectedSavingsUsd")?,
+        // Absent in a result written before it existed: not deferred.
+        deferred: match fields.scalar("deferred")? {
+            crate::input::Scalar::Missing => false,
+            value => crate::input::required_bool("deferred", value)?,
+        },
     })
 }
