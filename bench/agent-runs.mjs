@@ -169,11 +169,15 @@ export function segmentsOf(format, { system, messages }) {
   return segs;
 }
 
-/** One Gemini part as segments: text (a `thought` part is thinking), a call, a result (its `response` as JSON), inline data. */
+/**
+ * One Gemini part as segments: text (a `thought` part is thinking), a call, a result (the strings
+ * of its `response` object, one per line, as the other formats' result texts: its JSON would hide
+ * the lines), inline data.
+ */
 function geminiSegment(segs, p, text, image, unknown) {
   if (typeof p.text === "string") text(p.thought === true ? "thinking" : "text", p.text);
   else if (p.functionCall) segs.push(call(p.functionCall.name ?? "", p.functionCall.args ?? {}, JSON.stringify(p.functionCall.args ?? {})));
-  else if (p.functionResponse) text("result", JSON.stringify(p.functionResponse.response ?? null));
+  else if (p.functionResponse) text("result", leaves(p.functionResponse.response ?? null).join("\n"));
   else if (p.inlineData) image(p.inlineData.data);
   else unknown("text", p);
 }
