@@ -223,6 +223,26 @@ export interface MessagesContext<M = Message> extends ContextBase {
   messages: readonly M[];
   text?: never;
   format?: MessageFormat;
+  /**
+   * The previous call's `result.state`. A stateless host (one that sends the raw history at every
+   * call) passes it back so this call repeats the earlier calls' decisions byte for byte:
+   * time_based's pruning, micro's stub frontier. A state made for another session, for messages
+   * this list does not extend, or by another version is ignored with a `warnings` line.
+   */
+  state?: LoopState | null;
+}
+
+/**
+ * The loop's state after a call (`TierResult.state`): small, JSON-serialisable, opaque. Store it
+ * beside the session (in memory, Workers KV, a Durable Object) and pass it back as `ctx.state`.
+ */
+export interface LoopState {
+  readonly version: number;
+  readonly session: string;
+  readonly history: { readonly messages: number; readonly digest: string };
+  readonly output: { readonly messages: number; readonly digest: string };
+  readonly microFrom: number;
+  readonly staleFrom: number;
 }
 
 /** A flat-text context (the seed's conventions: ```tool_result fences, [age:N] tags). */
@@ -351,6 +371,8 @@ export interface TierResultBase {
   summariserUsage?: SummariserUsage;
   /** Present when the pressure gave `cachedTokens`: what the edits did to the prompt cache. */
   cache?: CacheReport;
+  /** The loop's state for the next call (`ctx.state`); absent for flat text. */
+  state?: LoopState;
   /** The format the context was read as. */
   format: "openai" | "anthropic" | "ai-sdk" | "responses" | "gemini" | "text";
 }

@@ -243,7 +243,7 @@ pub fn bridge_id(id: &str) -> String {
 /// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
 /// reads one, and only repairs archive there) is known by its length and ends; a binary value by
 /// its SHA-256, which its text already is.
-fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
+pub(crate) fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
     let (tag, id): (u8, Option<&str>) = match &block.kind {
         BlockKind::Text => (0, None),
         BlockKind::ToolCall { id, .. } => (1, Some(id)),

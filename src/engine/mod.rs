@@ -3,6 +3,7 @@
 //! plan and apply, checks the invariants on the outcome and fills in the result.
 
 mod admit;
+mod looping;
 
 pub use admit::{check_limits, may_read_elided};
 
@@ -137,10 +138,14 @@ async fn run(
     let prefixes = env
         .cache
         .map(|_| prefix_tokens(&working.transcript, counter));
+    // The loop's state is of messages as hosts send them: read before any repair.
+    let admitted = looping::admit(&working, ctx.state.as_ref(), &ctx.session_id);
+    let input_print = crate::loop_state::print(&working.transcript);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
     let repaired =
         crate::repair::repair(&mut working, ctx.server_history)?.then(|| working.clone());
+    looping::reapply(&mut working, &admitted, &env)?;
     let before = Pairing::of(&working.transcript, ctx.server_history);
     let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
@@ -165,6 +170,7 @@ async fn run(
             model.report(prefix, before_tokens.saturating_sub(after_tokens))
         })
     });
+    let state = looping::next_state(&working, input_print, &admitted, tier, &env);
     let mut result = finish(
         tier,
         why,
@@ -176,6 +182,7 @@ async fn run(
         correlation_id,
     );
     result.cache = cache;
+    result.state = state;
     Ok(result)
 }
 
@@ -411,6 +418,7 @@ fn finish(
         warnings: working.warnings,
         summariser_usage: working.summariser_usage,
         cache: None,
+        state: None,
         format: crate::formats::registry::name(working.transcript.format),
         origins: working.origins,
         archive_origins: working.archive_origins,

@@ -81,6 +81,8 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         warnings,
         summariser_usage,
         cache,
+        // What restore and the trace read of a result holds no state.
+        state: None,
         format,
         origins: Vec::new(),
         archive_origins: Vec::new(),
