@@ -31,7 +31,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLEAR_KEEP, clearToolUses, ensureBenchDeps, factsKept, factsOf, segmentsOf } from "./agent-runs.mjs";
+import { CLEAR_KEEP, clearToolUses, ensureBenchDeps, factsKept, factsOf, pressureFor, segmentsOf } from "./agent-runs.mjs";
 import { PRICES } from "./cache-replay.mjs";
 import { median, table } from "./lib.mjs";
 import { PRUNE_TOOL_CALLS } from "./peers.mjs";
@@ -356,7 +356,7 @@ export async function replayRun(run, contender, gaps, env, { keepCalls = false }
   const step = contender.start(run, env);
   const totals = { calls: 0, usd: { anthropic: 0, openai: 0 }, tokens: 0, warm: 0, rewritesHalf: 0, rewritesAny: 0, ms: [], tiers: {}, events: {}, eventCount: 0, repairs: 0, stateSeen: false, perCall: [] };
   let prev = null;
-  let archived = new Map();
+  const archived = new Map(); // archived value -> the most times one call's archive held it
   for (let k = 0; k < run.calls.length; k++) {
     const raw = run.messages.slice(0, run.calls[k]);
     const gap = gaps[k];
@@ -381,15 +381,16 @@ export async function replayRun(run, contender, gaps, env, { keepCalls = false }
       if (out.result.state !== undefined) totals.stateSeen = true;
       if (out.result.warnings?.some((w) => w.startsWith("repair"))) totals.repairs += 1;
       const removed = out.result.archive.filter((e) => e.kind !== "repair");
-      // An event: the tier made a decision the previous call had not made (a new batch of stubs,
+      // An event: the tier made a decision no earlier call had made (a new batch of stubs,
       // time_based's stubs, auto's cut). A stateful host's archive holds this call's removals
-      // only; a stateless host's holds every removal again, so it is compared with the previous
-      // call's, by the archived values (as a multiset: equal tool outputs recur), not their ids.
+      // only; a stateless host's holds every removal again, so its values (a multiset: equal
+      // tool outputs recur) are compared with every earlier call's, not their ids: a stub taken
+      // back and made again is no new decision.
       const counts = new Map();
       for (const e of removed) counts.set(archiveKey(e), (counts.get(archiveKey(e)) ?? 0) + 1);
       const fresh = contender.host === "stateful" ? removed.length > 0 : [...counts].some(([key, n]) => n > (archived.get(key) ?? 0));
       event = tier !== "none" && fresh;
-      archived = counts;
+      for (const [key, n] of counts) archived.set(key, Math.max(n, archived.get(key) ?? 0));
       if (event) {
         totals.events[tier] = (totals.events[tier] ?? 0) + 1;
         totals.eventCount += 1;
@@ -421,7 +422,8 @@ async function environment(options) {
   const o200k = await import("gpt-tokenizer/encoding/o200k_base");
   const meter = tokenMeter(o200k);
   const tokensOf = (run, messages) => messages.reduce((n, m) => n + meter.message(run.format, m).tokens, run.systemTokens);
-  return { tc, prepareStep, pruneMessages, meter, tokensOf, options };
+  const unbatched = (await policyRejected(tc, { cache: { batchTokens: 0 } })) ? {} : { policy: { cache: { batchTokens: 0 } } };
+  return { tc, prepareStep, pruneMessages, meter, tokensOf, options, unbatched };
 }
 
 /** Whether the library accepts `policy` (it rejects unknown fields with a TypeError): null, or the error's message. */
@@ -434,13 +436,20 @@ async function policyRejected(tc, policy) {
   }
 }
 
-/** Prepares a run's constants: the system prompt's tokens and the facts of its raw last request. */
-function prepareRun(run, env) {
+/**
+ * Prepares a run's constants: the system prompt's tokens, the facts of its raw last request, and
+ * for reference the facts micro keeps of it in one call (`compactWithTier("micro")` as
+ * bench/agent-runs.mjs runs it, unbatched where the core has batches: the target's yardstick).
+ */
+async function prepareRun(run, env) {
   const system = typeof run.system === "string" ? run.system : Array.isArray(run.system) ? run.system.map((b) => b.text ?? "").join("\n") : "";
   run.systemTokens = env.meter.text(system);
   const lastRaw = run.messages.slice(0, run.calls.at(-1) ?? 0);
   run.facts = factsOf(run.format, { system: run.system, messages: lastRaw });
   run.lastRawTokens = env.tokensOf(run, lastRaw);
+  const steps = lastRaw.filter((m) => m.role === (run.format === "gemini" ? "model" : "assistant")).length;
+  const micro = await env.tc.compactWithTier("micro", { sessionId: "loop-replay reference", pressure: pressureFor("micro", steps), messages: lastRaw, format: run.format }, env.unbatched);
+  run.microOnce = lastFacts(run, micro.messages);
 }
 
 /**
@@ -451,7 +460,7 @@ export async function replayAll(runs, contenders, gapVariants, env, { traceConte
   const rows = [];
   for (const run of runs) {
     if (!run.calls.length) continue;
-    prepareRun(run, env);
+    await prepareRun(run, env);
     for (const gapsName of gapVariants) {
       const gaps = gapsOf(run.times, run.calls.length, gapsName === "long");
       for (const contender of contenders.filter((c) => appliesTo(c, run))) {
@@ -558,10 +567,11 @@ export function targetsOf(rows, contender) {
     const [lib, peer] = [on(contender), on(name)];
     return { name, pass: lib.paths > peer.paths && lib.errors > peer.errors, text: `${name.replace("clear_tool_uses ", "")} on the ${cut.size} runs it cut: ${pc(lib.paths)} / ${pc(lib.errors)} vs ${pc(peer.paths)} / ${pc(peer.errors)}` };
   });
+  const once = (f) => share(mine.reduce((n, r) => n + r.run.microOnce[`${f}Kept`], 0), mine.reduce((n, r) => n + r.run.microOnce[f], 0));
   out.push({
     name: "facts ≥ 86 % and better than every clear_tool_uses",
     pass: p.paths >= 0.86 && p.errors >= 0.86 && versus.every((v) => v.pass),
-    detail: `paths / error lines ${pc(p.paths)} / ${pc(p.errors)}; ${versus.map((v) => v.text).join("; ")}`,
+    detail: `paths / error lines ${pc(p.paths)} / ${pc(p.errors)} (micro in one call on the same last requests: ${pc(once("paths"))} / ${pc(once("errors"))}); ${versus.map((v) => v.text).join("; ")}`,
   });
   out.push({
     name: "rewrites ≤ one per batch or time_based/auto event",
@@ -668,7 +678,7 @@ function render({ rows, gapVariants, contenders, sweep, seconds, policy, version
     `- **Gaps**: *${GAP_VARIANTS.real}*: the time between the calls' timestamps where the session has them (the Claude Code sessions), else ${DEFAULT_IDLE_SECONDS} s; *${GAP_VARIANTS.long}*: the same with at least ${LONG_GAP_SECONDS / 60} minutes before every ${LONG_GAP_EVERY}th call.`,
     `- **Billing**: the longest prefix of whole messages (equal \`JSON.stringify\`) shared with the previous request, the system prompt included as constant, is a cache read when the gap is under ${TTL_SECONDS} s; the rest is written. Anthropic (${PRICES.anthropic.model}): input $${PRICES.anthropic.input}, write $${PRICES.anthropic.write} (1.25×), read $${PRICES.anthropic.read} (0.1×) per 1M. OpenAI (${PRICES.openai.model}): input $${PRICES.openai.input}, cached $${PRICES.openai.read} (0.1×), no write premium, the cached prefix counted in ${OPENAI_CACHE_STEP}-token steps from ${OPENAI_MIN_CACHED} tokens, the same ${TTL_SECONDS} s lifetime. The library runs once per contender (with its defaults, i.e. Anthropic's ratios) and the same requests are billed both ways. Anthropic's minimum cacheable prompt and its 20-block lookback are not simulated (every shared prefix is read), and the tools' definitions are not in the recorded sessions (not counted). **100 %** = the same loop sending everything uncompacted.`,
     `- **Tokens**: o200k_base (gpt-tokenizer) of what the model reads in each message, counted as bench/agent-runs.mjs does (texts, each tool call's name and JSON input, each result's text; images by Anthropic's (w × h) / 750 rule; ids, roles and JSON punctuation not counted), memoised per message; the library counts with its own estimator.`,
-    `- **Prefix rewrites** (warm calls only, i.e. not the first call and not after a gap ≥ ${TTL_SECONDS} s): *over half*: the prefix shared with the previous request is under half of it; *any*: the previous request is not whole at the start of this one (something before the appended tail changed). **Library events**: calls whose tier (micro, time_based, auto) archived a value it had not archived at the previous call (the archived values compared, not their ids): a batch of stubs, time_based's stubs, auto's cut.`,
+    `- **Prefix rewrites** (warm calls only, i.e. not the first call and not after a gap ≥ ${TTL_SECONDS} s): *over half*: the prefix shared with the previous request is under half of it; *any*: the previous request is not whole at the start of this one (something before the appended tail changed). **Library events**: calls whose tier (micro, time_based, auto) made a decision no earlier call had made: a batch of stubs, time_based's stubs, auto's cut (a stateful host: the call archived anything; a stateless host: it archived a value no earlier call's archive held, the values compared, not their ids, so a stub taken back and made again is no event). Calls whose input the library repaired are counted in the targets' lines.`,
     `- **Facts**: of the file paths and error lines in the raw last request (bench/agent-runs.mjs's regexes), the share still in the last request sent. **CPU**: the \`compact\` call only (the helper: its whole call), ms.`,
   );
   const summary = pooledSummary(rows, gapVariants, contenders, "##");
