@@ -82,11 +82,43 @@ fn digests_at(transcript: &Transcript<'_>, at: &[u64]) -> Vec<Option<String>> {
     for (index, message) in transcript.messages.iter().enumerate() {
         hasher.update(&[0xfe, message.role as u8]);
         for block in &message.blocks {
-            crate::plan::hash_block(&mut hasher, block);
+            hash_block(&mut hasher, block);
         }
         record(index as u64 + 1, &hasher, &mut out);
     }
     out
+}
+
+/// Feeds `block` to a history's digest: its kind and ids, and its text whole when short, by its
+/// length and ends when long (`transcript::facts::fingerprint`), as an elided read has it, so a
+/// history has one digest however the binding read it. A history in a loop only grows at its
+/// end; an edit in the middle of a long text that keeps its length and ends goes unseen.
+fn hash_block(hasher: &mut Xxh3, block: &crate::transcript::Block<'_>) {
+    use crate::transcript::BlockKind;
+    use crate::transcript::facts::{Fingerprint, fingerprint};
+    let (tag, id): (u8, Option<&str>) = match &block.kind {
+        BlockKind::Text => (0, None),
+        BlockKind::ToolCall { id, .. } => (1, Some(id)),
+        BlockKind::ToolResult { id, .. } => (2, id.as_deref()),
+        BlockKind::Media { .. } => (3, None),
+        BlockKind::Thinking => (4, None),
+        BlockKind::Other => (5, None),
+    };
+    hasher.update(&[0xff, tag]);
+    hasher.update(id.unwrap_or_default().as_bytes());
+    match fingerprint(&block.text, block.elided.as_ref()) {
+        Fingerprint::Whole(text) => {
+            hasher.update(&[0xff, 0]);
+            hasher.update(text.as_bytes());
+        }
+        Fingerprint::Ends { chars, head, tail } => {
+            hasher.update(&[0xff, 1]);
+            hasher.update(&(chars as u64).to_le_bytes());
+            hasher.update(head.as_bytes());
+            hasher.update(&[0xff]);
+            hasher.update(tail.as_bytes());
+        }
+    }
 }
 
 /// The fingerprint of all of `transcript`.

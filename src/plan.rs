@@ -199,7 +199,7 @@ pub fn archive_id(transcript: &Transcript<'_>, edit: &Edit) -> String {
             .get(*message)
             .and_then(|at| at.blocks.get(*block))
         {
-            Some(block) => block_id(*kind, block),
+            Some(_) => block_id(*kind, transcript, *message, *block),
             None => range_id(transcript, *kind, *message..*message + 1),
         },
         Edit::ReplaceMessages { range, kind, .. } | Edit::RewriteMessages { range, kind, .. } => {
@@ -208,11 +208,41 @@ pub fn archive_id(transcript: &Transcript<'_>, edit: &Edit) -> String {
     }
 }
 
-/// [`archive_id`] of `block` archived as `kind` (a stub names it before its edit exists).
-pub fn block_id(kind: ArchiveKind, block: &Block<'_>) -> String {
+/// [`archive_id`] of block `index` of message `message` archived as `kind` (a stub names it
+/// before its edit exists). Blocks the transcript model sees alike (the same kind, tool id and
+/// text) may differ in what they archive (two thinking blocks of one text and two signatures),
+/// so the id also counts how many such blocks come before this one: a number that a history
+/// growing at its end never changes.
+pub fn block_id(
+    kind: ArchiveKind,
+    transcript: &Transcript<'_>,
+    message: usize,
+    index: usize,
+) -> String {
+    let Some(block) = transcript
+        .messages
+        .get(message)
+        .and_then(|at| at.blocks.get(index))
+    else {
+        return range_id(transcript, kind, message..message + 1);
+    };
     let mut hasher = Xxh3::new();
     hasher.update(kind.as_str().as_bytes());
     hash_block(&mut hasher, block);
+    let alike = |other: &Block<'_>| {
+        other.text.len() == block.text.len() && other.kind == block.kind && other.text == block.text
+    };
+    let earlier: usize = transcript.messages[..message]
+        .iter()
+        .map(|at| at.blocks.iter().filter(|other| alike(other)).count())
+        .sum::<usize>()
+        + transcript.messages[message].blocks[..index]
+            .iter()
+            .filter(|other| alike(other))
+            .count();
+    if earlier > 0 {
+        hasher.update(&(earlier as u64).to_le_bytes());
+    }
     hex_id(hasher.digest())
 }
 
@@ -243,7 +273,7 @@ pub fn bridge_id(id: &str) -> String {
 /// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
 /// reads one, and only repairs archive there) is known by its length and ends; a binary value by
 /// its SHA-256, which its text already is.
-pub(crate) fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
+fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
     let (tag, id): (u8, Option<&str>) = match &block.kind {
         BlockKind::Text => (0, None),
         BlockKind::ToolCall { id, .. } => (1, Some(id)),
@@ -326,12 +356,26 @@ mod tests {
         let ids = [1, 3, 5].map(|at| archive_id(&transcript, &stub_edit(at)));
         assert_ne!(ids[0], ids[1], "tool call id");
         assert_ne!(ids[0], ids[2], "content");
-        let block = &transcript.messages[1].blocks[0];
         assert_ne!(
-            block_id(ArchiveKind::ToolResult, block),
-            block_id(ArchiveKind::Turn, block)
+            block_id(ArchiveKind::ToolResult, &transcript, 1, 0),
+            block_id(ArchiveKind::Turn, &transcript, 1, 0)
         );
-        assert_eq!(ids[0], block_id(ArchiveKind::ToolResult, block));
+        assert_eq!(ids[0], block_id(ArchiveKind::ToolResult, &transcript, 1, 0));
+    }
+
+    #[test]
+    fn blocks_alike_in_the_model_get_ids_of_their_own() {
+        let mut messages = vec![];
+        messages.extend(call("c1", "same body"));
+        messages.extend(call("c1", "same body"));
+        let transcript = read(&messages);
+        let first = archive_id(&transcript, &stub_edit(1));
+        let second = archive_id(&transcript, &stub_edit(3));
+        assert_ne!(first, second);
+        // The first keeps its id when the history grows.
+        let mut longer = messages.clone();
+        longer.extend(call("c2", "more"));
+        assert_eq!(archive_id(&read(&longer), &stub_edit(1)), first);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
         for (block_index, block) in message.blocks.iter().enumerate() {
             if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
                 // The id only when the input is long enough to stub (few calls are).
-                let id = || block_id(ArchiveKind::ToolInput, block);
+                let id = || block_id(ArchiveKind::ToolInput, transcript, index, block_index);
                 edits.extend(input_edit(block, index, block_index, id, env));
                 continue;
             }
@@ -85,7 +85,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
                     "holds an elided text that must be read whole",
                 ));
             }
-            let id = block_id(ArchiveKind::ToolResult, block);
+            let id = block_id(ArchiveKind::ToolResult, transcript, index, block_index);
             let frame = Frame::Head {
                 keep: env.policy.micro_keep_head_chars,
                 recall: structured.then_some(id.as_str()),

@@ -96,7 +96,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan
                 continue;
             }
             let tool = names[index][block_index];
-            let id = |kind| block_id(kind, block);
+            let id = |kind| block_id(kind, transcript, index, block_index);
             let (text, kind) = match &block.kind {
                 BlockKind::ToolResult { .. } => {
                     let kind = ArchiveKind::ToolResult;

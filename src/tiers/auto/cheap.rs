@@ -30,11 +30,11 @@ fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         transcript,
         env,
         "archived {} thinking block(s)",
-        |_, _, block| {
+        |index, at, block| {
             if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
                 return None;
             }
-            let id = block_id(ArchiveKind::Thinking, block);
+            let id = block_id(ArchiveKind::Thinking, transcript, index, at);
             Some((
                 markers::thinking_archived(block.chars(), &id),
                 ArchiveKind::Thinking,
