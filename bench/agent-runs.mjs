@@ -130,6 +130,10 @@ export function segmentsOf(format, { system, messages }) {
       for (const c of m.tool_calls ?? []) segs.push(call(c.function?.name ?? "", parseOr(c.function?.arguments ?? ""), c.function?.arguments ?? ""));
       continue;
     }
+    if (format === "gemini") {
+      for (const p of m.parts ?? []) geminiSegment(segs, p, text, image, unknown);
+      continue;
+    }
     if (!Array.isArray(m.content)) continue;
     for (const p of m.content) {
       if (format === "anthropic") {
@@ -165,14 +169,59 @@ export function segmentsOf(format, { system, messages }) {
   return segs;
 }
 
+/**
+ * One Gemini part as segments: text (a `thought` part is thinking), a call, a result (the strings
+ * of its `response` object, one per line, as the other formats' result texts: its JSON would hide
+ * the lines), inline data.
+ */
+function geminiSegment(segs, p, text, image, unknown) {
+  if (typeof p.text === "string") text(p.thought === true ? "thinking" : "text", p.text);
+  else if (p.functionCall) segs.push(call(p.functionCall.name ?? "", p.functionCall.args ?? {}, JSON.stringify(p.functionCall.args ?? {})));
+  else if (p.functionResponse) text("result", leaves(p.functionResponse.response ?? null).join("\n"));
+  else if (p.inlineData) image(p.inlineData.data);
+  else unknown("text", p);
+}
+
+/**
+ * The distinct file paths and error lines the model is sent in `input` (`{ system, messages }` in
+ * `format`), and their segments: `{ segs, paths, errors }`.
+ */
+export function factsOf(format, input) {
+  const segs = segmentsOf(format, input);
+  const paths = new Set();
+  const errors = new Set();
+  for (const s of segs) {
+    pathsOf(s.facts ?? s.text, paths);
+    errorLinesOf(s.facts ?? s.text, errors);
+  }
+  return { segs, paths, errors };
+}
+
+/**
+ * How many of `facts` (from `factsOf`) are still in `outSegs`: a path when the same regexes find
+ * it there, an error line when it is a line or a substring of the output. `{ pathsKept, errorsKept, present }`.
+ */
+export function factsKept(facts, outSegs) {
+  const outText = outSegs.map((s) => s.facts ?? s.text).join("\n");
+  const outPaths = pathsOf(outText);
+  const outLines = new Set(outText.split("\n").map((l) => l.trim()));
+  const present = (line) => outLines.has(line) || outText.includes(line);
+  let pathsKept = 0;
+  for (const p of facts.paths) if (outPaths.has(p)) pathsKept += 1;
+  let errorsKept = 0;
+  for (const l of facts.errors) if (present(l)) errorsKept += 1;
+  return { pathsKept, errorsKept, present };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The peers
 
-/** Anthropic's context editing `clear_tool_uses` (keep 3), simulated: every tool result but the newest `keep` becomes the placeholder; tool inputs stay. */
+/** Anthropic's context editing `clear_tool_uses` (keep 3), simulated: every tool result but the newest `keep` becomes the placeholder; tool inputs stay. Formats: anthropic, openai, ai-sdk, gemini (its `functionResponse.response` becomes `{ output: placeholder }`). */
 export function clearToolUses(format, messages, keep = CLEAR_KEEP, placeholder = CLEAR_PLACEHOLDER) {
   const where = [];
   messages.forEach((m, i) => {
     if (format === "openai" && m.role === "tool") where.push([i, -1]);
+    else if (format === "gemini") (m.parts ?? []).forEach((p, j) => p.functionResponse && where.push([i, j]));
     else if (Array.isArray(m.content)) {
       m.content.forEach((p, j) => {
         if ((format === "anthropic" && p.type === "tool_result") || (format === "ai-sdk" && p.type === "tool-result")) where.push([i, j]);
@@ -183,7 +232,11 @@ export function clearToolUses(format, messages, keep = CLEAR_KEEP, placeholder =
   const out = messages.slice();
   for (const [i, j] of clear) {
     if (j < 0) out[i] = { ...out[i], content: placeholder };
-    else {
+    else if (format === "gemini") {
+      const parts = out[i].parts.slice();
+      parts[j] = { ...parts[j], functionResponse: { ...parts[j].functionResponse, response: { output: placeholder } } };
+      out[i] = { ...out[i], parts };
+    } else {
       const content = out[i].content.slice();
       const part = content[j];
       content[j] = format === "anthropic" ? { ...part, content: placeholder } : { ...part, output: { type: part.output?.type === "error-text" ? "error-text" : "text", value: placeholder } };
@@ -207,7 +260,7 @@ export function pruneWindow(messages, keep = CLEAR_KEEP) {
 // ---------------------------------------------------------------------------------------------
 
 /** Installs bench/'s own dependencies (the token counter, the `ai` package) from its lockfile when missing; a reason when that fails. */
-function ensureBenchDeps() {
+export function ensureBenchDeps() {
   const stamp = path.join(here, "node_modules", ".package-lock.json");
   const lock = path.join(here, "package-lock.json");
   if (!fs.existsSync(stamp) || fs.statSync(stamp).mtimeMs < fs.statSync(lock).mtimeMs) {
@@ -347,15 +400,10 @@ export async function agentRunsReport({ write = false, policy, libraryCounter = 
       if (!session.formats[format]) continue;
       const input = session.formats[format];
       const { messages } = input;
-      const inSegs = segmentsOf(format, input);
+      const facts = factsOf(format, input);
+      const { segs: inSegs, paths: allPaths, errors: allErrors } = facts;
       const tokensOf = (segs) => segs.reduce((n, s) => n + count(s.text) + (s.image ?? 0), 0);
       const before = tokensOf(inSegs);
-      const allPaths = new Set();
-      const allErrors = new Set();
-      for (const s of inSegs) {
-        pathsOf(s.facts ?? s.text, allPaths);
-        errorLinesOf(s.facts ?? s.text, allErrors);
-      }
       const results = inSegs.filter((s) => s.kind === "result");
       const steps = messages.filter((m) => m.role === "assistant").length;
       const run = {
@@ -378,14 +426,7 @@ export async function agentRunsReport({ write = false, policy, libraryCounter = 
       const measure = (name, outMessages, extra = {}) => {
         const outSegs = segmentsOf(format, { system: input.system, messages: outMessages });
         const after = tokensOf(outSegs);
-        const outText = outSegs.map((s) => s.facts ?? s.text).join("\n");
-        const outPaths = pathsOf(outText);
-        const outLines = new Set(outText.split("\n").map((l) => l.trim()));
-        const present = (line) => outLines.has(line) || outText.includes(line);
-        let pathsKept = 0;
-        for (const p of allPaths) if (outPaths.has(p)) pathsKept += 1;
-        let errorsKept = 0;
-        for (const l of allErrors) if (present(l)) errorsKept += 1;
+        const { pathsKept, errorsKept, present } = factsKept(facts, outSegs);
         // The tool results it altered: bodies of the input not found whole in the output (as
         // many times as the input has them: two equal bodies, one stubbed, count one as pruned).
         const outTexts = new Map();

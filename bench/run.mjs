@@ -6,9 +6,11 @@
 //   node bench/run.mjs [--smoke] [--runs N] [--no-write]
 //
 // --smoke: tiny transcripts, one run, nothing written (a few seconds; `npm test` runs it so the
-// harness cannot rot). Timing: medians over --runs rounds (default 7) after a warm-up of at
-// least two calls and 0.3 s per contender (V8's optimising tiers settle in); contenders take
-// turns within each round; a sample averages several calls when one is short.
+// harness cannot rot); there the loop replay (section 8, bench/loop-replay.mjs) replays a
+// generated run instead of the real sessions, which the full run replays into bench/LOOP_REPLAY.md.
+// Timing: medians over --runs rounds (default 7) after a warm-up of at least two calls and 0.3 s
+// per contender (V8's optimising tiers settle in); contenders take turns within each round; a
+// sample averages several calls when one is short.
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -445,6 +447,19 @@ say("## 7. Long runs against one JSON round trip");
 say();
 const long = await longRuns({ tc, smoke, opts });
 say(long.markdown);
+say();
+
+// ---------------------------------------------------------------------------------------------
+// The loop replay (issue 28): real sessions call by call, billed with cache prices. The smoke
+// replays a generated run instead (no real data in `npm test`).
+say("## 8. The loop replay");
+say();
+const { loopReplay, loopReplaySmoke } = await import("./loop-replay.mjs");
+if (smoke) say(await loopReplaySmoke());
+else {
+  const loop = await loopReplay({ write: true });
+  say(loop.skipped ? `Skipped: ${loop.skipped}.` : `Every real session replayed one model call at a time (\`node bench/loop-replay.mjs\`, ${loop.seconds.toFixed(0)} s; every table per run in [bench/LOOP_REPLAY.md](bench/LOOP_REPLAY.md), how it is simulated in bench/README.md). Bills are % of sending everything uncompacted.\n\n${loop.summary.replace(/^(#+) /gm, "#$1 ")}`);
+}
 say();
 
 // ---------------------------------------------------------------------------------------------

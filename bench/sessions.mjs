@@ -8,7 +8,8 @@
 // node_modules. Every rule applied is listed in CONVERSION_RULES (the report prints them).
 //
 // The neutral session: { id, label, source, file, system: string | null, messages, notes }, where
-// messages are
+// messages are (Claude Code messages also carry `time`, their line's timestamp in seconds; a
+// merged message keeps its first line's)
 //   { role: "user", parts: [{ type: "text", text } | { type: "image", mediaType, data, raw? } | { type: "other", raw }] }
 //   { role: "assistant", parts: [{ type: "text", text } | { type: "thinking", raw } |
 //                                { type: "tool_call", id, name, input, rawArguments?, raw? }] }
@@ -72,6 +73,8 @@ export function fromClaudeCode(text, { id, file } = {}) {
   const messages = [];
   for (const entry of thread) {
     const { role, content } = entry.message;
+    // When the line was written (seconds): the loop replay takes the gaps between model calls from it.
+    const time = Number.isFinite(Date.parse(entry.timestamp)) ? Date.parse(entry.timestamp) / 1000 : undefined;
     if (role === "assistant") {
       const parts = [];
       for (const block of typeof content === "string" ? [{ type: "text", text: content }] : content) {
@@ -82,17 +85,17 @@ export function fromClaudeCode(text, { id, file } = {}) {
         } else if (block.type === "thinking" || block.type === "redacted_thinking") parts.push({ type: "thinking", raw: block });
         else parts.push({ type: "other", raw: block });
       }
-      messages.push({ role: "assistant", parts });
+      messages.push({ role: "assistant", parts, time });
     } else {
       let user = [];
       const flush = () => {
-        if (user.length) messages.push({ role: "user", parts: user });
+        if (user.length) messages.push({ role: "user", parts: user, time });
         user = [];
       };
       for (const block of typeof content === "string" ? [{ type: "text", text: content }] : content) {
         if (block.type === "tool_result") {
           flush();
-          messages.push({ role: "tool", id: block.tool_use_id, name: names.get(block.tool_use_id) ?? "unknown", content: block.content ?? "", isError: block.is_error === true, raw: block });
+          messages.push({ role: "tool", id: block.tool_use_id, name: names.get(block.tool_use_id) ?? "unknown", content: block.content ?? "", isError: block.is_error === true, raw: block, time });
         } else if (block.type === "text") user.push({ type: "text", text: block.text, raw: block });
         else if (block.type === "image" && block.source?.type === "base64") user.push({ type: "image", mediaType: block.source.media_type, data: block.source.data, raw: block });
         else user.push({ type: "other", raw: block });

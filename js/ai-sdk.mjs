@@ -29,6 +29,9 @@ export function prepareStep(options) {
   let calls = 0;
   let last = null;
   let lastInputTokens = null;
+  // The loop's state (SPEC §11): prepareStep is a stateless host (the AI SDK sends the whole
+  // history each step), so the helper passes each result's state to the next step.
+  let state;
 
   return async function compactStep({ stepNumber, steps, messages }) {
     const time = now();
@@ -40,9 +43,10 @@ export function prepareStep(options) {
     const used = lastInputTokens ?? estimateTokens(JSON.stringify(messages) ?? "");
     const pressure = { turnCount: calls, contextPctUsed: Math.min(1, used / contextWindow), idleSeconds, sessionComplete: false };
     calls += 1;
-    const ctx = { sessionId, pressure, messages, format: "ai-sdk" };
+    const ctx = { sessionId, pressure, messages, format: "ai-sdk", state };
     if (costPer1kTokens !== undefined) ctx.costPer1kTokens = costPer1kTokens;
     const result = await compact(ctx, compactOptions);
+    state = result.state;
     if (onCompact !== undefined) await onCompact(result, { stepNumber, pressure });
     return { messages: result.messages };
   };

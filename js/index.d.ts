@@ -37,8 +37,14 @@ export interface CacheConfig {
   cacheReadPer1k?: number;
   /** Price of writing tokens to the cache. Default: 1.25 × the context's `costPer1kTokens`. */
   cacheWritePer1k?: number;
-  /** Model calls the session is expected to make after this one. Default 10. */
+  /** Model calls the session is expected to make after this one. Default: the calls so far (`turnCount`), at least 10. */
   expectedRemainingSteps?: number;
+  /**
+   * Tokens a batch of new stubs must save before micro moves its stub frontier (each move
+   * rewrites the provider's cached prefix after its first edit). 0: every step as soon as it
+   * leaves the protected tail. Default 5000.
+   */
+  batchTokens?: number;
 }
 
 /** What a compaction's edits did to the provider's prompt cache (`TierResult.cache`). */
@@ -51,6 +57,8 @@ export interface CacheReport {
   rewriteCostUsd: number;
   /** What the tokens saved are worth over `expectedRemainingSteps` calls at the cache-read price, in USD. */
   expectedSavingsUsd: number;
+  /** The tier deferred a batch (not worth its rewrite yet): the figures are that batch's, and nothing was invalidated. */
+  deferred: boolean;
 }
 
 /**
@@ -97,7 +105,7 @@ export interface PolicyConfig {
   maxNestingDepth?: number;
   /**
    * The provider's prompt cache: with `cachedTokens` in the pressure and the cache warm, micro and
-   * time_based edit only where that is worth the rewrite. Default { ttlSeconds: 300, cacheReadPer1k: unset, cacheWritePer1k: unset, expectedRemainingSteps: 10 }.
+   * time_based edit only where that is worth the rewrite. Default { ttlSeconds: 300, cacheReadPer1k: unset, cacheWritePer1k: unset, expectedRemainingSteps: unset, batchTokens: 5000 }.
    */
   cache?: CacheConfig;
 }
@@ -215,6 +223,26 @@ export interface MessagesContext<M = Message> extends ContextBase {
   messages: readonly M[];
   text?: never;
   format?: MessageFormat;
+  /**
+   * The previous call's `result.state`. A stateless host (one that sends the raw history at every
+   * call) passes it back so this call repeats the earlier calls' decisions byte for byte:
+   * time_based's pruning, micro's stub frontier. A state made for another session, for messages
+   * this list does not extend, or by another version is ignored with a `warnings` line.
+   */
+  state?: LoopState | null;
+}
+
+/**
+ * The loop's state after a call (`TierResult.state`): small, JSON-serialisable, opaque. Store it
+ * beside the session (in memory, Workers KV, a Durable Object) and pass it back as `ctx.state`.
+ */
+export interface LoopState {
+  readonly version: number;
+  readonly session: string;
+  readonly history: { readonly messages: number; readonly digest: string };
+  readonly output: { readonly messages: number; readonly digest: string };
+  readonly microFrom: number;
+  readonly staleFrom: number;
 }
 
 /** A flat-text context (the seed's conventions: ```tool_result fences, [age:N] tags). */
@@ -343,6 +371,8 @@ export interface TierResultBase {
   summariserUsage?: SummariserUsage;
   /** Present when the pressure gave `cachedTokens`: what the edits did to the prompt cache. */
   cache?: CacheReport;
+  /** The loop's state for the next call (`ctx.state`); absent for flat text. */
+  state?: LoopState;
   /** The format the context was read as. */
   format: "openai" | "anthropic" | "ai-sdk" | "responses" | "gemini" | "text";
 }

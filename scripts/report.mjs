@@ -9,7 +9,9 @@
 //
 // Last, when ../shared/realdata is beside the repository: the agent-runs measurement of issue 14
 // (bench/agent-runs.mjs, short form) — every tier on real agent sessions beside Anthropic's
-// clear_tool_uses and the AI SDK's pruneMessages. Without the data it says so and skips.
+// clear_tool_uses and the AI SDK's pruneMessages; and one line of the loop replay of issue 28
+// (bench/loop-replay.mjs): the library's pooled bill, call by call, on every run in one format.
+// Without the data each says so and skips.
 import * as fs from "node:fs";
 import { gzipSync } from "node:zlib";
 import {
@@ -23,6 +25,7 @@ import {
   selectTier,
 } from "tiered-compaction";
 import { agentRunsReport } from "../bench/agent-runs.mjs";
+import { loopReplayLine } from "../bench/loop-replay.mjs";
 import { anthropicRequestBody, samples } from "./samples.mjs";
 
 /** One pressure per tier, each a boundary case of the seed's table. */
@@ -124,4 +127,7 @@ print("Agent runs: every tier on real agent sessions, beside clear_tool_uses and
 const agentRuns = await agentRunsReport({ write: false });
 if (agentRuns.skipped) print(`  skipped: ${agentRuns.skipped}`);
 else for (const line of agentRuns.brief.split("\n")) print(`  ${line}`);
+
+print();
+print(await loopReplayLine());
 console.log(out.join("\n"));

@@ -39,8 +39,9 @@ const steps = [
   // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node), pages in Chromium, and
   // tests/runtimes/run.mjs's Node ESM + CJS, Deno, Bun and workerd checks: tests/consumers/run.mjs.
   ["consumer matrix (npm pack -> every toolchain, Node, Deno, Bun, workerd)", ["node", "tests/consumers/run.mjs"], hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
-  // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one run.
-  ["bench smoke (bench/run.mjs --smoke)", ["node", "bench/run.mjs", "--smoke"]],
+  // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one
+  // run; section 8 replays a generated 40-step run in the loop (bench/loop-replay.mjs --smoke).
+  ["bench smoke (bench/run.mjs --smoke, the loop replay's included)", ["node", "bench/run.mjs", "--smoke"]],
   // Every fuzz target for 5 s on a fresh corpus (cargo-fuzz needs the nightly toolchain; the
   // script installs cargo-fuzz once). A crash fails the step and leaves its input in fuzz/artifacts/.
   ["fuzz smoke (scripts/fuzz.sh 5, every target)", ["bash", "-c", "FUZZ_CORPUS_DIR=\"$(mktemp -d)\" bash scripts/fuzz.sh 5"], hasNightly ? null : "no nightly toolchain (rustup toolchain install nightly)"],

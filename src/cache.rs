@@ -60,7 +60,9 @@ impl CacheModel {
             write_per_1k: cache
                 .cache_write_per_1k
                 .unwrap_or(input_per_1k * DEFAULT_WRITE_RATIO),
-            remaining_steps: cache.expected_remaining_steps,
+            remaining_steps: cache
+                .expected_remaining_steps
+                .unwrap_or(pressure.turn_count.max(crate::config::MIN_REMAINING_STEPS)),
         })
     }
 
@@ -98,6 +100,7 @@ impl CacheModel {
             invalidated_tokens: invalidated,
             rewrite_cost_usd: self.rewrite_cost(invalidated),
             expected_savings_usd: self.expected_savings(saved),
+            deferred: false,
         }
     }
 }
@@ -114,6 +117,9 @@ pub struct CacheReport {
     pub rewrite_cost_usd: f64,
     /// What the tokens saved are worth over the expected remaining steps, in USD.
     pub expected_savings_usd: f64,
+    /// The edits were deferred: the figures are the batch's that waits (it was not worth its
+    /// rewrite yet), and nothing was invalidated.
+    pub deferred: bool,
 }
 
 /// Tokens before each message of `transcript` (one more entry than messages: the total).

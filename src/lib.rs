@@ -73,6 +73,7 @@ pub mod host_value;
 pub mod input;
 pub mod legacy;
 pub mod limits;
+pub mod loop_state;
 pub mod markers;
 pub mod media;
 pub mod must_keep;

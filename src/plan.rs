@@ -3,8 +3,9 @@
 //! in the archive. Keeping edits this small is what lets untouched messages pass through as is.
 
 use crate::result::SummariserUsage;
+use crate::transcript::{Block, BlockKind, Transcript};
 use std::ops::Range;
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::Xxh3;
 
 /// What an archive entry holds (`docs/design.md`, "Archive").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,48 +180,122 @@ impl Plan {
     }
 }
 
-/// The archive id of `edit`, the `seq`-th plan of the call whose correlation id is `seed`: short
-/// enough to quote (`a` and 12 hex digits), stable (the same call, plan and place give the same
-/// id) and unique within a result and, all but surely, across a session's results. A tier that
-/// names the id in its stub computes it with the same arguments before the edit is applied.
-pub fn archive_id(seed: &str, seq: usize, edit: &Edit) -> String {
-    let (message, block) = match edit {
-        Edit::ReplaceBlock { message, block, .. } => (*message, *block as u64),
-        Edit::ReplaceMessages { range, .. } | Edit::RewriteMessages { range, .. } => {
-            (range.start, u64::MAX - range.end as u64)
+/// The archive id of what `edit` removes from `transcript` (read before the edit is applied):
+/// short enough to quote (`a` and 12 hex digits) and stable (SPEC §7): a function of the removed
+/// content, its kind and the tool call ids that tie it to the conversation, never of the call,
+/// the tier, the session or the position. So the same block gives the same id, and its stub the
+/// same bytes, at every call of a loop: a stub that changed its id at each call would rewrite the
+/// provider's cached prefix from the first stub on (issue 28). Two entries with one id hold the
+/// same content, so `recall` answers either correctly.
+pub fn archive_id(transcript: &Transcript<'_>, edit: &Edit) -> String {
+    match edit {
+        Edit::ReplaceBlock {
+            message,
+            block,
+            kind,
+            ..
+        } => match transcript
+            .messages
+            .get(*message)
+            .and_then(|at| at.blocks.get(*block))
+        {
+            Some(_) => block_id(*kind, transcript, *message, *block),
+            None => range_id(transcript, *kind, *message..*message + 1),
+        },
+        Edit::ReplaceMessages { range, kind, .. } | Edit::RewriteMessages { range, kind, .. } => {
+            range_id(transcript, *kind, range.clone())
         }
-    };
-    place_id(seed, seq, message, block)
+    }
 }
 
-/// [`archive_id`] of a block edit at `message`, `block`.
-pub fn place_id(seed: &str, seq: usize, message: usize, block: u64) -> String {
-    // One-shot xxh3 over the bytes a streaming hasher would be fed (the same digest), from the
-    // stack: a streaming state and `format!` for each of a long run's thousands of stubs were
-    // about 1.6 % of a call on a 3,275-message conversation.
-    let mut place = [0u8; 24];
-    place[..8].copy_from_slice(&(seq as u64).to_le_bytes());
-    place[8..16].copy_from_slice(&(message as u64).to_le_bytes());
-    place[16..].copy_from_slice(&block.to_le_bytes());
-    let mut buffer = [0u8; 128];
-    let digest = match buffer.get_mut(..seed.len() + place.len()) {
-        Some(bytes) => {
-            bytes[..seed.len()].copy_from_slice(seed.as_bytes());
-            bytes[seed.len()..].copy_from_slice(&place);
-            xxh3_64(bytes)
-        }
-        None => {
-            let mut hasher = Xxh3::new();
-            hasher.update(seed.as_bytes());
-            hasher.update(&place);
-            hasher.digest()
-        }
+/// [`archive_id`] of block `index` of message `message` archived as `kind` (a stub names it
+/// before its edit exists). Blocks the transcript model sees alike (the same kind, tool id and
+/// text) may differ in what they archive (two thinking blocks of one text and two signatures),
+/// so the id also counts how many such blocks come before this one: a number that a history
+/// growing at its end never changes.
+pub fn block_id(
+    kind: ArchiveKind,
+    transcript: &Transcript<'_>,
+    message: usize,
+    index: usize,
+) -> String {
+    let Some(block) = transcript
+        .messages
+        .get(message)
+        .and_then(|at| at.blocks.get(index))
+    else {
+        return range_id(transcript, kind, message..message + 1);
     };
-    hex_id(digest & 0xffff_ffff_ffff)
+    let mut hasher = Xxh3::new();
+    hasher.update(kind.as_str().as_bytes());
+    hash_block(&mut hasher, block);
+    let alike = |other: &Block<'_>| {
+        other.text.len() == block.text.len() && other.kind == block.kind && other.text == block.text
+    };
+    let earlier: usize = transcript.messages[..message]
+        .iter()
+        .map(|at| at.blocks.iter().filter(|other| alike(other)).count())
+        .sum::<usize>()
+        + transcript.messages[message].blocks[..index]
+            .iter()
+            .filter(|other| alike(other))
+            .count();
+    if earlier > 0 {
+        hasher.update(&(earlier as u64).to_le_bytes());
+    }
+    hex_id(hasher.digest())
+}
+
+/// [`archive_id`] of messages `range` of `transcript` archived as `kind` (a digest names it
+/// before its edit exists).
+pub fn range_id(transcript: &Transcript<'_>, kind: ArchiveKind, range: Range<usize>) -> String {
+    let mut hasher = Xxh3::new();
+    hasher.update(kind.as_str().as_bytes());
+    for message in transcript.messages.get(range).unwrap_or_default() {
+        hasher.update(&[0xfe, message.role as u8]);
+        for block in &message.blocks {
+            hash_block(&mut hasher, block);
+        }
+    }
+    hex_id(hasher.digest())
+}
+
+/// The id of the bridge entry that follows the entry `id` (a replaced range whose replacement
+/// needed a message beside it, `formats::json`): derived from it, apart from it.
+pub fn bridge_id(id: &str) -> String {
+    let mut hasher = Xxh3::new();
+    hasher.update(b"bridge");
+    hasher.update(id.as_bytes());
+    hex_id(hasher.digest())
+}
+
+/// Feeds `block`'s kind, tool ids and content to `hasher`, each field closed by a byte no UTF-8
+/// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
+/// reads one, and only repairs archive there) is known by its length and ends; a binary value by
+/// its SHA-256, which its text already is.
+fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
+    let (tag, id): (u8, Option<&str>) = match &block.kind {
+        BlockKind::Text => (0, None),
+        BlockKind::ToolCall { id, .. } => (1, Some(id)),
+        BlockKind::ToolResult { id, .. } => (2, id.as_deref()),
+        BlockKind::Media { .. } => (3, None),
+        BlockKind::Thinking => (4, None),
+        BlockKind::Other => (5, None),
+    };
+    hasher.update(&[0xff, tag]);
+    hasher.update(id.unwrap_or_default().as_bytes());
+    hasher.update(&[0xff]);
+    hasher.update(block.text.as_bytes());
+    if let Some(elided) = &block.elided {
+        hasher.update(&[0xff]);
+        hasher.update(&(elided.chars as u64).to_le_bytes());
+        hasher.update(elided.tail.as_bytes());
+    }
 }
 
 /// `a` and the low 48 bits of `digest` as 12 lowercase hex digits (`format!("a{:012x}")`).
 fn hex_id(digest: u64) -> String {
+    let digest = digest & 0xffff_ffff_ffff;
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut id = [b'a'; 13];
     for (at, digit) in id[1..].iter_mut().enumerate() {
@@ -233,27 +308,87 @@ fn hex_id(digest: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::Format;
+    use serde_json::{Value, json};
+
+    fn read(messages: &[Value]) -> Transcript<'_> {
+        crate::formats::read_messages(messages, Format::OpenAi).unwrap()
+    }
+
+    fn call(id: &str, body: &str) -> [Value; 2] {
+        [
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}),
+            json!({"role": "tool", "tool_call_id": id, "content": body}),
+        ]
+    }
+
+    fn stub_edit(message: usize) -> Edit {
+        Edit::ReplaceBlock {
+            message,
+            block: 0,
+            text: String::new(),
+            kind: ArchiveKind::ToolResult,
+        }
+    }
 
     #[test]
-    fn place_ids_are_the_streaming_hashers() {
-        for (seed, seq, message, block) in [
-            ("", 0, 0, 0),
-            (
-                "ids-0123456789abcdef0123456789abcdef",
-                3,
-                1_514,
-                u64::MAX / 2,
-            ),
-            (&"x".repeat(300)[..], 1, 7, u64::MAX - 9),
-        ] {
-            let mut hasher = Xxh3::new();
-            hasher.update(seed.as_bytes());
-            hasher.update(&(seq as u64).to_le_bytes());
-            hasher.update(&(message as u64).to_le_bytes());
-            hasher.update(&block.to_le_bytes());
-            let expected = format!("a{:012x}", hasher.digest() & 0xffff_ffff_ffff);
-            assert_eq!(place_id(seed, seq, message, block), expected);
-        }
+    fn a_blocks_id_does_not_depend_on_its_place() {
+        let mut early = vec![json!({"role": "user", "content": "task"})];
+        early.extend(call("c1", "body one"));
+        let mut late = vec![json!({"role": "user", "content": "task"})];
+        late.extend(call("c0", "other"));
+        late.extend(call("c1", "body one"));
+        let (early, late) = (read(&early), read(&late));
+        let id = archive_id(&early, &stub_edit(2));
+        assert_eq!(id, archive_id(&late, &stub_edit(4)));
+        assert_eq!(id.len(), 13);
+        assert!(id.starts_with('a') && id[1..].bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(id, archive_id(&late, &stub_edit(2)));
+    }
+
+    #[test]
+    fn ids_differ_by_content_kind_and_tool_id() {
+        let mut messages = vec![];
+        messages.extend(call("c1", "same body"));
+        messages.extend(call("c2", "same body"));
+        messages.extend(call("c1", "same bodz"));
+        let transcript = read(&messages);
+        let ids = [1, 3, 5].map(|at| archive_id(&transcript, &stub_edit(at)));
+        assert_ne!(ids[0], ids[1], "tool call id");
+        assert_ne!(ids[0], ids[2], "content");
+        assert_ne!(
+            block_id(ArchiveKind::ToolResult, &transcript, 1, 0),
+            block_id(ArchiveKind::Turn, &transcript, 1, 0)
+        );
+        assert_eq!(ids[0], block_id(ArchiveKind::ToolResult, &transcript, 1, 0));
+    }
+
+    #[test]
+    fn blocks_alike_in_the_model_get_ids_of_their_own() {
+        let mut messages = vec![];
+        messages.extend(call("c1", "same body"));
+        messages.extend(call("c1", "same body"));
+        let transcript = read(&messages);
+        let first = archive_id(&transcript, &stub_edit(1));
+        let second = archive_id(&transcript, &stub_edit(3));
+        assert_ne!(first, second);
+        // The first keeps its id when the history grows.
+        let mut longer = messages.clone();
+        longer.extend(call("c2", "more"));
+        assert_eq!(archive_id(&read(&longer), &stub_edit(1)), first);
+    }
+
+    #[test]
+    fn a_ranges_id_is_its_content() {
+        let mut short = vec![json!({"role": "user", "content": "task"})];
+        short.extend(call("c1", "run"));
+        let mut long = vec![json!({"role": "system", "content": "sys"})];
+        long.extend(short.clone());
+        let (short, long) = (read(&short), read(&long));
+        let id = range_id(&short, ArchiveKind::Run, 1..3);
+        assert_eq!(id, range_id(&long, ArchiveKind::Run, 2..4));
+        assert_ne!(id, range_id(&long, ArchiveKind::Run, 1..3));
+        assert_ne!(bridge_id(&id), id);
         assert_eq!(hex_id(0xabc), "a000000000abc");
     }
 }

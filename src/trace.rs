@@ -63,6 +63,7 @@ pub fn record_tier_event(
             "compaction_cache_expected_savings_usd",
             finite(cache.expected_savings_usd),
         );
+        put("compaction_cache_deferred", json!(cache.deferred));
     }
     // Serialising a map of JSON values cannot fail; an empty object is the safe fallback.
     serde_json::to_string(&Value::Object(line)).unwrap_or_else(|_| "{}".to_string())

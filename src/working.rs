@@ -10,7 +10,7 @@ use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::host_value::HostValueKey;
-use crate::plan::{Edit, Plan, archive_id, place_id};
+use crate::plan::{Plan, archive_id, bridge_id};
 use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
 use serde_json::Value;
@@ -59,10 +59,20 @@ pub struct Working<'a> {
     strings: Option<&'a dyn ElidedStrings>,
     /// The key of the input's host-value placeholders (binary data, URLs).
     host_values: Option<&'a HostValueKey>,
-    /// What archive ids are derived from besides the edit's place: the call's correlation id.
-    pub id_seed: String,
-    /// Plans applied so far (each plan's edits number their places afresh).
+    /// Plans applied so far.
     pub plans_applied: usize,
+    /// Where the loop's decisions stand (the stub frontier), for `TierResult.state`.
+    pub loop_marks: LoopMarks,
+    /// What a deferring tier found a batch would cost (`TierResult.cache` when it deferred).
+    pub cache_report: Option<crate::cache::CacheReport>,
+}
+
+/// The decisions of a loop that the history alone does not hold (SPEC §11, "State"), as a
+/// call found them (from the host's `state`) and left them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoopMarks {
+    /// micro's stub frontier: tool results of the steps before it are stubbed.
+    pub micro_frontier: usize,
 }
 
 impl<'a> Working<'a> {
@@ -118,8 +128,9 @@ impl<'a> Working<'a> {
             elision,
             strings,
             host_values,
-            id_seed: String::new(),
             plans_applied: 0,
+            loop_marks: LoopMarks::default(),
+            cache_report: None,
         })
     }
 
@@ -170,6 +181,12 @@ impl<'a> Working<'a> {
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
         let plan = plan.sorted();
         if !plan.edits.is_empty() {
+            // Ids name what each edit removes, so they are read before the edits are made.
+            let ids: Vec<String> = plan
+                .edits
+                .iter()
+                .map(|edit| archive_id(&self.transcript, edit))
+                .collect();
             let archive = match &mut self.context {
                 Current::Text(text) => {
                     let applied = formats::text::apply(text, &self.transcript, &plan.edits)?;
@@ -233,19 +250,16 @@ impl<'a> Working<'a> {
                     applied.archive
                 }
             };
-            let seq = self.plans_applied;
             // One entry per edit, and a bridge entry after an edit whose replacement needed
             // one (`formats::json`); the bridge's id follows its edit's.
-            let mut edits = plan.edits.iter();
-            let mut last = None;
+            let mut ids = ids.into_iter();
+            let mut last = String::new();
             for mut entry in archive {
                 if entry.id == formats::json::BRIDGE_ID {
-                    entry.id = bridge_id(&self.id_seed, seq, last);
-                } else {
-                    last = edits.next();
-                    if let Some(edit) = last {
-                        entry.id = archive_id(&self.id_seed, seq, edit);
-                    }
+                    entry.id = bridge_id(&last);
+                } else if let Some(id) = ids.next() {
+                    entry.id = id;
+                    last.clone_from(&entry.id);
                 }
                 self.archive.push(entry);
             }
@@ -341,14 +355,4 @@ fn reread<'a>(
     let values: Vec<&Value> = output.iter().map(|value| &**value).collect();
     formats::registry::link(&mut transcript, &values);
     Ok(transcript)
-}
-
-/// The id of the bridge entry after `edit` (a replaced range): the edit's place, apart from it.
-fn bridge_id(seed: &str, seq: usize, edit: Option<&Edit>) -> String {
-    let end = match edit {
-        Some(Edit::ReplaceMessages { range, .. }) => range.end,
-        Some(edit) => edit.first_message(),
-        None => 0,
-    };
-    place_id(seed, seq, end, u64::MAX / 2)
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use tiered_compaction::{CompactOptions, Tier, compact_request_body};
+use tiered_compaction::{Tier, compact_request_body};
 
 fn anthropic_body() -> String {
     let log = "x".repeat(2000);
@@ -27,7 +27,7 @@ fn anthropic_body() -> String {
 fn micro_rewrites_only_the_collapsed_tool_result() {
     let body = anthropic_body();
     // Two steps; the newest one is the protected tail.
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.keep_recent_steps = 1;
     let (out, result) = block_on(compact_request_body(
         &body,
@@ -68,7 +68,7 @@ fn an_unchanged_body_comes_back_byte_for_byte() {
         "s-edge",
         pressure(1, 0.2, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .unwrap();
     assert_eq!(result.tier, Tier::None);
@@ -83,7 +83,7 @@ fn bad_bodies_name_the_problem() {
         "s",
         p,
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .unwrap_err();
     assert!(
@@ -95,7 +95,7 @@ fn bad_bodies_name_the_problem() {
         "s",
         p,
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .unwrap_err();
     assert_eq!(

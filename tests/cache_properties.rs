@@ -43,7 +43,7 @@ fn run(
     let options = CompactOptions {
         policy: PolicyConfig {
             cache: CacheConfig {
-                expected_remaining_steps: steps,
+                expected_remaining_steps: Some(steps),
                 ..CacheConfig::default()
             },
             ..PolicyConfig::default()

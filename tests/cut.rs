@@ -13,8 +13,7 @@ use tiered_compaction::formats::read_messages;
 use tiered_compaction::tiers::micro::collapsed;
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{
-    CompactOptions, ContextInput, FormatChoice, Tier, TierContext, compact_with_tier, digest,
-    must_keep,
+    ContextInput, FormatChoice, Tier, TierContext, compact_with_tier, digest, must_keep,
 };
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -181,7 +180,7 @@ proptest! {
             ContextInput::Messages { messages, format: FormatChoice::Fixed(Format::OpenAi) },
         );
         // The newest step ("done") is the protected tail; the tool result is outside it.
-        let mut options = CompactOptions::default();
+        let mut options = unbatched();
         options.policy.keep_recent_steps = 1;
         let result = block_on(compact_with_tier(Tier::Micro, &ctx, &options)).expect("micro");
         let collapsed_body = result.messages().expect("messages")[2]["content"]

@@ -120,7 +120,7 @@ fn same_either_way(
     format: Format,
     messages: Vec<Value>,
 ) -> Result<bool, TestCaseError> {
-    let options = CompactOptions::default();
+    let options = unbatched();
     let keep = options.policy.micro_keep_head_chars;
     let whole = run(tier, &ctx(format, messages.clone(), false), &options).expect("valid input");
     let mut elided_messages = Value::Array(messages);
@@ -239,7 +239,7 @@ fn facts_that_cannot_decide_are_refused() {
         let outcome = run(
             Tier::None,
             &ctx(Format::OpenAi, messages, true),
-            &CompactOptions::default(),
+            &unbatched(),
         );
         let error = outcome.expect_err("refused");
         assert_eq!(error.path, "messages[4]");
@@ -252,7 +252,7 @@ fn facts_that_cannot_decide_are_refused() {
     let outcome = run(
         Tier::None,
         &ctx(Format::OpenAi, messages, true),
-        &CompactOptions::default(),
+        &unbatched(),
     );
     assert!(outcome.expect_err("refused").problem.contains("elided"));
 }
@@ -272,16 +272,16 @@ fn content_reading_modes_refuse_elided_input() {
         Tier::Micro,
         Tier::TimeBased,
     ] {
-        let error = run(tier, &elided, &CompactOptions::default()).expect_err("refused");
+        let error = run(tier, &elided, &unbatched()).expect_err("refused");
         assert_eq!(error.path, "messages");
         assert!(error.problem.contains("reads whole"), "{error}");
     }
     let heuristic = CompactOptions {
         token_estimator: TokenEstimator::Heuristic,
-        ..CompactOptions::default()
+        ..unbatched()
     };
     assert!(run(Tier::None, &elided, &heuristic).is_err());
-    assert!(run(Tier::None, &elided, &CompactOptions::default()).is_ok());
+    assert!(run(Tier::None, &elided, &unbatched()).is_ok());
 }
 
 /// The seed's rule as a host counter: the same counts, but a host counter reads texts whole.
@@ -306,14 +306,14 @@ fn body_both_ways(
     let body = serde_json::to_string_pretty(&request).expect("serialises");
     let whole_options = CompactOptions {
         counter: Some(&SeedAsHost),
-        ..CompactOptions::default()
+        ..unbatched()
     };
     let run = |options: &CompactOptions<'_>| {
         block_on(tiered_compaction::compact_request_body(
             &body, "s-body", pressure, None, options,
         ))
     };
-    let (elided_body, elided) = run(&CompactOptions::default()).expect("compacts");
+    let (elided_body, elided) = run(&unbatched()).expect("compacts");
     let (whole_body, whole) = run(&whole_options).expect("compacts");
     assert_eq!(elided, whole);
     assert_eq!(elided_body, whole_body);
@@ -327,7 +327,7 @@ fn a_body_keeps_the_values_of_its_long_strings() {
         r#"{{"model":"m","messages":[{{"role":"user","content":"Fix it."}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"{output}","note":"{output}"}},{{"role":"assistant","content":"ok"}},{{"role":"user","content":"next"}}]}}"#
     );
     // The newest step ("ok") is the protected tail; the tool result is outside it.
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.keep_recent_steps = 1;
     let (new_body, result) = block_on(tiered_compaction::compact_request_body(
         &body,
@@ -400,7 +400,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
         let whole = run(
             Tier::None,
             &ctx(format, messages.clone(), false),
-            &CompactOptions::default(),
+            &unbatched(),
         )
         .expect("valid");
         let mut elided = Value::Array(messages);
@@ -413,7 +413,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
         let strings = Originals(originals.clone());
         let options = CompactOptions {
             elided_strings: Some(&strings),
-            ..CompactOptions::default()
+            ..unbatched()
         };
         let mut result =
             run(Tier::None, &ctx(format, elided.clone(), true), &options).expect("taken");
@@ -429,11 +429,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
             .for_each(|e| put_back(&mut e.content, &key, &originals));
         assert_eq!(result, whole);
         // Without the strings the placeholder in the input cannot be read: refused.
-        let refused = run(
-            Tier::None,
-            &ctx(format, elided, true),
-            &CompactOptions::default(),
-        );
+        let refused = run(Tier::None, &ctx(format, elided, true), &unbatched());
         assert!(refused.expect_err("refused").problem.contains("elided"));
         body_both_ways(format, writes_a_file(format), pressure(6, 0.5, 0.0, false));
     }

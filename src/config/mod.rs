@@ -7,7 +7,7 @@ mod setting;
 mod source;
 mod table;
 
-pub use cache::CacheConfig;
+pub use cache::{CacheConfig, DEFAULT_BATCH_TOKENS, MIN_REMAINING_STEPS};
 pub use policy::{PolicyConfig, RENAMED};
 pub use setting::{FieldSpec, Kind, Setting};
 pub use source::{FieldSource, JsonFields, reject_unknown};

@@ -199,6 +199,21 @@ impl Setting for Option<f64> {
     }
 }
 
+/// An optional integer: absent (or never set) is `None`, which the field's doc gives a meaning.
+impl Setting for Option<u64> {
+    fn read(source: &dyn FieldSource, js: &'static str, kind: Kind) -> Result<Option<Self>> {
+        Ok(<u64 as Setting>::read(source, js, kind)?.map(Some))
+    }
+
+    fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
+        self.map_or(Ok(()), |value| value.check(js, kind))
+    }
+
+    fn describe(&self) -> String {
+        self.map_or_else(|| "unset".to_string(), |value| value.describe())
+    }
+}
+
 impl Setting for Vec<String> {
     fn read(source: &dyn FieldSource, js: &'static str, _: Kind) -> Result<Option<Self>> {
         source.strings(js)

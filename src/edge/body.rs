@@ -1042,9 +1042,12 @@ mod tests {
 
     #[test]
     fn the_core_decides_how_a_body_is_read() {
+        // Every step stubbed as it leaves the tail: the bodies are far smaller than a batch.
+        let mut unbatched = CompactOptions::default();
+        unbatched.policy.cache.batch_tokens = 0;
         let whole = CompactOptions {
             counter: Some(&SeedAsHost),
-            ..CompactOptions::default()
+            ..unbatched.clone()
         };
         // Five steps: the two oldest tool results are outside the protected tail.
         let small = tool_body(5, 2000);
@@ -1063,7 +1066,7 @@ mod tests {
             )
             .chain(["finish".to_string(), "whole read".to_string()])
             .collect();
-        let (log, out) = recorded(&small, &CompactOptions::default());
+        let (log, out) = recorded(&small, &unbatched);
         assert_eq!(log, stubbed);
         assert!(
             out.contains("[tool result body pruned: 2000 chars; recall: a"),
@@ -1083,7 +1086,7 @@ mod tests {
         assert!(log.contains(&"message 1001 from host".to_string()));
         assert!(!log.iter().any(|entry| entry.ends_with("from text")));
         // Nothing changed: the body as it came.
-        let (log, out) = recorded(BODY, &CompactOptions::default());
+        let (log, out) = recorded(BODY, &unbatched);
         assert_eq!(log, ["laid out 4", "unchanged", "whole read"]);
         assert_eq!(out, BODY);
     }

@@ -3,6 +3,7 @@
 //! plan and apply, checks the invariants on the outcome and fills in the result.
 
 mod admit;
+mod looping;
 
 pub use admit::{check_limits, may_read_elided};
 
@@ -105,14 +106,16 @@ async fn run(
         ctx.host_values.as_ref(),
     )?;
     let before_tokens = working.tokens(counter);
-    let (correlation_id, id_seed) = match &options.correlation_id {
-        Some(id) => (id.clone(), id.clone()),
+    let correlation_id = match &options.correlation_id {
+        Some(id) => id.clone(),
         None => {
             let content = content_digest(&working.transcript);
-            let (session, turn) = (&ctx.session_id, ctx.pressure.turn_count);
-            (
-                event_id("cmp", session, turn, Some(tier), content),
-                derive_id_seed(session, turn, content),
+            event_id(
+                "cmp",
+                &ctx.session_id,
+                ctx.pressure.turn_count,
+                Some(tier),
+                content,
             )
         }
     };
@@ -122,7 +125,6 @@ async fn run(
         summariser: options.summariser,
         session_id: &ctx.session_id,
         correlation_id: &correlation_id,
-        id_seed: &id_seed,
         instructions: options.instructions.as_deref(),
         pressure: &ctx.pressure,
         cache: CacheModel::of(
@@ -136,11 +138,14 @@ async fn run(
     let prefixes = env
         .cache
         .map(|_| prefix_tokens(&working.transcript, counter));
-    working.id_seed.clone_from(&id_seed);
+    // The loop's state is of messages as hosts send them: read before any repair.
+    let admitted = looping::admit(&working, ctx.state.as_ref(), &ctx.session_id);
+    let input_print = crate::loop_state::print(&working.transcript);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
     let repaired =
         crate::repair::repair(&mut working, ctx.server_history)?.then(|| working.clone());
+    looping::reapply(&mut working, &admitted, &env)?;
     let before = Pairing::of(&working.transcript, ctx.server_history);
     let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
@@ -160,9 +165,12 @@ async fn run(
         after_tokens = tier_before_tokens;
     }
     let cache = env.cache.map(|model| {
-        let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
-        model.report(prefix, before_tokens.saturating_sub(after_tokens))
+        working.cache_report.unwrap_or_else(|| {
+            let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
+            model.report(prefix, before_tokens.saturating_sub(after_tokens))
+        })
     });
+    let state = looping::next_state(&working, input_print, &admitted, tier, &env);
     let mut result = finish(
         tier,
         why,
@@ -174,6 +182,7 @@ async fn run(
         correlation_id,
     );
     result.cache = cache;
+    result.state = state;
     Ok(result)
 }
 
@@ -409,6 +418,7 @@ fn finish(
         warnings: working.warnings,
         summariser_usage: working.summariser_usage,
         cache: None,
+        state: None,
         format: crate::formats::registry::name(working.transcript.format),
         origins: working.origins,
         archive_origins: working.archive_origins,
@@ -432,14 +442,6 @@ pub fn derive_correlation_id(
         Some(tier),
         content_digest(transcript),
     )
-}
-
-/// What archive ids are derived from when the host gives no correlation id: session, turn and
-/// content, not the tier, so the tiers that write the same stub at the same place (micro, and
-/// auto starting from micro's stubs) name it by the same id, and auto's output is micro's plus
-/// what auto adds.
-fn derive_id_seed(session_id: &str, turn: u64, content: u128) -> String {
-    event_id("ids", session_id, turn, None, content)
 }
 
 /// `prefix-` and 32 hex digits of session, turn, tier (if any) and the content's digest.

@@ -1,93 +1,118 @@
-//! Cache-aware deferral for the tiers that can wait (micro, time_based; SPEC §11): with a warm
-//! prompt cache, a plan's edits are made only when what they save over the expected remaining
-//! steps is worth more than rewriting the cached prefix they invalidate. auto and session_memory
-//! never wait: the window is at risk.
+//! Cache-aware batches for the tiers that can wait (micro, time_based; SPEC §11). micro's stubs
+//! move in batches ([`super::frontier`]); with a warm prompt cache, a batch is made only when
+//! what it saves over the expected remaining calls is worth more than rewriting the cached
+//! prefix after its first edit. Otherwise it is deferred, and the output is the previous call's:
+//! the stubs before the frontier stay, the batch waits, whole, until it pays. auto and
+//! session_memory never wait: the window is at risk.
 
 use super::edit_saving;
+use super::frontier::{advance, saving_per_step, split, written_frontier};
 use crate::base::decimal::shortest;
-use crate::cache::{CacheModel, prefix_tokens};
-use crate::plan::Plan;
-use crate::tokens::TokenCounter;
-use crate::transcript::Transcript;
+use crate::cache::{CacheModel, CacheReport, prefix_tokens};
+use crate::plan::{Edit, Plan};
+use crate::transcript::steps::Steps;
+use crate::transcript::{Format, Transcript};
+use crate::working::Working;
 
-/// [`choose`] under the call's cache model; `plan` as it is without one.
-pub fn worth_it(plan: Plan, transcript: &Transcript, env: &super::TierEnv<'_>) -> Plan {
-    match &env.cache {
-        Some(model) => choose(plan, transcript, model, env.counter),
-        None => plan,
+/// micro's `plan` (every stub outside the tail) cut at the frontier: the stubs of the steps
+/// before where the frontier stood (kept: the previous call wrote them), and the next batch when
+/// one has closed and is worth its rewrite. Records the frontier and, when it defers, what the
+/// batch would have cost (`Working::loop_marks`, `Working::cache_report`).
+pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'_>) -> Plan {
+    let transcript = &working.transcript;
+    if transcript.format == Format::Text {
+        // Flat text has no steps: the seed's micro, every block at once.
+        return whole(plan, working, env);
+    }
+    let steps = Steps::of(transcript);
+    let start = working
+        .loop_marks
+        .micro_frontier
+        .max(written_frontier(transcript, &steps));
+    let saving = saving_per_step(transcript, &steps, &plan.edits, env.counter);
+    let candidate = advance(&saving, start, env.policy.cache.batch_tokens);
+    let (applied, pending) = split(&steps, std::mem::take(&mut plan.edits), candidate);
+    let (mut kept, batch) = split(&steps, applied, start);
+    let mut frontier = candidate;
+    let decision = decide(&kept, &batch, transcript, env);
+    if let Some(report) = decision.filter(|report| report.deferred) {
+        frontier = start;
+        plan.reason = deferred_reason(&batch, &report, env);
+        working.cache_report = Some(report);
+    } else {
+        kept.extend(batch);
+    }
+    if !pending.is_empty() {
+        let waiting: u64 = saving.iter().skip(candidate).sum();
+        plan.reason = format!(
+            "{}; {} stub(s) wait for a batch ({waiting} of {} tokens)",
+            plan.reason,
+            pending.len(),
+            env.policy.cache.batch_tokens
+        );
+    }
+    working.loop_marks.micro_frontier = frontier;
+    plan.edits = kept;
+    plan
+}
+
+/// `plan` whole, or nothing when the cache is warm and its edits are not worth their rewrite
+/// (time_based, which fires on a cold cache, and flat text).
+pub fn whole(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'_>) -> Plan {
+    let edits = std::mem::take(&mut plan.edits);
+    match decide(&[], &edits, &working.transcript, env).filter(|report| report.deferred) {
+        Some(report) => {
+            let reason = deferred_reason(&edits, &report, env);
+            working.cache_report = Some(report);
+            Plan::unchanged(reason)
+        }
+        None => {
+            plan.edits = edits;
+            plan
+        }
     }
 }
 
-/// The edits of `plan` worth making under `model`: all of them when the cache is cold; when it
-/// is warm, those from the edit point that gives the largest net value (savings minus rewrite),
-/// keeping the cached prefix before it, or none when no point is worth it: the plan then changes
-/// nothing and its reason names what was deferred and the two figures.
-pub fn choose(
-    plan: Plan,
-    transcript: &Transcript,
-    model: &CacheModel,
-    counter: &dyn TokenCounter,
-) -> Plan {
-    if !model.warm || plan.edits.is_empty() {
-        return plan;
-    }
-    let plan = plan.sorted();
-    let saved: Vec<u64> = plan
-        .edits
+/// What making `batch` costs and saves under the call's cache model (`None` without one), with
+/// `kept` (earlier edits the previous call already made) before it: the batch invalidates the
+/// cached prefix from its first edit on, as the output of `kept` measures it.
+fn decide(
+    kept: &[Edit],
+    batch: &[Edit],
+    transcript: &Transcript<'_>,
+    env: &super::TierEnv<'_>,
+) -> Option<CacheReport> {
+    let model: &CacheModel = env.cache.as_ref()?;
+    let first = batch.first()?.first_message();
+    let prefixes = prefix_tokens(transcript, env.counter);
+    let kept_before: u64 = kept
         .iter()
-        .map(|edit| edit_saving(transcript, edit, counter))
-        .collect();
-    let prefixes = prefix_tokens(transcript, counter);
-    // Taking the edits from `first` on: the savings after it, the cached tokens after its message.
-    let net = |first: usize| {
-        let saving: u64 = saved[first..].iter().sum();
-        let at = plan.edits[first].first_message();
-        let invalidated = model.invalidated(prefixes.get(at).copied().unwrap_or(0));
-        let value = model.expected_savings(saving);
-        let cost = model.rewrite_cost(invalidated);
-        (value - cost, value, cost)
-    };
-    // The earliest start among the best: more edits for the same net value.
-    let best = (0..plan.edits.len()).fold(None, |best: Option<(usize, f64)>, first| {
-        let (gain, ..) = net(first);
-        match best {
-            Some((_, top)) if top >= gain => best,
-            _ => Some((first, gain)),
-        }
-    });
-    let total: u64 = saved.iter().sum();
-    let (all_net, all_value, all_cost) = net(0);
-    match best {
-        Some((first, gain)) if gain > 0.0 => {
-            if first == 0 {
-                return plan;
-            }
-            let deferred = first;
-            let mut plan = plan;
-            plan.edits.drain(..first);
-            plan.reason = format!(
-                "{}; cache warm: deferred the {deferred} earliest edit(s), which would rewrite the cached prefix for more than they save",
-                plan.reason
-            );
-            plan
-        }
-        _ => {
-            debug_assert!(all_net <= 0.0);
-            Plan::unchanged(format!(
-                "cache warm: deferred {} edit(s) saving {total} tokens: expected savings {} USD over {} steps < rewrite cost {} USD of {} cached tokens",
-                plan.edits.len(),
-                usd(all_value),
-                model.remaining_steps,
-                usd(all_cost),
-                model.invalidated(
-                    prefixes
-                        .get(plan.edits[0].first_message())
-                        .copied()
-                        .unwrap_or(0)
-                ),
-            ))
-        }
-    }
+        .filter(|edit| edit.first_message() < first)
+        .map(|edit| edit_saving(transcript, edit, env.counter))
+        .sum();
+    let prefix = prefixes
+        .get(first)
+        .copied()
+        .unwrap_or(0)
+        .saturating_sub(kept_before);
+    let saved: u64 = batch
+        .iter()
+        .map(|edit| edit_saving(transcript, edit, env.counter))
+        .sum();
+    let mut report = model.report(prefix, saved);
+    report.deferred = model.warm && report.expected_savings_usd <= report.rewrite_cost_usd;
+    Some(report)
+}
+
+fn deferred_reason(batch: &[Edit], report: &CacheReport, env: &super::TierEnv<'_>) -> String {
+    let steps = env.cache.map_or(0, |model| model.remaining_steps);
+    format!(
+        "cache warm: deferred a batch of {} edit(s): expected savings {} USD over {steps} calls <= rewrite cost {} USD of {} cached tokens",
+        batch.len(),
+        usd(report.expected_savings_usd),
+        usd(report.rewrite_cost_usd),
+        report.invalidated_tokens,
+    )
 }
 
 /// A price as a reason writes it: six decimals, enough for cents of a cent.

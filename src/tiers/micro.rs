@@ -13,7 +13,7 @@ use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::error::CompactionError;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::protect::Protection;
@@ -42,14 +42,13 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
 
 /// Turns long tool-result bodies outside the protected tail into stubs.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
-    let plan = plan(&working.transcript, env, working.plans_applied)?;
-    let plan = super::deferral::worth_it(plan, &working.transcript, env);
+    let plan = plan(&working.transcript, env)?;
+    let plan = super::deferral::batched(plan, working, env);
     working.apply(plan)
 }
 
-/// The stubs micro would write over `transcript`, as the `seq`-th plan of the call (auto starts
-/// from them too).
-pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::error::Result<Plan> {
+/// The stubs micro would write over `transcript` (auto starts from them too).
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan> {
     // micro only ever edits tool results, never the user's own text, so a user message is not
     // protected for the tool results it carries (Anthropic puts them in user messages).
     let protection = Protection::summarising(
@@ -68,7 +67,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
         for (block_index, block) in message.blocks.iter().enumerate() {
             if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
                 // The id only when the input is long enough to stub (few calls are).
-                let id = || place_id(env.id_seed, seq, index, block_index as u64);
+                let id = || block_id(ArchiveKind::ToolInput, transcript, index, block_index);
                 edits.extend(input_edit(block, index, block_index, id, env));
                 continue;
             }
@@ -86,7 +85,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> crate::er
                     "holds an elided text that must be read whole",
                 ));
             }
-            let id = place_id(env.id_seed, seq, index, block_index as u64);
+            let id = block_id(ArchiveKind::ToolResult, transcript, index, block_index);
             let frame = Frame::Head {
                 keep: env.policy.micro_keep_head_chars,
                 recall: structured.then_some(id.as_str()),

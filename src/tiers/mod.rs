@@ -8,6 +8,7 @@
 
 pub mod auto;
 pub mod deferral;
+pub mod frontier;
 pub mod micro;
 pub mod none;
 pub mod session_memory;
@@ -37,9 +38,6 @@ pub struct TierEnv<'a> {
     pub session_id: &'a str,
     /// The event's correlation id.
     pub correlation_id: &'a str,
-    /// What archive ids are derived from (`crate::plan::place_id`): the host's correlation id,
-    /// or one derived without the tier, so two tiers name the same stub alike.
-    pub id_seed: &'a str,
     /// The host's override of the summarisation prompt.
     pub instructions: Option<&'a str>,
     /// The pressure of this call.

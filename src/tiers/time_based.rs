@@ -11,7 +11,7 @@ use super::{TierEnv, replacement_shrinks, shrinking};
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::pressure::BudgetPressure;
 use crate::tier::Tier;
 use crate::transcript::pairing::{closed_ranges, tool_names};
@@ -42,17 +42,26 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
     let plan = if working.transcript.format == Format::Text {
         flat_text_plan(&working.transcript, env)
     } else {
-        plan(&working.transcript, env, working.plans_applied)
+        plan(&working.transcript, env, Stale::ByAge)
     };
-    let plan = super::deferral::worth_it(plan, &working.transcript, env);
+    let plan = super::deferral::whole(plan, working, env);
     working.apply(plan)
+}
+
+/// Which steps a structured plan prunes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stale {
+    /// Those more than `maxBlockAgeSteps` steps old (or tagged older): the tier firing.
+    ByAge,
+    /// Those before this step: an earlier call's pruning made again (`crate::loop_state`).
+    Before(usize),
 }
 
 /// Structured context: in each step older than the cutoff and outside protected content, tool
 /// results become stale stubs that keep their facts, long assistant texts likewise, and thinking
 /// blocks go to the archive. Every message stays where it is, so pairing and role order are
 /// untouched.
-pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan {
     let cutoff = env.policy.max_block_age_steps;
     let protection = Protection::structural(
         transcript,
@@ -63,10 +72,18 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
     let threshold = env.policy.micro_body_threshold_chars;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
-        let age = message
-            .explicit_age
-            .unwrap_or_else(|| protection.steps.age(index));
-        if protection.is_whole(index) || age <= cutoff {
+        let old = match stale_by {
+            Stale::ByAge => {
+                message
+                    .explicit_age
+                    .unwrap_or_else(|| protection.steps.age(index))
+                    > cutoff
+            }
+            Stale::Before(frontier) => {
+                super::frontier::step_at(&protection.steps, index).is_some_and(|s| s < frontier)
+            }
+        };
+        if protection.is_whole(index) || !old {
             continue;
         }
         // A message protected for the user's words keeps them; its tool results are pruned.
@@ -78,25 +95,30 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
             if results_only && !matches!(block.kind, BlockKind::ToolResult { .. }) {
                 continue;
             }
-            let id = place_id(env.id_seed, seq, index, block_index as u64);
             let tool = names[index][block_index];
+            let id = |kind| block_id(kind, transcript, index, block_index);
             let (text, kind) = match &block.kind {
                 BlockKind::ToolResult { .. } => {
-                    (stale(block, tool, &id, threshold), ArchiveKind::ToolResult)
+                    let kind = ArchiveKind::ToolResult;
+                    (stale(block, tool, &id(kind), threshold), kind)
                 }
                 BlockKind::Text if message.role == Role::Assistant => {
-                    (stale(block, None, &id, threshold), ArchiveKind::Turn)
+                    let kind = ArchiveKind::Turn;
+                    (stale(block, None, &id(kind), threshold), kind)
                 }
-                BlockKind::Thinking => (
-                    Some(markers::thinking_archived(block.chars(), &id)),
-                    ArchiveKind::Thinking,
-                ),
+                BlockKind::Thinking => {
+                    let kind = ArchiveKind::Thinking;
+                    (
+                        Some(markers::thinking_archived(block.chars(), &id(kind))),
+                        kind,
+                    )
+                }
                 BlockKind::ToolCall { .. } => {
                     edits.extend(super::micro::input_edit(
                         block,
                         index,
                         block_index,
-                        || id,
+                        || id(ArchiveKind::ToolInput),
                         env,
                     ));
                     continue;

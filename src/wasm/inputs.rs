@@ -26,6 +26,7 @@ pub const CONTEXT_KEYS: &[&str] = &[
     "messages",
     "text",
     "format",
+    "state",
 ];
 
 /// Fields of `CompactOptions`. `now` is accepted and checked but not used yet (the core has no
@@ -94,14 +95,21 @@ pub fn context(
     let pressure = pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
     let cost = optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
     let format = optional_string("format", fields.scalar("format")?)?;
+    let state = loop_state(&fields.get("state")?)?;
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
     let mut originals = None;
     let mut elided = false;
+    // A state's fingerprints are of whole texts: a call with one reads whole.
+    let elide = if state.is_some() {
+        None
+    } else {
+        elide(&pressure)
+    };
     let input = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => {
-            let read = read_messages(&messages, elide(&pressure), limits)
-                .map_err(|error| error.under("messages"))?;
+            let read =
+                read_messages(&messages, elide, limits).map_err(|error| error.under("messages"))?;
             (originals, elided) = (read.1, read.2);
             let values = read.0;
             ContextInput::Messages {
@@ -145,6 +153,7 @@ pub fn context(
         }
     };
     let mut ctx = TierContext::new(session_id, pressure, input);
+    ctx.state = state;
     if let Some(cost) = cost {
         ctx.cost_per_1k_tokens = cost;
     }
@@ -154,6 +163,35 @@ pub fn context(
     ctx.host_values = originals.as_ref().and_then(Originals::host_key);
     ctx.validate()?;
     Ok((ctx, originals))
+}
+
+/// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
+/// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
+fn loop_state(value: &JsValue) -> Result<Option<crate::loop_state::LoopState>> {
+    use crate::loop_state::LoopState;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let text = js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| {
+            CompactionError::type_error("state", "must be the object a result's state gave")
+        })?;
+    if text.len() > LoopState::MAX_JSON_BYTES {
+        return Err(CompactionError::range_error(
+            "state",
+            format!(
+                "must be at most {} bytes of JSON, got {}",
+                LoopState::MAX_JSON_BYTES,
+                text.len()
+            ),
+        ));
+    }
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
+        CompactionError::type_error("state", "must be the object a result's state gave")
+    })?;
+    LoopState::from_json(&json).map(Some)
 }
 
 /// `ctx.messages` as JSON values: elided, with the host's long strings, when `elide` allows it

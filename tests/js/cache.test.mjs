@@ -3,7 +3,8 @@
 // fields, and the errors that name a bad field.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, compactWithTier, recordTierEvent } from "tiered-compaction";
+// Unbatched: every stub outside the tail is one batch (loop.test.mjs tests the batches).
+import { compact, compactWithTier, recordTierEvent } from "./unbatched.mjs";
 import { agentRun, pressure } from "./helpers.mjs";
 import { assertNothingLost } from "./lossless.mjs";
 
@@ -25,9 +26,10 @@ describe("the prompt cache model", () => {
     const ctx = ctxOf(messages, { cachedTokens: plain.beforeTokens });
     const result = await compactWithTier("micro", ctx, { policy: { cache: { expectedRemainingSteps: 1 } } });
     assert.equal(result.tokensSaved, 0, result.reason);
-    assert.match(result.reason, /cache warm: deferred \d+ edit\(s\) saving \d+ tokens: expected savings [\d.e-]+ USD over 1 steps < rewrite cost [\d.e-]+ USD/);
-    assert.deepEqual(Object.keys(result.cache), ["warm", "invalidatedTokens", "rewriteCostUsd", "expectedSavingsUsd"]);
+    assert.match(result.reason, /cache warm: deferred a batch of \d+ edit\(s\): expected savings [\d.e-]+ USD over 1 calls <= rewrite cost [\d.e-]+ USD/);
+    assert.deepEqual(Object.keys(result.cache), ["warm", "invalidatedTokens", "rewriteCostUsd", "expectedSavingsUsd", "deferred"]);
     assert.equal(result.cache.warm, true);
+    assert.equal(result.cache.deferred, true);
     assert.equal(result.messages.every((m, i) => m === messages[i]), true, "the input comes back as it is");
   });
 
@@ -58,6 +60,7 @@ describe("the prompt cache model", () => {
     assert.equal(line.compaction_cache_invalidated_tokens, result.cache.invalidatedTokens);
     assert.equal(line.compaction_cache_rewrite_cost_usd, result.cache.rewriteCostUsd);
     assert.equal(line.compaction_cache_expected_savings_usd, result.cache.expectedSavingsUsd);
+    assert.equal(line.compaction_cache_deferred, result.cache.deferred);
     // A report is written as the core computes it: write minus read, per 1k tokens.
     assert.ok(Math.abs(result.cache.rewriteCostUsd - (result.cache.invalidatedTokens / 1000) * (0.0025 - 0.00025)) < 1e-12);
   });

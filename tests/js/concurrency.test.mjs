@@ -3,7 +3,7 @@
 // give exactly the results of the same calls made one after another.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, compactWithTier } from "tiered-compaction";
+import { compact, compactWithTier } from "./unbatched.mjs";
 import { random, samples } from "../../scripts/samples.mjs";
 import { pressure } from "./helpers.mjs";
 

@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 
 const registry = new Map();
 globalThis[Symbol.for("tiered-compaction.testing")] = registry;
-const { compact, compactWithTier, compactRequestBody, restore } = await import("tiered-compaction");
+const { compact, compactWithTier, compactRequestBody, restore } = await import("./unbatched.mjs");
 const { pressure } = await import("./helpers.mjs");
 
 /** The seed's rule, as a host counter: 0 for "", else max(1, floor(code points / 4)). */

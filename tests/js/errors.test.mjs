@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compact, compactWithTier, estimateTokens, recordTierEvent, runLegacyCompaction, selectTier } from "tiered-compaction";
+import { compact, compactWithTier, estimateTokens, recordTierEvent, runLegacyCompaction, selectTier } from "./unbatched.mjs";
 import { SEED_MICRO_TEXT, pressure } from "./helpers.mjs";
 
 /** PolicyConfig's fields as index.d.ts declares them (tests/config_table.rs checks them against the core's table). */
@@ -77,7 +77,7 @@ describe("compact rejects bad context and options", () => {
     [ctx({ format: "openai" }), undefined, "TypeError", 'format must be "auto" or "text" for a text context, got "openai"', "format"],
     [ctx({ text: 42 }), undefined, "TypeError", "text must be a string, got number", "text"],
     [ctx({ pressure: { ...pressure(1, 0), idleSeconds: NaN } }), undefined, "RangeError", "pressure.idleSeconds must be a finite number >= 0, got NaN", "pressure.idleSeconds"],
-    [ctx({ extra: 1 }), undefined, "TypeError", "extra is not a known field; expected one of sessionId, pressure, costPer1kTokens, messages, text, format", "extra"],
+    [ctx({ extra: 1 }), undefined, "TypeError", "extra is not a known field; expected one of sessionId, pressure, costPer1kTokens, messages, text, format, state", "extra"],
     [ctx(), { timeoutMs: NaN }, "RangeError", "options.timeoutMs must be a finite number in [0, 2147483647], got NaN", "options.timeoutMs"],
     [ctx(), { summarise: "gpt" }, "TypeError", "options.summarise must be a function, got string", "options.summarise"],
     [ctx(), { countTokens: {} }, "TypeError", "options.countTokens must be a function, got object", "options.countTokens"],

@@ -3,7 +3,7 @@
 // by name and order; a thought signature stays with the part that carries it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "tiered-compaction";
+import { compact, compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "./unbatched.mjs";
 import { TIERS, pressure, toolBody } from "./helpers.mjs";
 
 /** An ADK-style run: the task, then per step a model content (a thought, a signed call) and the

@@ -2,7 +2,7 @@
 // ChatCompletionFunctionMessageParam) is accepted and passes through every tier untouched.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactWithTier, restore } from "tiered-compaction";
+import { compactWithTier, restore } from "./unbatched.mjs";
 
 const messages = [
   { role: "system", content: "You answer with the weather tool." },

@@ -3,7 +3,7 @@
 // "repair"), each repair is one warning line, and restore gives the input back.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactRequestBody, compactWithTier, restore } from "tiered-compaction";
+import { compactRequestBody, compactWithTier, restore } from "./unbatched.mjs";
 import { pressure } from "./helpers.mjs";
 
 const ORPHAN_WARNING =

@@ -3,7 +3,7 @@
 // item they preceded, or archived together with it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "tiered-compaction";
+import { compact, compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "./unbatched.mjs";
 import { TIERS, pressure, toolBody } from "./helpers.mjs";
 
 const reasoning = (step) => ({ type: "reasoning", id: `rs_${step}`, summary: [], encrypted_content: `gAAAAB${step}${"Zx9".repeat(80)}` });

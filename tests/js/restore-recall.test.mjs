@@ -5,7 +5,7 @@
 // own shape.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "tiered-compaction";
+import { compactRequestBody, compactWithTier, recall, recallToolDefinition, restore } from "./unbatched.mjs";
 import { anthropicMessages, openaiMessages, samples } from "../../scripts/samples.mjs";
 import { SEED_MICRO_TEXT, TIERS, agentRun, pressure, resultIndex, toolBody } from "./helpers.mjs";
 import { ARCHIVE_ID, assertArchiveShape, recallIds } from "./lossless.mjs";

@@ -3,7 +3,7 @@
 // takes the path that reads and checks the object): the same tier, or the same error.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { selectTier } from "tiered-compaction";
+import { selectTier } from "./unbatched.mjs";
 import { random } from "../../scripts/samples.mjs";
 
 const outcome = (call) => {

@@ -2,7 +2,7 @@
 // (identity, not a copy); only edited and new messages are built anew.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactWithTier } from "tiered-compaction";
+import { compactWithTier } from "./unbatched.mjs";
 import { openaiMessages } from "../../scripts/samples.mjs";
 import { pressure } from "./helpers.mjs";
 import { assertNothingLost } from "./lossless.mjs";

@@ -4,7 +4,7 @@
 // steps: the shape that saved nothing under the old "latest turn" rule.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactWithTier, selectTier } from "tiered-compaction";
+import { compactWithTier, selectTier } from "./unbatched.mjs";
 import { checkFormat, withReusedIds } from "../../bench/sessions.mjs";
 import { aiSdkMessages, openaiMessages } from "../../scripts/samples.mjs";
 import { agentRun, pressure, resultIndex, toolBody } from "./helpers.mjs";

@@ -7,7 +7,7 @@
 // splits a surrogate pair or a CR from its LF. A seeded PRNG: the same cases every run.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import * as api from "tiered-compaction";
+import * as api from "./unbatched.mjs";
 import { TIERS } from "./helpers.mjs";
 
 const CASES = Number(process.env.STRINGS_CASES ?? 40);

@@ -2,7 +2,7 @@
 // digest, marks the result degraded with the cause, and loses nothing.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact as compactAuto } from "tiered-compaction";
+import { compact as compactAuto } from "./unbatched.mjs";
 import { flatText, openaiMessages } from "../../scripts/samples.mjs";
 import { assertCamelCase, pressure } from "./helpers.mjs";
 import { assertNothingLost } from "./lossless.mjs";

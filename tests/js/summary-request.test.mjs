@@ -2,7 +2,7 @@
 // answer drops a must-keep item, and that concurrent sessions never see each other's requests.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact as compactAny, compactWithTier as compactWithTierAny } from "tiered-compaction";
+import { compact as compactAny, compactWithTier as compactWithTierAny } from "./unbatched.mjs";
 import { pressure } from "./helpers.mjs";
 import { assertNothingLost } from "./lossless.mjs";
 

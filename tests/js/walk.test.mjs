@@ -4,7 +4,7 @@
 // on what the archive and the token counts say.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactWithTier } from "tiered-compaction";
+import { compactWithTier } from "./unbatched.mjs";
 import { pressure } from "./helpers.mjs";
 
 const BODY = "log line\n".repeat(200);

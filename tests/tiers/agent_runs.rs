@@ -105,7 +105,7 @@ fn a_single_prompt_run_compacts_in_every_format_and_leaves_the_tail() {
     for format in FORMATS {
         let input = run(format, 12, &unique);
         for tier in [Tier::Micro, Tier::TimeBased, Tier::Auto] {
-            let result = run_with(tier, format, input.clone(), &CompactOptions::default());
+            let result = run_with(tier, format, input.clone(), &unbatched());
             assert!(
                 result.tokens_saved * 3 > result.before_tokens,
                 "{tier} on {format:?} saved {} of {}",
@@ -139,12 +139,7 @@ fn a_single_prompt_run_compacts_in_every_format_and_leaves_the_tail() {
 #[test]
 fn micro_stubs_keep_the_error_line_the_last_line_and_the_path() {
     let input = run(Format::OpenAi, 6, &unique);
-    let result = run_with(
-        Tier::Micro,
-        Format::OpenAi,
-        input,
-        &CompactOptions::default(),
-    );
+    let result = run_with(Tier::Micro, Format::OpenAi, input, &unbatched());
     let stub = result.messages().unwrap()[3]["content"]
         .as_str()
         .unwrap()
@@ -179,7 +174,7 @@ fn micro_stubs_keep_the_error_line_the_last_line_and_the_path() {
         Tier::Micro,
         Format::Anthropic,
         anthropic.clone(),
-        &CompactOptions::default(),
+        &unbatched(),
     );
     let call = &result.messages().unwrap()[1]["content"];
     assert_eq!(call[0], anthropic[1]["content"][0], "thinking untouched");
@@ -195,7 +190,7 @@ fn micro_stubs_keep_the_error_line_the_last_line_and_the_path() {
 fn excluded_tools_stay_whole() {
     for format in FORMATS {
         let input = run(format, 8, &unique);
-        let mut options = CompactOptions::default();
+        let mut options = unbatched();
         options.policy.exclude_tools = vec!["bash".to_string()];
         for tier in [Tier::Micro, Tier::TimeBased] {
             let result = run_with(tier, format, input.clone(), &options);
@@ -215,7 +210,7 @@ fn excluded_tools_stay_whole() {
 fn keep_recent_steps_sets_the_tail() {
     let input = run(Format::OpenAi, 6, &unique);
     for keep in [1, 3, 6, 7] {
-        let mut options = CompactOptions::default();
+        let mut options = unbatched();
         options.policy.keep_recent_steps = keep;
         let result = run_with(Tier::Micro, Format::OpenAi, input.clone(), &options);
         let output = result.messages().unwrap();
@@ -232,7 +227,7 @@ fn keep_recent_steps_sets_the_tail() {
             .count();
         assert_eq!(stubbed, 6 - keep.min(6), "keep {keep}");
     }
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.keep_recent_steps = 0;
     let error = block_on(compact_with_tier(
         Tier::Micro,
@@ -252,8 +247,8 @@ fn reused_call_ids_pair_by_position() {
         let reused = run(format, 10, &|_| "call_0".to_string());
         let fresh = run(format, 10, &unique);
         for tier in [Tier::Micro, Tier::TimeBased, Tier::Auto] {
-            let with_reuse = run_with(tier, format, reused.clone(), &CompactOptions::default());
-            let without = run_with(tier, format, fresh.clone(), &CompactOptions::default());
+            let with_reuse = run_with(tier, format, reused.clone(), &unbatched());
+            let without = run_with(tier, format, fresh.clone(), &unbatched());
             assert!(
                 with_reuse.tokens_saved > 0,
                 "{tier} on {format:?}: {}",
@@ -276,7 +271,7 @@ fn thinking_outside_the_tail_is_archived_and_the_last_assistant_keeps_its_own() 
     for format in [Format::Anthropic, Format::AiSdk] {
         let input = run(format, 10, &unique);
         for tier in [Tier::TimeBased, Tier::Auto] {
-            let result = run_with(tier, format, input.clone(), &CompactOptions::default());
+            let result = run_with(tier, format, input.clone(), &unbatched());
             let thinking = result
                 .archive
                 .iter()

@@ -1,6 +1,8 @@
-//! Cache-aware compaction (SPEC §11): with a warm prompt cache, micro and time_based edit only
-//! where the tokens saved over the expected remaining steps are worth more than rewriting the
-//! cached prefix the edits invalidate; auto never waits; without cache facts nothing changes.
+//! Cache-aware compaction (SPEC §11): with a warm prompt cache, micro's next batch and
+//! time_based's edits are made only when the tokens they save over the expected remaining calls
+//! are worth more than rewriting the cached prefix after their first edit; auto never waits;
+//! without cache facts nothing is deferred. These tests use micro unbatched (every step a batch
+//! of its own), so the batch is every stub outside the tail; `batches.rs` tests the batches.
 
 use super::agent_session;
 use crate::common::*;
@@ -21,7 +23,10 @@ fn run(tier: Tier, pressure: BudgetPressure, cache: CacheConfig) -> TierResult {
     let ctx = messages_ctx(agent_session(), pressure);
     let options = CompactOptions {
         policy: PolicyConfig {
-            cache,
+            cache: CacheConfig {
+                batch_tokens: 0,
+                ..cache
+            },
             ..PolicyConfig::default()
         },
         ..CompactOptions::default()
@@ -37,7 +42,7 @@ fn context_tokens() -> f64 {
 
 fn steps(expected_remaining_steps: u64) -> CacheConfig {
     CacheConfig {
-        expected_remaining_steps,
+        expected_remaining_steps: Some(expected_remaining_steps),
         ..CacheConfig::default()
     }
 }
@@ -64,9 +69,11 @@ fn a_warm_cache_defers_edits_worth_less_than_the_rewrite() {
         "{}",
         result.reason
     );
+    // The report gives the batch that waits: what it would invalidate, cost and save.
     let cache = result.cache.expect("a report");
-    assert!(cache.warm);
-    assert_eq!(cache.invalidated_tokens, 0, "nothing was edited");
+    assert!(cache.warm && cache.deferred, "{cache:?}");
+    assert!(cache.invalidated_tokens > 0);
+    assert!(cache.expected_savings_usd <= cache.rewrite_cost_usd);
 }
 
 #[test]
@@ -110,7 +117,7 @@ fn equal_read_and_write_prices_make_a_rewrite_free() {
     let cache = CacheConfig {
         cache_read_per_1k: Some(0.001),
         cache_write_per_1k: Some(0.001),
-        expected_remaining_steps: 1,
+        expected_remaining_steps: Some(1),
         ..CacheConfig::default()
     };
     let result = run(Tier::Micro, warm_pressure(10.0, Some(cached)), cache);
@@ -121,24 +128,23 @@ fn equal_read_and_write_prices_make_a_rewrite_free() {
 }
 
 #[test]
-fn only_the_edits_past_the_cached_prefix_are_taken_when_that_is_worth_more() {
-    // Half the context cached: the stubs past it invalidate nothing and are free; those inside
-    // it are not worth rewriting the rest of the prefix for a single remaining step.
-    let cached = context_tokens() / 2.0;
-    let plain = run(Tier::Micro, pressure(9, 0.4, 10.0, false), steps(1));
-    let result = run(Tier::Micro, warm_pressure(10.0, Some(cached)), steps(1));
-    assert!(
-        result.tokens_saved > 0 && result.tokens_saved < plain.tokens_saved,
-        "{} of {}: {}",
-        result.tokens_saved,
-        plain.tokens_saved,
-        result.reason
+fn a_deferred_batch_goes_whole_once_the_horizon_makes_it_pay() {
+    // The horizon defaults to the calls so far (at least 10): the same batch that does not pay
+    // at turn 9 pays later in a long session, and then every stub of it is made at once.
+    let cached = context_tokens();
+    let unset = CacheConfig::default();
+    let plain = run(Tier::Micro, pressure(9, 0.4, 10.0, false), unset.clone());
+    let early = run(
+        Tier::Micro,
+        warm_pressure(10.0, Some(cached)),
+        unset.clone(),
     );
-    assert!(result.reason.contains("deferred the"), "{}", result.reason);
-    // What it took is a subset of what it would take without the cache: the later entries.
-    let ids: Vec<&str> = plain.archive.iter().map(|e| e.location.as_str()).collect();
-    let taken: Vec<&str> = result.archive.iter().map(|e| e.location.as_str()).collect();
-    assert!(ids.ends_with(&taken), "{ids:?} vs {taken:?}");
+    assert!(early.cache.expect("a report").deferred, "{}", early.reason);
+    let mut late_pressure = warm_pressure(10.0, Some(cached));
+    late_pressure.turn_count = 100_000;
+    let late = run(Tier::Micro, late_pressure, unset);
+    assert_eq!(late.context, plain.context, "{}", late.reason);
+    assert!(!late.cache.expect("a report").deferred);
 }
 
 #[test]

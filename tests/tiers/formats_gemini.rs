@@ -97,7 +97,7 @@ fn every_tier_keeps_the_contents_valid() {
         for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
             let options = CompactOptions {
                 summariser: summariser.as_ref().map(|s| s as _),
-                ..CompactOptions::default()
+                ..unbatched()
             };
             let result = compact_late(tier, &input, &options);
             let output = check(tier, &input, &result);
@@ -117,7 +117,7 @@ fn every_tier_keeps_the_contents_valid() {
 #[test]
 fn micro_stubs_each_response_where_its_body_was() {
     let input = run(10);
-    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &unbatched());
     let output = check(Tier::Micro, &input, &result);
     assert_eq!(output.len(), input.len());
     // Step 0: a `result` body, then two `output` bodies paired by name and order.
@@ -160,7 +160,7 @@ fn micro_stubs_each_response_where_its_body_was() {
 #[test]
 fn time_based_archives_thoughts_and_auto_strips_media() {
     let input = run(10);
-    let result = compact_late(Tier::TimeBased, &input, &CompactOptions::default());
+    let result = compact_late(Tier::TimeBased, &input, &unbatched());
     let output = check(Tier::TimeBased, &input, &result);
     let thought = &output[1]["parts"][0];
     assert!(
@@ -177,7 +177,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
             .iter()
             .any(|e| e.kind == "thinking" && e.content == input[1]["parts"][0])
     );
-    let result = compact_late(Tier::Auto, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Auto, &input, &unbatched());
     check(Tier::Auto, &input, &result);
     // The task's screenshot is in a protected message; in another user message it goes.
     let mut later = input.clone();
@@ -198,7 +198,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
         later.push(json!({"role": "model", "parts": [{"text": "Ok."}]}));
     }
     // A low target, so that auto goes past micro's stubs to the media (issue 15's budget).
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.auto_target_pct = 0.05;
     let result = compact_late(Tier::Auto, &later, &options);
     let output = check(Tier::Auto, &later, &result);
@@ -216,7 +216,7 @@ fn time_based_archives_thoughts_and_auto_strips_media() {
 #[test]
 fn session_memory_is_one_user_content() {
     let input = run(6);
-    let result = compact_late(Tier::SessionMemory, &input, &CompactOptions::default());
+    let result = compact_late(Tier::SessionMemory, &input, &unbatched());
     let output = check(Tier::SessionMemory, &input, &result);
     assert_eq!(output.len(), 1);
     assert_eq!(output[0]["role"], "user");
@@ -240,7 +240,7 @@ fn a_stub_in_a_response_without_one_string_body() {
         json!({"role": "user", "parts": [{"text": "d"}]}),
         json!({"role": "model", "parts": [{"text": "e"}]}),
     ];
-    let result = compact_late(Tier::Micro, &contents, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &contents, &unbatched());
     let output = check(Tier::Micro, &contents, &result);
     let whole = &output[2]["parts"][0]["functionResponse"]["response"];
     assert_eq!(whole.as_object().map(|o| o.len()), Some(1));
@@ -275,7 +275,7 @@ fn the_role_order_and_the_pairing_are_repaired() {
     ];
     assert_ne!(gemini_problems(&input), vec![]);
     for tier in Tier::ALL {
-        let result = compact_late(tier, &input, &CompactOptions::default());
+        let result = compact_late(tier, &input, &unbatched());
         check(tier, &input, &result);
         let warnings = result.warnings.join("\n");
         assert!(
@@ -321,7 +321,7 @@ fn a_request_body_keeps_every_byte_outside_its_contents() {
         "s",
         pressure(3, 0.4, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .expect("compacts");
     assert_eq!(result.tier, Tier::Micro);
@@ -344,7 +344,7 @@ fn a_request_body_keeps_every_byte_outside_its_contents() {
 fn detection_and_the_recall_tool() {
     let input = run(2);
     assert_eq!(
-        compact_late(Tier::None, &input, &CompactOptions::default()).format,
+        compact_late(Tier::None, &input, &unbatched()).format,
         "gemini"
     );
     assert_eq!(

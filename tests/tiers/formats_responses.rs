@@ -71,7 +71,7 @@ fn every_tier_keeps_the_items_valid_and_the_reasoning_with_its_call() {
         for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
             let options = CompactOptions {
                 summariser: summariser.as_ref().map(|s| s as _),
-                ..CompactOptions::default()
+                ..unbatched()
             };
             let result = compact_late(tier, &input, &options);
             let output = check(tier, &input, &result);
@@ -90,7 +90,7 @@ fn every_tier_keeps_the_items_valid_and_the_reasoning_with_its_call() {
 #[test]
 fn micro_stubs_outputs_and_long_arguments_in_place() {
     let input = run(10);
-    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &unbatched());
     let output = check(Tier::Micro, &input, &result);
     assert_eq!(output.len(), input.len(), "no item comes or goes");
     let stubbed: Vec<&Value> = output
@@ -148,7 +148,7 @@ fn time_based_prunes_stale_steps_and_leaves_reasoning_whole() {
     input.insert(4, reasoning(99));
     input.insert(5, json!({"type": "message", "id": "msg_old", "role": "assistant", "status": "completed",
                            "content": [{"type": "output_text", "text": "Plan: ".repeat(100), "annotations": [{"type": "url_citation", "start_index": 0, "end_index": 4, "url": "https://x", "title": "x"}]}]}));
-    let result = compact_late(Tier::TimeBased, &input, &CompactOptions::default());
+    let result = compact_late(Tier::TimeBased, &input, &unbatched());
     let output = check(Tier::TimeBased, &input, &result);
     assert_eq!(output.len(), input.len());
     let old = &output[5];
@@ -179,7 +179,7 @@ fn time_based_prunes_stale_steps_and_leaves_reasoning_whole() {
 fn auto_archives_reasoning_only_with_the_run_it_belongs_to() {
     let input = run(10);
     // A low target, so that auto goes past micro's stubs to the runs (issue 15's budget).
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.auto_target_pct = 0.05;
     let result = compact_late(Tier::Auto, &input, &options);
     let output = check(Tier::Auto, &input, &result);
@@ -234,7 +234,7 @@ fn auto_archives_reasoning_only_with_the_run_it_belongs_to() {
 #[test]
 fn session_memory_leaves_the_instructions_and_one_user_message() {
     let input = run(6);
-    let result = compact_late(Tier::SessionMemory, &input, &CompactOptions::default());
+    let result = compact_late(Tier::SessionMemory, &input, &unbatched());
     let output = check(Tier::SessionMemory, &input, &result);
     assert_eq!(output.len(), 2);
     assert_eq!(output[0], input[0]);
@@ -261,7 +261,7 @@ fn a_model_call_of_several_items_is_one_step() {
         json!({"type": "function_call_output", "call_id": "p1", "output": failing_test_log(50)}),
         json!({"type": "function_call_output", "call_id": "p2", "output": failing_test_log(51)}),
     ]);
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     options.policy.keep_recent_steps = 2;
     let result = compact_late(Tier::Micro, &input, &options);
     let output = check(Tier::Micro, &input, &result);
@@ -287,7 +287,7 @@ fn broken_input_is_repaired_with_reasoning_going_with_its_call() {
         json!({"type": "function_call", "call_id": "c3", "name": "shell", "arguments": "{}"}),
     ];
     for tier in Tier::ALL {
-        let result = compact_late(tier, &input, &CompactOptions::default());
+        let result = compact_late(tier, &input, &unbatched());
         let output = check(tier, &input, &result);
         assert_eq!(
             result.warnings,
@@ -305,7 +305,7 @@ fn broken_input_is_repaired_with_reasoning_going_with_its_call() {
     }
     // A valid input is left alone.
     let valid = run(3);
-    let result = compact_late(Tier::None, &valid, &CompactOptions::default());
+    let result = compact_late(Tier::None, &valid, &unbatched());
     assert!(result.archive.is_empty() && result.warnings.is_empty());
 }
 
@@ -318,11 +318,11 @@ fn items_without_a_type_and_detection() {
         json!({"type": "function_call_output", "call_id": "w", "output": [{"type": "input_text", "text": "sunny"}]}),
         json!({"role": "assistant", "content": "Sunny."}),
     ];
-    let result = compact_late(Tier::Micro, &input, &CompactOptions::default());
+    let result = compact_late(Tier::Micro, &input, &unbatched());
     assert_eq!(result.format, "responses");
     assert_eq!(result.messages().unwrap(), input.as_slice());
     // Without a typed item, a plain list is read as Chat Completions (valid either way).
-    let plain = compact_late(Tier::None, &input[..2], &CompactOptions::default());
+    let plain = compact_late(Tier::None, &input[..2], &unbatched());
     assert_eq!(plain.format, "openai");
 }
 
@@ -342,7 +342,7 @@ fn a_request_body_keeps_every_byte_outside_its_input() {
         "s-body",
         pressure(3, 0.4, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .expect("compacts");
     assert_eq!(result.tier, Tier::Micro);
@@ -374,7 +374,7 @@ fn a_plain_string_input_is_one_user_message_with_nothing_to_compact() {
             "s",
             pressure(turn, 0.9, 900.0, complete),
             None,
-            &CompactOptions::default(),
+            &unbatched(),
         ))
         .expect("compacts");
         assert_eq!(out, request);
@@ -409,7 +409,7 @@ fn with_previous_response_id_outputs_answer_stored_calls() {
             "s",
             tier_pressure,
             None,
-            &CompactOptions::default(),
+            &unbatched(),
         ))
         .expect("compacts");
         assert_eq!(result.tier, tier);
@@ -434,7 +434,7 @@ fn with_previous_response_id_outputs_answer_stored_calls() {
         "s",
         pressure(3, 0.4, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .expect("compacts");
     assert_eq!(result.warnings.len(), 8);
@@ -449,7 +449,7 @@ fn body_errors_name_the_list() {
         "s",
         pressure(1, 0.1, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .unwrap_err();
     assert_eq!(
@@ -461,7 +461,7 @@ fn body_errors_name_the_list() {
         "s",
         pressure(1, 0.1, 0.0, false),
         None,
-        &CompactOptions::default(),
+        &unbatched(),
     ))
     .unwrap_err();
     assert_eq!(

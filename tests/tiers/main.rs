@@ -10,6 +10,7 @@ mod common;
 
 mod agent_runs;
 mod auto;
+mod batches;
 mod cache;
 mod every_tier;
 mod formats_gemini;

@@ -9,7 +9,7 @@ use tiered_compaction::{CompactOptions, ContextData, PolicyConfig, Tier, compact
 #[test]
 fn micro_collapses_the_900_char_body_232_to_36_tokens() {
     let ctx = text_ctx(&micro_example(), pressure(2, 0.1, 0.0, false));
-    let result = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    let result = block_on(compact(&ctx, &unbatched())).unwrap();
     assert_eq!(result.tier, Tier::Micro);
     assert_eq!(result.before_tokens, 232);
     assert_eq!(result.after_tokens, 36);
@@ -83,7 +83,7 @@ fn a_nested_fence_does_not_end_the_tool_result_early_regression() {
 fn thresholds_are_read_per_call_not_frozen_regression() {
     let text = format!("```tool_result name=bash\n{}\n```", "E".repeat(100));
     let ctx = text_ctx(&text, pressure(2, 0.1, 0.0, false));
-    let default = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    let default = block_on(compact(&ctx, &unbatched())).unwrap();
     assert_eq!(default.tokens_saved, 0);
     let options = CompactOptions {
         policy: PolicyConfig {
@@ -91,7 +91,7 @@ fn thresholds_are_read_per_call_not_frozen_regression() {
             micro_keep_head_chars: 10,
             ..PolicyConfig::default()
         },
-        ..CompactOptions::default()
+        ..unbatched()
     };
     let tuned = block_on(compact(&ctx, &options)).unwrap();
     assert!(tuned.tokens_saved > 0);
@@ -109,12 +109,12 @@ impl tiered_compaction::TokenCounter for Flat {
 #[test]
 fn an_edit_that_saves_nothing_under_the_hosts_counter_is_not_made() {
     let ctx = messages_ctx(crate::agent_session(), pressure(9, 0.4, 0.0, false));
-    let saving = block_on(compact(&ctx, &CompactOptions::default())).unwrap();
+    let saving = block_on(compact(&ctx, &unbatched())).unwrap();
     assert_eq!(saving.tier, Tier::Micro);
     assert!(saving.tokens_saved > 0 && !saving.archive.is_empty());
     let options = CompactOptions {
         counter: Some(&Flat),
-        ..CompactOptions::default()
+        ..unbatched()
     };
     let result = block_on(compact(&ctx, &options)).unwrap();
     assert_eq!(result.tokens_saved, 0);

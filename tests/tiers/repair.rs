@@ -7,8 +7,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::edge::restore::restore_body;
 use tiered_compaction::{
-    CompactOptions, ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult,
-    compact_request_body,
+    ContextData, ContextInput, FormatChoice, Tier, TierContext, TierResult, compact_request_body,
 };
 
 fn ctx(format: &str, messages: Vec<Value>) -> TierContext {
@@ -342,7 +341,7 @@ fn every_tier_repairs_first_and_restores_the_input() {
 #[test]
 fn a_reverted_tier_keeps_the_repair() {
     let input = broken_session();
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     // No summary can save 99 %: auto's result is refused, the repaired input is returned.
     options.policy.min_reduction = 0.99;
     let result = block_on(tiered_compaction::compact_with_tier(
@@ -396,7 +395,7 @@ fn the_request_body_path_repairs_and_keeps_the_bytes_around() {
             "s-edge",
             pressure(1, 0.0, 0.0, false),
             None,
-            &CompactOptions::default(),
+            &unbatched(),
         ))
         .expect("compacts");
         assert_eq!(result.tier, Tier::None);
@@ -428,9 +427,9 @@ fn a_warm_cache_never_defers_the_repair() {
         pressure: warm,
         ..ctx("openai", input.clone())
     };
-    let mut options = CompactOptions::default();
+    let mut options = unbatched();
     // One step left: micro's own edits are not worth the rewrite and wait.
-    options.policy.cache.expected_remaining_steps = 1;
+    options.policy.cache.expected_remaining_steps = Some(1);
     let result = block_on(tiered_compaction::compact_with_tier(
         Tier::Micro,
         &context,

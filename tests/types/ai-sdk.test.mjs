@@ -63,6 +63,8 @@ describe("tiered-compaction/ai-sdk prepareStep in generateText", () => {
       prepareStep: prepareStep({
         contextWindow: CONTEXT_WINDOW,
         sessionId: "ai-sdk-test",
+        // A few short steps, far under a batch: every step stubbed as it leaves the tail.
+        compactOptions: { policy: { cache: { batchTokens: 0 } } },
         now: () => times[tick++],
         onCompact: (compacted, step) => seen.push({ step, tier: compacted.tier, before: compacted.beforeTokens, after: compacted.afterTokens, archived: compacted.archive.length }),
       }),

@@ -5,28 +5,27 @@
 use super::budget::Stage;
 use super::protection;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::tiers::{TierEnv, shrinking};
 use crate::transcript::{Block, BlockKind, Transcript};
 
-/// The plan of cheap `stage` over `transcript`, as the `seq`-th plan of the call.
+/// The plan of cheap `stage` over `transcript`.
 pub fn plan(
     stage: Stage,
     transcript: &Transcript,
     env: &TierEnv<'_>,
-    seq: usize,
 ) -> crate::error::Result<Plan> {
     Ok(match stage {
-        Stage::Stubs => crate::tiers::micro::plan(transcript, env, seq)?,
+        Stage::Stubs => crate::tiers::micro::plan(transcript, env)?,
         Stage::Media => strip_media(transcript, env),
-        Stage::Thinking => archive_thinking(transcript, env, seq),
+        Stage::Thinking => archive_thinking(transcript, env),
         Stage::ToolRuns | Stage::OlderConversation => Plan::default(),
     })
 }
 
 /// Thinking and reasoning blocks outside protected content go to the archive, each on its own
 /// (as Anthropic's `clear_thinking` does); their messages keep their text and tool calls.
-fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> Plan {
+fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     block_plan(
         transcript,
         env,
@@ -35,7 +34,7 @@ fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>, seq: usize) -> P
             if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
                 return None;
             }
-            let id = place_id(env.id_seed, seq, index, at as u64);
+            let id = block_id(ArchiveKind::Thinking, transcript, index, at);
             Some((
                 markers::thinking_archived(block.chars(), &id),
                 ArchiveKind::Thinking,

@@ -6,7 +6,7 @@
 use super::select::Stretch;
 use crate::digest;
 use crate::markers;
-use crate::plan::{ArchiveKind, Edit, Plan, place_id};
+use crate::plan::{ArchiveKind, Edit, Plan, range_id};
 use crate::tiers::{TierEnv, shrinking};
 use crate::transcript::{Format, Role, Transcript};
 use std::ops::Range;
@@ -25,8 +25,8 @@ pub fn digest_of(
     }
 }
 
-/// The plan that replaces each of `stretches` by its digest, as the `seq`-th plan of the call.
-pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>, seq: usize) -> Plan {
+/// The plan that replaces each of `stretches` by its digest.
+pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -> Plan {
     let structured = transcript.format != Format::Text;
     let kind = kind_of(stretches);
     let edits: Vec<Edit> = stretches
@@ -34,8 +34,7 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>, s
         .map(|stretch| {
             let range = stretch.range.clone();
             // The digest names the entry that holds the stretch (and the stubs inside it).
-            let id = structured
-                .then(|| place_id(env.id_seed, seq, range.start, u64::MAX - range.end as u64));
+            let id = structured.then(|| range_id(transcript, kind, range.clone()));
             let text = digest_of(transcript, range.clone(), stretch.talk, id.as_deref());
             Edit::ReplaceMessages {
                 text: Some(for_format(transcript, text, range.end)),

@@ -66,10 +66,9 @@ async fn plan_for(
     now: u64,
 ) -> (Plan, Option<&'static str>, Choice) {
     let transcript = &working.transcript;
-    let seq = working.plans_applied;
     if env.summariser.is_none() {
         return (
-            digests::plan(transcript, &choice.stretches, env, seq),
+            digests::plan(transcript, &choice.stretches, env),
             None,
             choice,
         );
@@ -79,7 +78,7 @@ async fn plan_for(
         Summarised::HeldBack(plan, why) => (plan, Some(why), choice),
         Summarised::Refused { warning, usage } => {
             let choice = select::choose(transcript, pieces, budget.still_needed(now), false, env);
-            let mut plan = digests::plan(transcript, &choice.stretches, env, seq);
+            let mut plan = digests::plan(transcript, &choice.stretches, env);
             plan.reason.push_str(" (summariser refused)");
             plan.degraded = true;
             plan.warnings.push(warning);

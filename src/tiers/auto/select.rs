@@ -92,7 +92,7 @@ pub fn choose(
     }
 }
 
-/// An archive id as long as the ones a digest names (`plan::place_id`).
+/// An archive id as long as the ones a digest names (`plan::range_id`).
 const SAMPLE_ID: &str = "a000000000000";
 
 /// What replacing the pieces chosen so far saves.
