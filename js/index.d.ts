@@ -241,8 +241,8 @@ export interface LoopState {
   readonly session: string;
   readonly history: { readonly messages: number; readonly digest: string };
   readonly output: { readonly messages: number; readonly digest: string };
-  readonly microFrom: number;
-  readonly staleFrom: number;
+  readonly microSteps: number;
+  readonly staleSteps: number;
 }
 
 /** A flat-text context (the seed's conventions: ```tool_result fences, [age:N] tags). */

@@ -22,7 +22,7 @@ use xxhash_rust::xxh3::Xxh3;
 pub const STATE_VERSION: u64 = 1;
 
 /// The loop's state, as `TierResult.state` gives it and `TierContext.state` takes it back.
-/// Positions are input message indices, so they stay valid as the history grows at its end.
+/// Positions are counts of steps from the start, so they stay valid as the history grows at its end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoopState {
@@ -34,12 +34,12 @@ pub struct LoopState {
     pub history: Print,
     /// The messages it returned (how a stateful host's next history starts).
     pub output: Print,
-    /// The input index where micro's stub frontier stands: the steps that start before it are
-    /// stubbed.
-    pub micro_from: u64,
-    /// The input index up to which time_based pruned: the steps that start before it are
-    /// pruned its way (0: never).
-    pub stale_from: u64,
+    /// micro's stub frontier: the tool results of this many steps are stubbed. Steps are
+    /// counted in the history as repaired, which a history growing at its end does not change
+    /// (input indices did not line up where a repair merges messages).
+    pub micro_steps: u64,
+    /// How many steps time_based pruned (0: never).
+    pub stale_steps: u64,
     /// A digest of the fields above (16 hex digits): a state changed on its way back is
     /// ignored, not misapplied.
     pub check: String,
@@ -156,7 +156,9 @@ pub fn admit(state: Option<LoopState>, session_id: &str, input: &Transcript<'_>)
     let digests = digests_at(input, &[state.history.messages, state.output.messages]);
     let matches =
         |print: &Print, digest: &Option<String>| digest.as_deref() == Some(print.digest.as_str());
-    if matches(&state.history, &digests[0]) && state.micro_from <= state.history.messages {
+    if matches(&state.history, &digests[0])
+        && state.micro_steps.max(state.stale_steps) <= state.history.messages
+    {
         Admitted::Extends(state)
     } else if matches(&state.output, &digests[1]) {
         Admitted::Holds
@@ -182,16 +184,16 @@ impl LoopState {
         session_id: &str,
         history: Print,
         output: Print,
-        micro_from: u64,
-        stale_from: u64,
+        micro_steps: u64,
+        stale_steps: u64,
     ) -> Self {
         let mut state = Self {
             version: STATE_VERSION,
             session: session_key(session_id),
             history,
             output,
-            micro_from,
-            stale_from,
+            micro_steps,
+            stale_steps,
             check: String::new(),
         };
         state.check = state.checksum();
@@ -206,8 +208,8 @@ impl LoopState {
             self.version,
             self.history.messages,
             self.output.messages,
-            self.micro_from,
-            self.stale_from,
+            self.micro_steps,
+            self.stale_steps,
         ] {
             hasher.update(&number.to_le_bytes());
         }
@@ -231,8 +233,8 @@ impl LoopState {
             "session",
             "history",
             "output",
-            "microFrom",
-            "staleFrom",
+            "microSteps",
+            "staleSteps",
             "check",
         ];
         if let Some(key) = object.keys().find(|key| !known.contains(&key.as_str())) {
@@ -246,8 +248,8 @@ impl LoopState {
             session: hex(object.get("session"), "state.session", 16)?,
             history: read_print(object.get("history"), "state.history")?,
             output: read_print(object.get("output"), "state.output")?,
-            micro_from: integer(object.get("microFrom"), "state.microFrom")?,
-            stale_from: integer(object.get("staleFrom"), "state.staleFrom")?,
+            micro_steps: integer(object.get("microSteps"), "state.microSteps")?,
+            stale_steps: integer(object.get("staleSteps"), "state.staleSteps")?,
             check: hex(object.get("check"), "state.check", 16)?,
         };
         Ok(state)

@@ -34,7 +34,7 @@ pub fn reapply(
         }
         Admitted::None | Admitted::Holds => return Ok(()),
     };
-    let stale = steps_before(working, state.stale_from);
+    let stale = usize::try_from(state.stale_steps).unwrap_or(usize::MAX);
     if stale > 0 {
         let mut plan = time_based::plan(&working.transcript, env, Stale::Before(stale));
         if !plan.edits.is_empty() {
@@ -45,30 +45,13 @@ pub fn reapply(
             working.apply(plan)?;
         }
     }
-    working.loop_marks.micro_frontier = steps_before(working, state.micro_from);
+    working.loop_marks.micro_frontier = usize::try_from(state.micro_steps).unwrap_or(usize::MAX);
     Ok(())
 }
 
-/// How many steps of the current context start before input message `from`.
-fn steps_before(working: &Working<'_>, from: u64) -> usize {
-    let steps = Steps::of(&working.transcript);
-    steps
-        .starts
-        .iter()
-        .filter(|&&start| {
-            working
-                .origins
-                .get(start)
-                .copied()
-                .flatten()
-                .is_some_and(|origin| (origin as u64) < from)
-        })
-        .count()
-}
-
 /// The state after this call: the fingerprints of what it was given (`input`, read before any
-/// repair) and of what it returns, micro's frontier as it stands, and time_based's mark (moved
-/// when time_based ran).
+/// repair) and of what it returns, micro's frontier as it stands, and how many steps time_based
+/// has pruned (more when time_based ran).
 pub fn next_state(
     working: &Working<'_>,
     input: crate::loop_state::Print,
@@ -79,24 +62,14 @@ pub fn next_state(
     if matches!(working.context, Current::Text(_)) {
         return None;
     }
-    let steps = Steps::of(&working.transcript);
-    let input_len = input.messages;
-    // The input index where step `step` of the output starts (the input's end past the last).
-    let input_start = |step: usize| -> u64 {
-        steps
-            .starts
-            .get(step)
-            .and_then(|&start| working.origins.get(start..)?.iter().flatten().next())
-            .map_or(input_len, |&origin| origin as u64)
-    };
     let earlier = match admitted {
-        Admitted::Extends(state) => state.stale_from,
+        Admitted::Extends(state) => state.stale_steps,
         _ => 0,
     };
-    let stale_from = if tier == Tier::TimeBased {
+    let stale_steps = if tier == Tier::TimeBased {
         let cutoff = usize::try_from(env.policy.max_block_age_steps).unwrap_or(usize::MAX);
-        let stale = steps.count().saturating_sub(cutoff.saturating_add(1));
-        earlier.max(if stale > 0 { input_start(stale) } else { 0 })
+        let steps = Steps::of(&working.transcript).count();
+        earlier.max(steps.saturating_sub(cutoff.saturating_add(1)) as u64)
     } else {
         earlier
     };
@@ -104,7 +77,7 @@ pub fn next_state(
         env.session_id,
         input,
         loop_state::print(&working.transcript),
-        input_start(working.loop_marks.micro_frontier),
-        stale_from,
+        working.loop_marks.micro_frontier as u64,
+        stale_steps,
     ))
 }

@@ -56,6 +56,30 @@ pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'
     plan
 }
 
+/// micro's stubs of the steps before its frontier as the state gave it (time_based, after its
+/// own pruning): a cold call that prunes the old steps must not take back the stubs of the
+/// younger ones that the previous call made, or the next warm call makes them again and
+/// rewrites the cached prefix for nothing.
+pub fn kept(working: &Working<'_>, env: &super::TierEnv<'_>) -> crate::error::Result<Plan> {
+    let frontier = working.loop_marks.micro_frontier;
+    if frontier == 0 || working.transcript.format == Format::Text {
+        return Ok(Plan::default());
+    }
+    let plan = super::micro::plan(&working.transcript, env)?;
+    let steps = Steps::of(&working.transcript);
+    let (kept, _) = split(&steps, plan.edits, frontier);
+    let reason = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("kept micro's {} stub(s) before its frontier", kept.len())
+    };
+    Ok(Plan {
+        edits: kept,
+        reason,
+        ..Plan::default()
+    })
+}
+
 /// `plan` whole, or nothing when the cache is warm and its edits are not worth their rewrite
 /// (time_based, which fires on a cold cache, and flat text).
 pub fn whole(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'_>) -> Plan {

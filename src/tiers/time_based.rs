@@ -45,7 +45,9 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
         plan(&working.transcript, env, Stale::ByAge)
     };
     let plan = super::deferral::whole(plan, working, env);
-    working.apply(plan)
+    working.apply(plan)?;
+    let kept = super::deferral::kept(working, env)?;
+    working.apply(kept)
 }
 
 /// Which steps a structured plan prunes.

@@ -80,13 +80,22 @@ fn shared_prefix(a: &[Value], b: &[Value]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
+/// `now` repeats all of `previous` unless it holds more stubs (a batch closed).
+fn assert_no_rewrite_without_a_batch(previous: &[Value], now: &[Value], call: usize) {
+    if shared_prefix(previous, now) < previous.len() {
+        assert!(
+            stubs(now) > stubs(previous),
+            "call {call}: rewrote the prefix without a batch"
+        );
+    }
+}
+
 fn stubs(messages: &[Value]) -> usize {
     messages
         .iter()
         .filter(|m| {
-            m["content"]
-                .as_str()
-                .is_some_and(|c| c.contains("[tool result body pruned"))
+            let text = m.to_string();
+            text.contains("[tool result body pruned")
         })
         .count()
 }
@@ -249,7 +258,7 @@ fn a_tampered_state_changes_nothing_it_should_not() {
     let clean = call(request(&messages, 30), 30, 5.0, None);
     let mut state = clean.state.clone().expect("a state");
     // A frontier moved on the way back: refused as a whole, the output is the stateless one.
-    state.micro_from += 20;
+    state.micro_steps += 20;
     let result = call(request(&messages, 30), 30, 5.0, Some(state.clone()));
     assert_eq!(output(&result), output(&clean));
     assert!(
@@ -258,9 +267,47 @@ fn a_tampered_state_changes_nothing_it_should_not() {
         result.warnings
     );
     // Even with its check made again, a frontier past the history it names is refused.
-    state.micro_from = state.history.messages + 5;
+    state.micro_steps = state.history.messages + 5;
     state.check = state.checksum();
     let result = call(request(&messages, 30), 30, 5.0, Some(state));
     assert_eq!(output(&result), output(&clean));
     assert!(!result.warnings.is_empty());
+}
+
+#[test]
+fn a_history_the_library_repairs_keeps_its_prefix_from_call_to_call() {
+    // Anthropic, with a run of two user messages in the middle (merged by the repair at every
+    // call) and a reminder after every fifth result: the state's frontier counts steps of the
+    // repaired history, so the merge does not shift it.
+    let mut messages = vec![json!({"role": "user", "content": "Fix the failing tests."})];
+    for step in 0..36 {
+        let id = format!("toolu_{step}");
+        messages.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "bash", "input": {"command": format!("cat src/m{step}.rs")}}
+        ]}));
+        let body = format!("fn f{step}() {{}}\n").repeat(120);
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": body}
+        ]}));
+        if step % 5 == 4 {
+            messages.push(json!({"role": "user", "content": "Keep going."}));
+        }
+    }
+    let mut state = None;
+    let mut previous: Option<Vec<Value>> = None;
+    for k in 1..=36 {
+        let result = call(request(&messages, k), k as u64, 5.0, state.take());
+        assert!(
+            result.warnings.iter().all(|w| w.starts_with("repair:")),
+            "{:?}",
+            result.warnings
+        );
+        let now = output(&result);
+        if let Some(previous) = &previous {
+            assert_no_rewrite_without_a_batch(previous, &now, k);
+        }
+        state = result.state.clone();
+        previous = Some(now);
+    }
+    assert!(stubs(previous.as_deref().unwrap_or_default()) > 0);
 }
