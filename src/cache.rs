@@ -76,10 +76,13 @@ impl CacheModel {
         }
     }
 
-    /// What rewriting `invalidated` tokens costs beyond reading them: write price minus read
-    /// price (never below zero).
-    pub fn rewrite_cost(&self, invalidated: u64) -> f64 {
-        invalidated as f64 / 1000.0 * (self.write_per_1k - self.read_per_1k).max(0.0)
+    /// What the next call pays for `invalidated` cached tokens being thrown away, `saved` of
+    /// them by the edits, beyond reading them all again: the rest is written at the write price
+    /// instead of read (the saved ones are written at no price at all). Never below zero.
+    pub fn rewrite_cost(&self, invalidated: u64, saved: u64) -> f64 {
+        let written = invalidated.saturating_sub(saved) as f64 * self.write_per_1k;
+        let read = invalidated as f64 * self.read_per_1k;
+        ((written - read) / 1000.0).max(0.0)
     }
 
     /// What saving `saved` tokens is worth: they are not read on any of the remaining steps.
@@ -98,7 +101,7 @@ impl CacheModel {
         CacheReport {
             warm: self.warm,
             invalidated_tokens: invalidated,
-            rewrite_cost_usd: self.rewrite_cost(invalidated),
+            rewrite_cost_usd: self.rewrite_cost(invalidated, saved),
             expected_savings_usd: self.expected_savings(saved),
             deferred: false,
         }

@@ -130,9 +130,14 @@ fn equal_read_and_write_prices_make_a_rewrite_free() {
 #[test]
 fn a_deferred_batch_goes_whole_once_the_horizon_makes_it_pay() {
     // The horizon defaults to the calls so far (at least 10): the same batch that does not pay
-    // at turn 9 pays later in a long session, and then every stub of it is made at once.
+    // at turn 9 pays later in a long session, and then every stub of it is made at once. Reads
+    // are priced at a hundredth of a write, so ten calls of savings do not pay for the rewrite.
     let cached = context_tokens();
-    let unset = CacheConfig::default();
+    let unset = CacheConfig {
+        cache_read_per_1k: Some(0.000_03),
+        cache_write_per_1k: Some(0.003_75),
+        ..CacheConfig::default()
+    };
     let plain = run(Tier::Micro, pressure(9, 0.4, 10.0, false), unset.clone());
     let early = run(
         Tier::Micro,
