@@ -23,13 +23,24 @@ export interface PrepareStepOptions {
 /** What the AI SDK passes to `prepareStep` (the fields the helper reads). */
 export interface StepFacts<M extends MessageLike> {
   stepNumber: number;
-  steps: ReadonlyArray<{ usage?: { inputTokens?: number | undefined } | undefined }>;
+  steps: ReadonlyArray<{
+    usage?:
+      | {
+          inputTokens?: number | undefined;
+          cachedInputTokens?: number | undefined;
+          inputTokenDetails?: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined } | undefined;
+        }
+      | undefined;
+  }>;
   messages: M[];
 }
 
 /**
  * A `prepareStep` for `generateText` / `streamText`: compacts each step's messages with the tier
  * that the loop's pressure selects (step count, the last step's input tokens over
- * `contextWindow`, the time since the previous step), and returns them as `{ messages }`.
+ * `contextWindow`, the time since the previous step, and the cache read and written on the last
+ * step where the provider reports it), and returns them as `{ messages }`. The AI SDK sends the
+ * whole history at each step, so the helper keeps each result's `state` and passes it to the next
+ * step: stubs keep their bytes and the provider's cached prefix its hits.
  */
 export function prepareStep(options: PrepareStepOptions): <M extends MessageLike>(step: StepFacts<M>) => Promise<{ messages: M[] }>;

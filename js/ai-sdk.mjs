@@ -18,6 +18,15 @@ import { compact, estimateTokens, init } from "tiered-compaction";
  * @param {{ contextWindow: number, sessionId?: string, compactOptions?: object, costPer1kTokens?: number,
  *   onCompact?: (result: object, step: { stepNumber: number, pressure: object }) => unknown, now?: () => number }} options
  */
+/** Cached input tokens of an AI SDK step's usage (read + written), or undefined when it says nothing. */
+function cachedTokens(usage) {
+  const details = usage?.inputTokenDetails;
+  const read = details?.cacheReadTokens ?? usage?.cachedInputTokens;
+  const written = details?.cacheWriteTokens;
+  const numbers = [read, written].filter((value) => typeof value === "number" && Number.isFinite(value) && value >= 0);
+  return numbers.length === 0 ? undefined : numbers.reduce((sum, value) => sum + value, 0);
+}
+
 export function prepareStep(options) {
   if (options === null || typeof options !== "object") throw invalid("options", `must be an object, got ${typeName(options)}`);
   const { contextWindow, sessionId = `ai-sdk-${Math.random().toString(36).slice(2, 10)}`, compactOptions, costPer1kTokens, onCompact, now = Date.now } = options;
@@ -42,6 +51,11 @@ export function prepareStep(options) {
     await init();
     const used = lastInputTokens ?? estimateTokens(JSON.stringify(messages) ?? "");
     const pressure = { turnCount: calls, contextPctUsed: Math.min(1, used / contextWindow), idleSeconds, sessionComplete: false };
+    // The cache facts of the last step, where the provider reported them (SPEC §11): what was
+    // read from and written to the prompt cache, on the provider's scale (the window puts it on
+    // the library's).
+    const cached = cachedTokens(usage);
+    if (cached !== undefined) Object.assign(pressure, { cachedTokens: cached, contextWindowTokens: contextWindow });
     calls += 1;
     const ctx = { sessionId, pressure, messages, format: "ai-sdk", state };
     if (costPer1kTokens !== undefined) ctx.costPer1kTokens = costPer1kTokens;

@@ -81,6 +81,14 @@ describe("tiered-compaction/ai-sdk prepareStep in generateText", () => {
       if (previous !== null) assert.equal(step.pressure.contextPctUsed, previous / CONTEXT_WINDOW);
       assert.equal(step.pressure.idleSeconds, index === 0 ? 0 : (times[index] - times[index - 1]) / 1000);
       assert.equal(step.pressure.sessionComplete, false);
+      // The cache facts of the last step's usage (the mock reports nothing cached: a cold cache).
+      if (index > 0) {
+        const details = result.steps[index - 1].usage.inputTokenDetails;
+        assert.equal(step.pressure.cachedTokens, details.cacheReadTokens + details.cacheWriteTokens);
+        assert.equal(step.pressure.contextWindowTokens, CONTEXT_WINDOW);
+      } else {
+        assert.equal("cachedTokens" in step.pressure, false);
+      }
     }
     // Step 0 has nothing to cut; once there are more tool runs than the protected tail's three,
     // micro stubs the oldest results (the SDK carries the returned messages forward, so a stub
