@@ -22,7 +22,7 @@ seconds="${1:-60}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/fuzz"
-all_targets=(structured messages_json body text cut)
+all_targets=(structured messages_json body text cut state)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
