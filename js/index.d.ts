@@ -243,6 +243,7 @@ export interface LoopState {
   readonly output: { readonly messages: number; readonly digest: string };
   readonly microSteps: number;
   readonly staleSteps: number;
+  readonly replaced: ReadonlyArray<ReadonlyArray<{ readonly start: number; readonly end: number; readonly kind: string; readonly text: string }>>;
 }
 
 /** A flat-text context (the seed's conventions: ```tool_result fences, [age:N] tags). */

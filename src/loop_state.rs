@@ -13,6 +13,7 @@
 //! fingerprint and ignored without a warning.
 
 use crate::error::{CompactionError, Result};
+use crate::plan::{ArchiveKind, Edit};
 use crate::transcript::Transcript;
 use serde::Serialize;
 use serde_json::Value;
@@ -40,9 +41,62 @@ pub struct LoopState {
     pub micro_steps: u64,
     /// How many steps time_based pruned (0: never).
     pub stale_steps: u64,
+    /// What auto and session_memory wrote in place of messages, one list per plan, in order
+    /// (see [`crate::working::LoopMarks::replaced`]).
+    pub replaced: Vec<Vec<Replaced>>,
     /// A digest of the fields above (16 hex digits): a state changed on its way back is
     /// ignored, not misapplied.
     pub check: String,
+}
+
+/// A summary or digest that replaced messages `start..end`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replaced {
+    /// The first message replaced.
+    pub start: u64,
+    /// The message after the last one replaced.
+    pub end: u64,
+    /// What the replaced messages were (`run`, `turn`, `session`).
+    pub kind: &'static str,
+    /// The replacement's text.
+    pub text: String,
+}
+
+impl Replaced {
+    /// The replacement `edit` makes, if it writes a summary or digest in place of messages.
+    pub fn of(edit: &Edit) -> Option<Self> {
+        match edit {
+            Edit::ReplaceMessages {
+                range,
+                text: Some(text),
+                kind,
+                is_summary: true,
+            } => Some(Self {
+                start: range.start as u64,
+                end: range.end as u64,
+                kind: kind.as_str(),
+                text: text.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The edit that makes this replacement again.
+    pub fn edit(&self) -> Option<Edit> {
+        let kind = ArchiveKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == self.kind)?;
+        let (start, end) = (
+            usize::try_from(self.start).ok()?,
+            usize::try_from(self.end).ok()?,
+        );
+        (start < end).then(|| Edit::ReplaceMessages {
+            range: start..end,
+            text: Some(self.text.clone()),
+            kind,
+            is_summary: true,
+        })
+    }
 }
 
 /// A fingerprint of the first `messages` messages of a list.
@@ -186,6 +240,7 @@ impl LoopState {
         output: Print,
         micro_steps: u64,
         stale_steps: u64,
+        replaced: Vec<Vec<Replaced>>,
     ) -> Self {
         let mut state = Self {
             version: STATE_VERSION,
@@ -194,6 +249,7 @@ impl LoopState {
             output,
             micro_steps,
             stale_steps,
+            replaced,
             check: String::new(),
         };
         state.check = state.checksum();
@@ -217,11 +273,23 @@ impl LoopState {
             hasher.update(text.as_bytes());
             hasher.update(&[0xff]);
         }
+        for plan in &self.replaced {
+            hasher.update(&[0xfe]);
+            for replaced in plan {
+                hasher.update(&replaced.start.to_le_bytes());
+                hasher.update(&replaced.end.to_le_bytes());
+                hasher.update(replaced.kind.as_bytes());
+                hasher.update(&[0xff]);
+                hasher.update(replaced.text.as_bytes());
+                hasher.update(&[0xff]);
+            }
+        }
         format!("{:016x}", hasher.digest())
     }
 
-    /// The largest state accepted, in bytes of JSON: a state is a few hundred bytes.
-    pub const MAX_JSON_BYTES: usize = 4_096;
+    /// The largest state accepted, in bytes of JSON: a few hundred bytes, and the summaries
+    /// auto and session_memory wrote.
+    pub const MAX_JSON_BYTES: usize = 4 << 20;
 
     /// Reads a state from its JSON form; errors name the field (`state.history.digest ...`).
     pub fn from_json(value: &Value) -> Result<Self> {
@@ -235,6 +303,7 @@ impl LoopState {
             "output",
             "microSteps",
             "staleSteps",
+            "replaced",
             "check",
         ];
         if let Some(key) = object.keys().find(|key| !known.contains(&key.as_str())) {
@@ -250,10 +319,46 @@ impl LoopState {
             output: read_print(object.get("output"), "state.output")?,
             micro_steps: integer(object.get("microSteps"), "state.microSteps")?,
             stale_steps: integer(object.get("staleSteps"), "state.staleSteps")?,
+            replaced: read_replaced(object.get("replaced"))?,
             check: hex(object.get("check"), "state.check", 16)?,
         };
         Ok(state)
     }
+}
+
+fn read_replaced(value: Option<&Value>) -> Result<Vec<Vec<Replaced>>> {
+    let plans = value
+        .and_then(Value::as_array)
+        .ok_or_else(|| CompactionError::type_error("state.replaced", "must be a list"))?;
+    let mut out = Vec::with_capacity(plans.len());
+    for (p, plan) in plans.iter().enumerate() {
+        let path = format!("state.replaced[{p}]");
+        let entries = plan
+            .as_array()
+            .ok_or_else(|| CompactionError::type_error(&path, "must be a list"))?;
+        let mut list = Vec::with_capacity(entries.len());
+        for (e, entry) in entries.iter().enumerate() {
+            let path = format!("{path}[{e}]");
+            let kind = entry
+                .get("kind")
+                .and_then(Value::as_str)
+                .and_then(|name| ArchiveKind::ALL.into_iter().find(|k| k.as_str() == name))
+                .ok_or_else(|| {
+                    CompactionError::type_error(format!("{path}.kind"), "must be an archive kind")
+                })?;
+            let text = entry.get("text").and_then(Value::as_str).ok_or_else(|| {
+                CompactionError::type_error(format!("{path}.text"), "must be a string")
+            })?;
+            list.push(Replaced {
+                start: integer(entry.get("start"), &format!("{path}.start"))?,
+                end: integer(entry.get("end"), &format!("{path}.end"))?,
+                kind: kind.as_str(),
+                text: text.to_string(),
+            });
+        }
+        out.push(list);
+    }
+    Ok(out)
 }
 
 fn read_print(value: Option<&Value>, path: &str) -> Result<Print> {
@@ -317,7 +422,14 @@ mod tests {
 
     fn state_for(messages: &[Value]) -> LoopState {
         let transcript = read(messages);
-        LoopState::new("s", print(&transcript), print(&transcript), 1, 0)
+        LoopState::new(
+            "s",
+            print(&transcript),
+            print(&transcript),
+            1,
+            0,
+            Vec::new(),
+        )
     }
 
     #[test]
@@ -367,10 +479,10 @@ mod tests {
             "{error}"
         );
         let mut bad = value.clone();
-        bad["microFrom"] = json!(-1);
+        bad["microSteps"] = json!(-1);
         let error = LoopState::from_json(&bad).unwrap_err().to_string();
         assert!(
-            error.contains("state.microFrom must be an integer"),
+            error.contains("state.microSteps must be an integer"),
             "{error}"
         );
         let mut bad = value;

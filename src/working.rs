@@ -73,6 +73,10 @@ pub struct Working<'a> {
 pub struct LoopMarks {
     /// micro's stub frontier: tool results of the steps before it are stubbed.
     pub micro_frontier: usize,
+    /// The summaries and digests written in place of messages (auto, session_memory), one list
+    /// per plan, in the order they were applied, each in the numbering of the context it was
+    /// applied to: applied in that order to the same history, they give the same messages.
+    pub replaced: Vec<Vec<crate::loop_state::Replaced>>,
 }
 
 impl<'a> Working<'a> {
@@ -181,6 +185,14 @@ impl<'a> Working<'a> {
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
         let plan = plan.sorted();
         if !plan.edits.is_empty() {
+            let replaced: Vec<crate::loop_state::Replaced> = plan
+                .edits
+                .iter()
+                .filter_map(crate::loop_state::Replaced::of)
+                .collect();
+            if !replaced.is_empty() {
+                self.loop_marks.replaced.push(replaced);
+            }
             // Ids name what each edit removes, so they are read before the edits are made.
             let ids: Vec<String> = plan
                 .edits

@@ -34,6 +34,24 @@ pub fn reapply(
         }
         Admitted::None | Admitted::Holds => return Ok(()),
     };
+    for plan in &state.replaced {
+        let len = working.transcript.messages.len();
+        let edits: Option<Vec<_>> = plan
+            .iter()
+            .map(|replaced| replaced.edit().filter(|edit| edit_fits(edit, len)))
+            .collect();
+        let Some(edits) = edits else {
+            working
+                .warnings
+                .push("state: a replacement it names does not fit these messages; not made".into());
+            break;
+        };
+        working.apply(crate::plan::Plan {
+            edits,
+            reason: "state: a summary of an earlier call put in again".into(),
+            ..crate::plan::Plan::default()
+        })?;
+    }
     let stale = usize::try_from(state.stale_steps).unwrap_or(usize::MAX);
     if stale > 0 {
         let mut plan = time_based::plan(&working.transcript, env, Stale::Before(stale));
@@ -47,6 +65,11 @@ pub fn reapply(
     }
     working.loop_marks.micro_frontier = usize::try_from(state.micro_steps).unwrap_or(usize::MAX);
     Ok(())
+}
+
+/// A replacement's range lies within `len` messages (a history it extends holds them all).
+fn edit_fits(edit: &crate::plan::Edit, len: usize) -> bool {
+    matches!(edit, crate::plan::Edit::ReplaceMessages { range, .. } if range.start < range.end && range.end <= len)
 }
 
 /// The state after this call: the fingerprints of what it was given (`input`, read before any
@@ -66,18 +89,53 @@ pub fn next_state(
         Admitted::Extends(state) => state.stale_steps,
         _ => 0,
     };
-    let stale_steps = if tier == Tier::TimeBased {
-        let cutoff = usize::try_from(env.policy.max_block_age_steps).unwrap_or(usize::MAX);
-        let steps = Steps::of(&working.transcript).count();
-        earlier.max(steps.saturating_sub(cutoff.saturating_add(1)) as u64)
-    } else {
-        earlier
+    let steps = Steps::of(&working.transcript);
+    let stale_steps = match tier {
+        Tier::TimeBased => {
+            let cutoff = usize::try_from(env.policy.max_block_age_steps).unwrap_or(usize::MAX);
+            earlier.max(steps.count().saturating_sub(cutoff.saturating_add(1)) as u64)
+        }
+        // A summary renumbers the steps after it: time_based's mark is where its stubs now end.
+        Tier::Auto | Tier::SessionMemory => stale_frontier(working, &steps) as u64,
+        _ => earlier,
+    };
+    // auto stubs every step outside the tail before it summarises: micro's frontier is there.
+    let micro_steps = match tier {
+        Tier::Auto | Tier::SessionMemory => {
+            working
+                .loop_marks
+                .micro_frontier
+                .max(crate::tiers::frontier::written_frontier(
+                    &working.transcript,
+                    &steps,
+                ))
+        }
+        _ => working.loop_marks.micro_frontier,
     };
     Some(LoopState::new(
         env.session_id,
         input,
         loop_state::print(&working.transcript),
-        working.loop_marks.micro_frontier as u64,
+        micro_steps as u64,
         stale_steps,
+        working.loop_marks.replaced.clone(),
     ))
+}
+
+/// The step after the newest one holding a stub time_based wrote (0 if none).
+fn stale_frontier(working: &Working<'_>, steps: &Steps) -> usize {
+    working
+        .transcript
+        .messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, message)| {
+            message
+                .blocks
+                .iter()
+                .any(|block| crate::markers::is_stale_stub(&block.text))
+        })
+        .and_then(|(index, _)| crate::tiers::frontier::step_at(steps, index))
+        .map_or(0, |step| step + 1)
 }

@@ -49,6 +49,22 @@ fn call(messages: Vec<Value>, turn: u64, idle: f64, state: Option<LoopState>) ->
     call_with(messages, turn, idle, state, &CompactOptions::default())
 }
 
+fn call_at(messages: Vec<Value>, turn: u64, pct: f64, state: Option<LoopState>) -> TierResult {
+    let mut ctx = TierContext::new(
+        "loop",
+        pressure(turn, pct, 5.0, false),
+        ContextInput::Messages {
+            messages,
+            format: FormatChoice::Auto,
+        },
+    );
+    ctx.state = state;
+    // A target stubs alone cannot reach: auto digests the oldest runs too.
+    let mut options = CompactOptions::default();
+    options.policy.auto_target_pct = 0.05;
+    block_on(compact(&ctx, &options)).expect("compacts")
+}
+
 fn call_with(
     messages: Vec<Value>,
     turn: u64,
@@ -310,4 +326,44 @@ fn a_history_the_library_repairs_keeps_its_prefix_from_call_to_call() {
         previous = Some(now);
     }
     assert!(stubs(previous.as_deref().unwrap_or_default()) > 0);
+}
+
+#[test]
+fn with_state_the_calls_after_auto_keep_its_digest() {
+    let messages = run(30);
+    // Call 20 at 85 % of the window: auto digests the oldest runs. Calls 21.. at 40 %: micro.
+    let mut state = None;
+    let mut outputs = Vec::new();
+    for k in 18..=26 {
+        let pct = if k == 20 { 0.85 } else { 0.4 };
+        let result = call_at(request(&messages, k), k as u64, pct, state.take());
+        assert!(
+            result.warnings.is_empty(),
+            "call {k}: {:?}",
+            result.warnings
+        );
+        if k == 20 {
+            assert_eq!(result.tier, tiered_compaction::Tier::Auto);
+            assert!(result.after_tokens < result.before_tokens);
+        }
+        state = result.state.clone();
+        outputs.push(output(&result));
+    }
+    let at_auto = &outputs[2];
+    assert!(
+        at_auto.len() < request(&messages, 20).len(),
+        "auto replaced messages"
+    );
+    for (offset, now) in outputs.iter().enumerate().skip(3) {
+        let previous = &outputs[offset - 1];
+        assert!(
+            now.len() < request(&messages, 18 + offset).len(),
+            "call {}: the digest stays",
+            18 + offset
+        );
+        assert_no_rewrite_without_a_batch(previous, now, 18 + offset);
+    }
+    // Without the state, the call after auto sends the history whole again.
+    let undone = call_at(request(&messages, 21), 21, 0.4, None);
+    assert_eq!(output(&undone).len(), request(&messages, 21).len());
 }
