@@ -11,6 +11,7 @@ mod common;
 mod agent_runs;
 mod auto;
 mod cache;
+mod directives;
 mod every_tier;
 mod formats_gemini;
 mod formats_responses;

@@ -149,16 +149,22 @@ async fn summarise(
     } else {
         markers::RUN_SUMMARY
     };
-    let (request, replaced) = request(working, &ranges, env);
+    let (request, replaced, directives) = request(working, &ranges, env);
     // The heading is ours, not the summariser's: leave room for it in the never-grows check.
     let heading_tokens = env
         .counter
         .count(&markers::summary_heading(marker, replaced));
     let room = replaced.saturating_sub(heading_tokens + 1);
     // A refused answer is replaced by digests chosen afresh, not by this text.
-    let outcome =
-        summarise::summarise_or_digest(env.summariser, request, room, env.counter, String::new)
-            .await;
+    let outcome = summarise::summarise_or_digest(
+        env.summariser,
+        request,
+        &directives,
+        room,
+        env.counter,
+        String::new,
+    )
+    .await;
     if outcome.degraded {
         return Summarised::Refused {
             warning: outcome.warning.unwrap_or_default(),
@@ -183,18 +189,20 @@ async fn summarise(
     })
 }
 
-/// The request for messages `ranges`, and the tokens they hold.
+/// The request for messages `ranges`, the tokens they hold and the directives it asks to keep
+/// (the user's own and those our earlier summaries carried).
 fn request(
     working: &Working<'_>,
     ranges: &[Range<usize>],
     env: &TierEnv<'_>,
-) -> (SummaryRequest, u64) {
+) -> (SummaryRequest, u64, Vec<String>) {
     let transcript = &working.transcript;
     let replaced: u64 = ranges
         .iter()
         .map(|r| range_tokens(transcript, r.clone(), env.counter))
         .sum();
     let must_keep = must_keep::collect(transcript, ranges);
+    let directives = must_keep.directives().to_vec();
     let rendered = ranges
         .iter()
         .map(|r| render(transcript, r.clone()))
@@ -202,7 +210,7 @@ fn request(
         .join("\n\n");
     let messages = request_messages(working, ranges);
     let request = env.summary_request(super::TIER, rendered, messages, replaced, must_keep);
-    (request, replaced)
+    (request, replaced, directives)
 }
 
 /// The summary `text` where the last of `stretches` was; the earlier ones removed (or, where
