@@ -128,6 +128,21 @@ async fn summarise_session(
     if transcript.format == Format::Text {
         text = markers::inert_in_flat_text(&text);
     }
+    let summary_tokens = env.counter.count(&text);
+    if summary_tokens >= replaced {
+        // A short session's digest (headings, provenance, directives) can outgrow it: the host
+        // still gets the summary to store, the context stays as it is.
+        return Plan {
+            reason: format!(
+                "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
+            ),
+            summary: Some(text),
+            degraded: outcome.degraded,
+            warnings: outcome.warning.into_iter().collect(),
+            summariser_usage: outcome.usage,
+            ..Plan::default()
+        };
+    }
     let edits = ranges
         .iter()
         .enumerate()
