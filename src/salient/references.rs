@@ -104,10 +104,23 @@ impl<'a> Iterator for Words<'a> {
     }
 }
 
-/// Whether the word at `start` of `text` is the name of a closing tag (`</Tip>`, `</ns:path>`:
-/// HTML, XML, JSX, MDX), which is markup, not a rooted path.
+/// Whether the word at `start` of `text` is the name of a closing tag, which is markup, not a
+/// rooted path: `</Tip>`, `</ns:path>` (HTML, XML, JSX, MDX), and a bracketed one-word name
+/// (`[/INST]` of chat templates, `[/quote]`).
 fn is_closing_tag(text: &str, start: usize, word: &str) -> bool {
-    word.starts_with('/') && start > 0 && text.as_bytes().get(start - 1) == Some(&b'<')
+    let Some(name) = word.strip_prefix('/') else {
+        return false;
+    };
+    let bytes = text.as_bytes();
+    match start.checked_sub(1).and_then(|at| bytes.get(at)) {
+        Some(b'<') => true,
+        Some(b'[') => {
+            let one_word =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            one_word && bytes.get(start + word.len()) == Some(&b']')
+        }
+        _ => false,
+    }
 }
 
 /// Where the word holding byte `hit` starts, looking back no further than `from`.

@@ -176,10 +176,19 @@ mod oracle {
             .filter(|token| super::super::is_url(token) || is_path(token))
     }
 
-    /// `word`, a slice of `text`, names a closing tag: `/` right after `<`.
+    /// `word`, a slice of `text`, names a closing tag: `/` right after `<`, or a one-word name
+    /// in brackets (`[/INST]`).
     fn closing_tag(text: &str, word: &str) -> bool {
         let start = word.as_ptr() as usize - text.as_ptr() as usize;
-        word.starts_with('/') && text[..start].ends_with('<')
+        let Some(name) = word.strip_prefix('/') else {
+            return false;
+        };
+        let one_word =
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        text[..start].ends_with('<')
+            || (text[..start].ends_with('[')
+                && one_word
+                && text[start + word.len()..].starts_with(']'))
     }
 
     pub fn strip_line_number(token: &str) -> &str {
@@ -315,6 +324,7 @@ fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
         "<",
         ">",
         "</Tip>",
+        "[/INST]",
         "2.5",
     ]);
     prop::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
@@ -443,6 +453,14 @@ export default function Page() {
             "src/main/resources/application.yml",
             "/var/lib/app/data.db"
         ]
+    );
+    // Chat-template and BBCode closing tags too; a bracketed path stays a path.
+    assert_eq!(
+        references(
+            "[INST] read it [/INST] see [/usr/lib/x.so] and [/quote]",
+            10
+        ),
+        ["/usr/lib/x.so"]
     );
     // Real paths stay paths, whatever their shape.
     for path in [

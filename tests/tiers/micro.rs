@@ -188,8 +188,7 @@ fn a_stub_keeps_the_pages_paths_and_urls_not_its_markup() {
     // The head shows the page's first characters as they are; the line of paths names no tag.
     let paths = stub.lines().rev().nth(1).unwrap();
     assert_eq!(
-        paths,
-        "https://example.com/docs/deploy#kv /var/log/acme/worker.log",
+        paths, "https://example.com/docs/deploy#kv /var/log/acme/worker.log",
         "{stub}"
     );
 }
