@@ -97,10 +97,10 @@ fn words(lines: &mut Vec<Line>, message: &Message, flat: bool) {
         .iter()
         .filter(|block| block.kind == BlockKind::Text && !block.is_nested());
     for block in texts {
-        if user && directives::is_directive(directives::words(&block.text)) {
+        let directive = directives::words(&block.text);
+        if user && directives::is_directive(directive) {
             // Verbatim: the first line's indentation and every line break kept.
-            let words = directives::words(&block.text);
-            lines.push(Line::Kept(directives::labelled("user:", words)));
+            lines.push(Line::Kept(directives::labelled("user:", directive)));
             continue;
         }
         let words = crate::base::cut::trim(&block.text);

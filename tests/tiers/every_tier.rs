@@ -164,3 +164,74 @@ fn a_session_digest_longer_than_the_session_folds_nothing_regression() {
             .is_some_and(|s| s.starts_with("[session summary]"))
     );
 }
+
+#[test]
+fn a_summary_leaves_room_for_the_messages_that_keep_roles_alternating_regression() {
+    // Found by tests/invariants.rs with 150 cases: in Anthropic and Gemini, a summary whose
+    // earlier stretch needs a pointer and which itself needs a bridge was measured without them
+    // and grew the context (117 -> 126 tokens); only the engine's fallback caught it.
+    use crate::common::generate::{self, Call, Conversation, Step, Turn};
+    use tiered_compaction::transcript::Format;
+    let turn = |user: String, image: Option<String>, steps: Vec<Step>| Turn {
+        user,
+        image,
+        binary: false,
+        steps,
+        age_tag: None,
+    };
+    let long_line = format!("{}\r\n", "y".repeat(79));
+    let conversation = Conversation {
+        system: "plain words ".into(),
+        turns: vec![
+            turn(
+                "plain words ".into(),
+                None,
+                vec![
+                    Step::Say("error: failed to compile\n".repeat(3)),
+                    Step::Say(long_line.clone()),
+                    Step::Say("plain words https://example.com/x plain words https://example.com/x error: failed to compile\n".into()),
+                ],
+            ),
+            turn(
+                long_line,
+                Some("iVBORw0KGgo".repeat(60)),
+                vec![
+                    Step::Calls(
+                        None,
+                        vec![Call {
+                            name: "bash".into(),
+                            arguments: "{\"arg\":\"\"}".into(),
+                            output: "plain words ".into(),
+                            is_error: false,
+                        }],
+                    ),
+                    Step::Say("plain words ".into()),
+                ],
+            ),
+            turn("plain words ".into(), None, vec![Step::Say("plain words ".into())]),
+        ],
+        extras: false,
+    };
+    for (format, messages) in [
+        (Format::Anthropic, generate::anthropic(&conversation)),
+        (Format::Gemini, generate::gemini(&conversation)),
+    ] {
+        let ctx = tiered_compaction::TierContext::new(
+            "s-prop",
+            pressure(4, 0.8, 400.0, false),
+            tiered_compaction::ContextInput::Messages {
+                messages,
+                format: tiered_compaction::FormatChoice::Fixed(format),
+            },
+        );
+        let fake = FakeSummariser::new(Mode::Good);
+        // The media goes first; auto on its own output then folds the older conversation.
+        let first = run_tier(Tier::Auto, &ctx, Some(&fake));
+        let again = run_tier(Tier::Auto, &rerun_input(&ctx, &first), Some(&fake));
+        assert!(
+            again.after_tokens <= again.before_tokens,
+            "{format:?}: {}",
+            again.reason
+        );
+    }
+}

@@ -4,7 +4,7 @@
 //! Our earlier summaries join, so the new one folds them in — but only once what they stand for
 //! has grown enough (the loop guard), so a summary is not summarised again and again.
 
-use super::digests::{for_format, kind_of, what};
+use super::digests::{bridge_tokens, for_format, kind_of, what};
 use super::protection;
 use super::select::{Stretch, joined};
 use super::units::is_ours;
@@ -150,11 +150,13 @@ async fn summarise(
         markers::RUN_SUMMARY
     };
     let (request, replaced, directives) = request(working, &ranges, env);
-    // The heading is ours, not the summariser's: leave room for it in the never-grows check.
+    // The heading is ours, not the summariser's, and so are the messages that keep roles
+    // alternating around what is replaced: leave room for them in the never-grows check.
     let heading_tokens = env
         .counter
         .count(&markers::summary_heading(marker, replaced));
-    let room = replaced.saturating_sub(heading_tokens + 1);
+    let room = replaced
+        .saturating_sub(heading_tokens + 1 + role_keeping_tokens(transcript, stretches, env));
     // A refused answer is replaced by digests chosen afresh, not by this text.
     let outcome = summarise::summarise_or_digest(
         env.summariser,
@@ -237,6 +239,21 @@ fn edits(transcript: &Transcript, stretches: &[Stretch], text: &str) -> Vec<Edit
             }
         })
         .collect()
+}
+
+/// Tokens of what the plan adds besides the summary in a format whose roles alternate: the
+/// pointers that stand where earlier stretches were ([`needs_pointer`]) and the bridge the
+/// summary may need between its neighbours ([`bridge_tokens`]).
+fn role_keeping_tokens(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -> u64 {
+    let Some((last, earlier)) = stretches.split_last() else {
+        return 0;
+    };
+    let pointers = earlier
+        .iter()
+        .filter(|stretch| needs_pointer(transcript, stretch.range.clone()))
+        .count() as u64;
+    pointers * env.counter.count(markers::FOLDED)
+        + bridge_tokens(transcript, last.range.clone(), env)
 }
 
 /// Whether removing messages `range` would leave two messages of one role side by side, or an
