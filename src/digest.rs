@@ -45,12 +45,16 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
     }
     write_facts(&mut out, messages, RUN_FACTS);
     // The directives the folded summaries carried, for the next one that folds this digest.
-    let carried: Vec<String> = messages
+    crate::directives::carry(out, &directives_in(messages))
+}
+
+/// The directives `messages` hold or carry, in order: what a digest of them indexes.
+fn directives_in(messages: &[Message]) -> Vec<String> {
+    messages
         .iter()
         .flat_map(crate::must_keep::directives_of)
         .map(str::to_string)
-        .collect();
-    crate::directives::carry(out, &carried)
+        .collect()
 }
 
 /// At most this many lines that matter, and paths and URLs, per run digest.

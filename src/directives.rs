@@ -34,7 +34,7 @@ pub fn words(text: &str) -> &str {
 /// Whether `words` (see [`words`]) is a directive: not empty and at most
 /// [`DIRECTIVE_MAX_CHARS`] code points. Longer user content is content (a pasted log).
 pub fn is_directive(words: &str) -> bool {
-    !words.is_empty() && words.chars().nth(DIRECTIVE_MAX_CHARS).is_none()
+    !words.is_empty() && crate::base::bytes::count_chars(words) <= DIRECTIVE_MAX_CHARS
 }
 
 /// `words` under `label` (`user:`, `-`): on the label's line, or on the lines after it when they

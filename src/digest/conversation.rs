@@ -3,10 +3,9 @@
 //! content and the agent's words by their first characters, one line per tool call, then the
 //! lines that matter and the paths.
 
-use super::{RUN_FACTS, SHORT, calls, one_line, summary_body, write_facts};
+use super::{RUN_FACTS, SHORT, calls, directives_in, one_line, summary_body, write_facts};
 use crate::directives;
 use crate::markers;
-use crate::must_keep::directives_of;
 use crate::transcript::{BlockKind, Format, Message, Role, Transcript};
 use std::fmt::Write;
 use std::ops::Range;
@@ -44,12 +43,7 @@ pub fn conversation_digest(
     // down to one run's share.
     let turns = messages.iter().filter(|m| m.has_user_words()).count();
     write_facts(&mut out, messages, RUN_FACTS * (1 + turns));
-    let carried: Vec<String> = messages
-        .iter()
-        .flat_map(directives_of)
-        .map(str::to_string)
-        .collect();
-    directives::carry(out, &carried)
+    directives::carry(out, &directives_in(messages))
 }
 
 /// A line of the digest: kept whatever the digest's length (a directive, an earlier digest's
