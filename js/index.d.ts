@@ -364,8 +364,11 @@ export interface TierResultBase {
   /** Present (and true) when the summariser failed and the structural digest was used. */
   degraded?: true;
   /**
-   * Present when there is something to warn about: the summariser's failure cause, or a repair of
-   * broken input (one line each, `repair: removed the tool result at messages[3] (id "c1"): ...`).
+   * Present when there is something to warn about: the summariser's failure cause, a repair of
+   * broken input (one line each, `repair: removed the tool result at messages[3] (id "c1"): ...`),
+   * or the engine's fallback when a tier's result broke a rule and the input was returned instead
+   * (`rule check fallbacks: 1 (micro: the result would ...)`; the reason then says `rule check
+   * failed`). A fallback is a defect of the library: worth reporting.
    */
   warnings?: string[];
   /** Present when the summariser reported its spend. */

@@ -29,8 +29,8 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
         .filter(|m| !m.has_tool_blocks() && !m.is_library_summary)
         .count();
     for summary in messages.iter().filter(|m| m.is_library_summary) {
-        // An earlier digest or summary folded into this one keeps its lines.
-        for line in summary_body(summary).lines() {
+        // An earlier digest or summary folded into this one keeps its lines (CR included).
+        for line in summary_body(summary).split('\n') {
             let _ = write!(out, "\n{line}");
         }
     }
@@ -44,7 +44,17 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
         );
     }
     write_facts(&mut out, messages, RUN_FACTS);
-    out
+    // The directives the folded summaries carried, for the next one that folds this digest.
+    crate::directives::carry(out, &directives_in(messages))
+}
+
+/// The directives `messages` hold or carry, in order: what a digest of them indexes.
+fn directives_in(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .flat_map(crate::must_keep::directives_of)
+        .map(str::to_string)
+        .collect()
 }
 
 /// At most this many lines that matter, and paths and URLs, per run digest.
@@ -82,28 +92,39 @@ fn write_facts(out: &mut String, messages: &[Message], cap: usize) {
     }
 }
 
-/// A digest of a whole session, in sections, for `session_memory` without a summariser.
+/// A digest of a whole session, in sections, for `session_memory` without a summariser:
+/// `must_keep` lists what it keeps, its first items the `directives` (which its directive
+/// index names).
 pub fn session_digest(
     transcript: &Transcript,
     ranges: &[Range<usize>],
     must_keep: &[String],
+    directives: &[String],
 ) -> String {
     let messages: Vec<&Message> = ranges
         .iter()
         .flat_map(|r| transcript.messages[r.clone()].iter())
         .collect();
     let mut out = String::new();
+    // Every text the user wrote, and what our earlier summaries carried, in order.
     let user_words: Vec<&str> = messages
         .iter()
-        .filter(|m| m.has_user_words())
-        .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
-        .map(|b| crate::base::cut::trim(&b.text))
+        .flat_map(|m| match m.is_library_summary {
+            true => crate::must_keep::directives_of(m),
+            false => m
+                .blocks
+                .iter()
+                .filter(|b| m.has_user_words() && b.kind == BlockKind::Text)
+                .map(|b| crate::directives::words(&b.text))
+                .filter(|words| !words.is_empty())
+                .collect(),
+        })
         .collect();
     if !user_words.is_empty() {
         out.push_str("## User directives\n");
-        // Verbatim, line breaks included: a directive is carried as the user wrote it.
+        // Verbatim, indentation and line breaks included: as the user wrote it.
         for words in &user_words {
-            let _ = writeln!(out, "- {words}");
+            let _ = writeln!(out, "{}", crate::directives::labelled("-", words));
         }
     }
     let calls = calls(messages.iter().copied());
@@ -148,7 +169,7 @@ pub fn session_digest(
         let _ = writeln!(out, "## Last agent note\n{}", one_line(&last.text, 400));
     }
     out.truncate(out.trim_end().len());
-    out
+    crate::directives::carry(out, directives)
 }
 
 /// One tool call with what became of it.
@@ -234,7 +255,7 @@ fn summary_body(message: &Message) -> String {
         .iter()
         .filter(|b| b.kind == BlockKind::Text)
         .map(|b| {
-            let text = b.text.trim_start();
+            let text = crate::directives::without_index(&b.text).trim_start();
             text.split_once('\n')
                 .map_or("", |(_, rest)| rest)
                 .to_string()

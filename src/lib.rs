@@ -64,6 +64,7 @@ pub mod cache;
 pub mod config;
 pub mod context;
 pub mod digest;
+pub mod directives;
 pub mod edge;
 pub mod elision;
 pub mod engine;

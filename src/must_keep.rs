@@ -46,6 +46,11 @@ impl Deref for MustKeep {
 }
 
 impl MustKeep {
+    /// The user's directives: the first items, carried whole.
+    pub fn directives(&self) -> &[String] {
+        &self.items[..self.directives]
+    }
+
     /// The items that fit a summary of `target_tokens`: every directive (they are carried in
     /// full, whatever their size), then the other items in their fair order while they take at
     /// most half the target by `counter`.
@@ -77,12 +82,9 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
             .flat_map(|r| transcript.messages[r.clone()].iter())
     };
     let mut directives = Kind::exact();
-    for text in messages().flat_map(user_texts) {
-        let words = crate::base::cut::trim(text);
-        // Longer user content (a pasted log) is content, not a directive: its lines that matter
-        // and paths are collected below like any other text's.
-        if words.chars().count() <= DIRECTIVE_MAX_CHARS {
-            directives.push_whole(words);
+    for message in messages() {
+        for directive in directives_of(message) {
+            directives.push_whole(directive);
         }
     }
     // Paths and URLs are told apart exactly: `src/a1.rs` and `src/a2.rs` are two files.
@@ -122,6 +124,47 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
     let directives = items.len();
     interleave(&mut items, kinds.map(|kind| kind.items));
     MustKeep { items, directives }
+}
+
+/// [`collect`] for a summary of the whole session (`session_memory`): the task, the first
+/// user words, is carried whole whatever its length (SPEC §4: the task is carried verbatim),
+/// before the other directives.
+pub fn collect_for_session(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
+    let mut must_keep = collect(transcript, ranges);
+    let task = transcript
+        .task_index()
+        .filter(|task| ranges.iter().any(|range| range.contains(task)))
+        .map(|task| user_texts(&transcript.messages[task]).map(crate::directives::words));
+    let long: Vec<&str> = task
+        .into_iter()
+        .flatten()
+        .filter(|words| !words.is_empty() && !crate::directives::is_directive(words))
+        .collect();
+    for (at, words) in long.into_iter().enumerate() {
+        must_keep.items.insert(at, words.to_string());
+        must_keep.directives += 1;
+    }
+    must_keep
+}
+
+/// The directives `message` carries, in order: the user's own (each text of at most
+/// [`DIRECTIVE_MAX_CHARS`] code points, as [`crate::directives::words`] has it), or those a
+/// summary or digest of the library carries (its directive index).
+pub fn directives_of<'m>(message: &'m Message<'_>) -> Vec<&'m str> {
+    if message.is_library_summary {
+        return message
+            .blocks
+            .iter()
+            .filter(|block| block.kind == BlockKind::Text)
+            .flat_map(|block| crate::directives::carried(&block.text))
+            .collect();
+    }
+    // Longer user content (a pasted log) is content, not a directive: its lines that matter
+    // and paths are collected like any other text's.
+    user_texts(message)
+        .map(crate::directives::words)
+        .filter(|words| crate::directives::is_directive(words))
+        .collect()
 }
 
 /// The texts the user wrote in `message` (none for tool results and agent messages).

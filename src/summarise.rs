@@ -112,12 +112,14 @@ pub struct Outcome {
 }
 
 /// Checks an answer: non-empty, and — with the `mustKeep` items it left out appended verbatim
-/// under [`crate::markers::KEPT_VERBATIM`] — shorter than `replaced_tokens`. Returns the text to
-/// use, or why the answer is refused.
+/// under [`crate::markers::KEPT_VERBATIM`] and the index of the `directives` it carries
+/// ([`crate::directives::carry`]) — shorter than `replaced_tokens`. Returns the text to use, or
+/// why the answer is refused.
 pub fn accept(
     answer: &str,
     replaced_tokens: u64,
     must_keep: &[String],
+    directives: &[String],
     counter: &dyn crate::tokens::TokenCounter,
 ) -> Result<String, String> {
     let answer = answer.trim();
@@ -133,10 +135,13 @@ pub fn accept(
         text.push_str("\n\n");
         text.push_str(crate::markers::KEPT_VERBATIM);
         for item in missing {
-            text.push_str("\n- ");
-            text.push_str(item);
+            // An indented item starts on its own line, so it keeps lining up.
+            text.push('\n');
+            text.push_str(&crate::directives::labelled("-", item));
         }
     }
+    // The next summary or digest that folds this one reads its directives back by the index.
+    let text = crate::directives::carry(text, directives);
     let tokens = counter.count(&text);
     if tokens >= replaced_tokens {
         return Err(format!(
@@ -147,10 +152,12 @@ pub fn accept(
 }
 
 /// Asks `summariser` (when there is one) and accepts its answer, or falls back to `digest`.
-/// Never uses an error message as a summary.
+/// Never uses an error message as a summary. `directives` are those of the request's `mustKeep`
+/// (the summary's directive index names them).
 pub async fn summarise_or_digest(
     summariser: Option<&dyn Summariser>,
     request: SummaryRequest,
+    directives: &[String],
     replaced_tokens: u64,
     counter: &dyn crate::tokens::TokenCounter,
     digest: impl FnOnce() -> String,
@@ -165,7 +172,13 @@ pub async fn summarise_or_digest(
     };
     let must_keep = request.must_keep.clone();
     let (refusal, usage) = match summariser.summarise(request).await {
-        Ok(answer) => match accept(&answer.summary, replaced_tokens, &must_keep, counter) {
+        Ok(answer) => match accept(
+            &answer.summary,
+            replaced_tokens,
+            &must_keep,
+            directives,
+            counter,
+        ) {
             Ok(text) => {
                 return Outcome {
                     text,

@@ -295,23 +295,20 @@ impl<'a> Working<'a> {
         Ok(())
     }
 
-    /// Gives the input back unchanged because the result `why_not` (an invariant it would break),
-    /// keeping what the attempt learned: notes, warnings, spend and the session summary.
-    pub fn revert(&mut self, input: &'a ContextInput, why_not: String) -> Result<()> {
+    /// Gives the input back unchanged, noting why (`note`), keeping what the attempt learned:
+    /// notes, warnings, spend and the session summary.
+    pub fn revert(&mut self, input: &'a ContextInput, note: String) -> Result<()> {
         let fresh = Self::read(input, self.elision, self.strings, self.host_values)?;
         self.reset_to(fresh);
-        self.notes
-            .push(format!("input returned unchanged: the result {why_not}"));
+        self.notes.push(note);
         Ok(())
     }
 
-    /// Gives back `base` (the input as repaired, `crate::repair`) because the result `why_not`;
-    /// the repair's archive entries stay, and so do notes, warnings, spend and the summary.
-    pub fn revert_to(&mut self, base: Working<'a>, why_not: String) {
+    /// Gives back `base` (the input as repaired, `crate::repair`), noting why (`note`); the
+    /// repair's archive entries stay, and so do notes, warnings, spend and the summary.
+    pub fn revert_to(&mut self, base: Working<'a>, note: String) {
         self.reset_to(base);
-        self.notes.push(format!(
-            "input returned repaired, otherwise unchanged: the result {why_not}"
-        ));
+        self.notes.push(note);
     }
 
     /// The context, its model, its origins and its archive as `other` has them.

@@ -50,7 +50,7 @@ fn run(
         },
         ..CompactOptions::default()
     };
-    block_on(compact_with_tier(tier, &ctx, &options)).expect("compaction succeeds")
+    checked(block_on(compact_with_tier(tier, &ctx, &options)).expect("compaction succeeds"))
 }
 
 fn locations(result: &TierResult) -> Vec<&str> {

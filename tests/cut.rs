@@ -182,7 +182,7 @@ proptest! {
         // The newest step ("done") is the protected tail; the tool result is outside it.
         let mut options = unbatched();
         options.policy.keep_recent_steps = 1;
-        let result = block_on(compact_with_tier(Tier::Micro, &ctx, &options)).expect("micro");
+        let result = checked(block_on(compact_with_tier(Tier::Micro, &ctx, &options)).expect("micro"));
         let collapsed_body = result.messages().expect("messages")[2]["content"]
             .as_str()
             .expect("string content")

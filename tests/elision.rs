@@ -111,7 +111,7 @@ fn run(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult, CompactionError> {
-    block_on(tiered_compaction::compact_with_tier(tier, ctx, options))
+    block_on(tiered_compaction::compact_with_tier(tier, ctx, options)).map(checked)
 }
 
 /// Runs `tier` whole and elided; returns whether the elided run was taken (not refused).

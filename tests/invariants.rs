@@ -12,8 +12,8 @@ use common::restore::restore;
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
+use tiered_compaction::directives;
 use tiered_compaction::formats::read_messages;
-use tiered_compaction::must_keep::DIRECTIVE_MAX_CHARS;
 use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
 use tiered_compaction::transcript::{BlockKind, Format, Role, Transcript};
 use tiered_compaction::{
@@ -490,8 +490,9 @@ fn lost_directives(format: Format, input: &[Value], output: &[Value]) -> Vec<Str
             continue;
         }
         for block in message.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            let words = block.text.trim();
-            if words.chars().count() <= DIRECTIVE_MAX_CHARS && !text.contains(words) {
+            // Byte for byte: the first line's indentation is part of the directive.
+            let words = directives::words(&block.text);
+            if directives::is_directive(words) && !text.contains(words) {
                 lost.push(words.to_string());
             }
         }

@@ -35,8 +35,9 @@ fn both(
         summariser,
         ..CompactOptions::default()
     };
-    let borrowed = block_on(compact_with_tier(tier, ctx, &options)).expect("compacts");
-    let owned = block_on(compact_with_tier_owned(tier, ctx.clone(), &options)).expect("compacts");
+    let borrowed = checked(block_on(compact_with_tier(tier, ctx, &options)).expect("compacts"));
+    let owned =
+        checked(block_on(compact_with_tier_owned(tier, ctx.clone(), &options)).expect("compacts"));
     (borrowed, owned)
 }
 

@@ -3,7 +3,7 @@
 //! breaks — a tool result without its call, an empty message — only has to not get worse).
 //! Each check panics with the tier, the format and what broke.
 
-use crate::common::block_on;
+use crate::common::{block_on, checked};
 use crate::common::restore::restore;
 use serde_json::Value;
 use tiered_compaction::formats::read_messages;
@@ -44,7 +44,9 @@ fn settled(pressure: BudgetPressure, tier: Tier, result: &TierResult) -> BudgetP
     }
 }
 
-/// Runs `tier` on `ctx`.
+/// Runs `tier` on `ctx`. Panics when the engine fell back to the input because the tier's result
+/// broke a rule (the input is repaired first, so that is the tier's defect, which the checks of
+/// the output alone would not see: the fallback's output keeps every rule).
 pub fn run(
     tier: Tier,
     ctx: &TierContext,
@@ -54,7 +56,7 @@ pub fn run(
         summariser,
         ..CompactOptions::default()
     };
-    block_on(compact_with_tier(tier, ctx, &options))
+    block_on(compact_with_tier(tier, ctx, &options)).map(checked)
 }
 
 fn messages_ctx(messages: Vec<Value>, format: FormatChoice) -> TierContext {
@@ -385,6 +387,7 @@ pub fn body(body: &str, pressure: BudgetPressure) {
     )) else {
         return;
     };
+    let result = checked(result);
     let tier = result.tier;
     let parse = |text: &str| -> serde_json::Map<String, Value> {
         match serde_json::from_str(text) {
@@ -431,6 +434,7 @@ pub fn body(body: &str, pressure: BudgetPressure) {
         block_on(compact_request_body(
             body, "s-fuzz", pressure, None, &options,
         ))
+        .map(|(out, result)| (out, checked(result)))
         .unwrap_or_else(|e| panic!("{tier} body: output refused on a second run: {e}"))
     };
     let at = settled(pressure, tier, &result);

@@ -3,9 +3,9 @@
 //! content and the agent's words by their first characters, one line per tool call, then the
 //! lines that matter and the paths.
 
-use super::{RUN_FACTS, SHORT, calls, one_line, summary_body, write_facts};
+use super::{RUN_FACTS, SHORT, calls, directives_in, one_line, summary_body, write_facts};
+use crate::directives;
 use crate::markers;
-use crate::must_keep::DIRECTIVE_MAX_CHARS;
 use crate::transcript::{BlockKind, Format, Message, Role, Transcript};
 use std::fmt::Write;
 use std::ops::Range;
@@ -27,8 +27,8 @@ pub fn conversation_digest(
     let mut lines = Vec::new();
     for message in messages {
         if message.is_library_summary {
-            // An earlier digest or summary folded into this one keeps its lines.
-            for line in summary_body(message).lines() {
+            // An earlier digest or summary folded into this one keeps its lines (CR included).
+            for line in summary_body(message).split('\n') {
                 lines.push(Line::Kept(line.to_string()));
             }
             continue;
@@ -43,7 +43,7 @@ pub fn conversation_digest(
     // down to one run's share.
     let turns = messages.iter().filter(|m| m.has_user_words()).count();
     write_facts(&mut out, messages, RUN_FACTS * (1 + turns));
-    out
+    directives::carry(out, &directives_in(messages))
 }
 
 /// A line of the digest: kept whatever the digest's length (a directive, an earlier digest's
@@ -91,11 +91,16 @@ fn words(lines: &mut Vec<Line>, message: &Message, flat: bool) {
         .iter()
         .filter(|block| block.kind == BlockKind::Text && !block.is_nested());
     for block in texts {
+        let directive = directives::words(&block.text);
+        if user && directives::is_directive(directive) {
+            // Verbatim: the first line's indentation and every line break kept.
+            lines.push(Line::Kept(directives::labelled("user:", directive)));
+            continue;
+        }
         let words = crate::base::cut::trim(&block.text);
         let chars = words.chars().count();
         lines.push(match (user, flat) {
             _ if words.is_empty() => continue,
-            (true, _) if chars <= DIRECTIVE_MAX_CHARS => Line::Kept(format!("user: {words}")),
             (true, _) => Line::Head(format!("user ({chars} chars): {}", one_line(words, SHORT))),
             (false, true) => Line::Head(format!("- {}", one_line(words, SHORT))),
             (false, false) => Line::Head(format!(

@@ -150,7 +150,7 @@ async fn run(
     let tier_before_tokens = working.tokens(counter);
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
-    if let Err(why_not) = check(
+    if let Err(refusal) = check(
         tier,
         &before,
         &working.transcript,
@@ -158,9 +158,23 @@ async fn run(
         after_tokens,
         &options.policy,
     ) {
+        let returned = match repaired {
+            Some(_) => "input returned repaired, otherwise unchanged",
+            None => "input returned unchanged",
+        };
+        let note = match refusal {
+            Refusal::Broken(why) => {
+                // A defect of the tier, not of the input: loud, so hosts and tests see it.
+                working.warnings.push(format!(
+                    "{RULE_CHECK_FALLBACKS}: 1 ({tier}: the result {why})"
+                ));
+                format!("{RULE_CHECK_FAILED}: the result {why}; {returned}")
+            }
+            Refusal::NotWorthIt(why) => format!("{returned}: the result {why}"),
+        };
         match repaired {
-            Some(base) => working.revert_to(base, why_not),
-            None => working.revert(&ctx.input, why_not)?,
+            Some(base) => working.revert_to(base, note),
+            None => working.revert(&ctx.input, note)?,
         }
         after_tokens = tier_before_tokens;
     }
@@ -309,6 +323,24 @@ impl<'a> Pairing<'a> {
     }
 }
 
+/// How the reason begins when a tier's result broke a rule and the engine fell back to the
+/// input: `rule check failed: the result would split …; input returned unchanged`.
+pub const RULE_CHECK_FAILED: &str = "rule check failed";
+
+/// How the warning that counts the engine's fallbacks begins: `rule check fallbacks: 1 (micro:
+/// the result would split …)`. A fallback on valid input is a defect of the tier: property
+/// tests and fuzz targets fail on it ([`TierResult::rule_check_fallbacks`]).
+pub const RULE_CHECK_FALLBACKS: &str = "rule check fallbacks";
+
+/// Why the engine does not use a tier's result.
+enum Refusal {
+    /// It breaks a rule every output keeps (never grows, pairs kept, results after their calls,
+    /// provider-valid): the tier has a defect.
+    Broken(String),
+    /// It saves less than `minReduction`: a summarising tier's change not worth making.
+    NotWorthIt(String),
+}
+
 /// The invariants checked on every outcome, in one place: never grows, pairs kept, results still
 /// follow their calls, and the summarising tiers' minimum reduction.
 fn check(
@@ -318,6 +350,26 @@ fn check(
     before_tokens: u64,
     after_tokens: u64,
     policy: &crate::config::PolicyConfig,
+) -> std::result::Result<(), Refusal> {
+    broken_rule(before, after, before_tokens, after_tokens).map_err(Refusal::Broken)?;
+    let saved = before_tokens - after_tokens;
+    let needed = (before_tokens as f64 * policy.min_reduction).ceil() as u64;
+    if tier.summarises() && saved > 0 && saved < needed {
+        return Err(Refusal::NotWorthIt(format!(
+            "saves {saved} of {before_tokens} tokens, under the minimum reduction of {}%",
+            crate::base::decimal::shortest(policy.min_reduction * 100.0)
+        )));
+    }
+    Ok(())
+}
+
+/// The rules every output keeps: never grows, pairs kept, results still follow their calls,
+/// nothing the repair would find.
+fn broken_rule(
+    before: &Pairing<'_>,
+    after: &Transcript,
+    before_tokens: u64,
+    after_tokens: u64,
 ) -> std::result::Result<(), String> {
     if after_tokens > before_tokens {
         return Err(format!(
@@ -357,14 +409,6 @@ fn check(
             "would break the provider's rules ({}: {})",
             fault.subject(),
             fault.problem()
-        ));
-    }
-    let saved = before_tokens - after_tokens;
-    let needed = (before_tokens as f64 * policy.min_reduction).ceil() as u64;
-    if tier.summarises() && saved > 0 && saved < needed {
-        return Err(format!(
-            "saves {saved} of {before_tokens} tokens, under the minimum reduction of {}%",
-            crate::base::decimal::shortest(policy.min_reduction * 100.0)
         ));
     }
     Ok(())
@@ -488,6 +532,21 @@ fn content_digest(transcript: &Transcript) -> u128 {
 }
 
 impl TierResult {
+    /// How many times the engine fell back to the input because a tier's result broke a rule
+    /// (the counts of its [`RULE_CHECK_FALLBACKS`] warnings). Never more than 0 on valid input
+    /// from a correct tier.
+    pub fn rule_check_fallbacks(&self) -> usize {
+        self.warnings
+            .iter()
+            .filter_map(|warning| {
+                warning
+                    .strip_prefix(RULE_CHECK_FALLBACKS)?
+                    .strip_prefix(": ")
+            })
+            .filter_map(|rest| rest.split(' ').next()?.parse::<usize>().ok())
+            .sum()
+    }
+
     /// The compacted messages, when the context was structured.
     pub fn messages(&self) -> Option<&[serde_json::Value]> {
         match &self.context {

@@ -84,16 +84,42 @@ pub(super) struct Words<'a> {
     pub(super) from: usize,
 }
 
-impl<'a> Iterator for Words<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
+impl<'a> Words<'a> {
+    /// The next word and where it starts.
+    fn next_at(&mut self) -> Option<(usize, &'a str)> {
         let (text, from) = (self.text, self.from);
         let hit = from + bytes::find_either(text.as_bytes().get(from..)?, b'/', b'\\')?;
         let start = word_start(text, from, hit);
         let (end, next) = word_end(text, hit);
         self.from = next;
-        text.get(start..end)
+        Some((start, text.get(start..end)?))
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.next_at().map(|(_, word)| word)
+    }
+}
+
+/// Whether the word at `start` of `text` is the name of a closing tag, which is markup, not a
+/// rooted path: `</Tip>`, `</ns:path>` (HTML, XML, JSX, MDX), and a bracketed one-word name
+/// (`[/INST]` of chat templates, `[/quote]`).
+fn is_closing_tag(text: &str, start: usize, word: &str) -> bool {
+    let Some(name) = word.strip_prefix('/') else {
+        return false;
+    };
+    let bytes = text.as_bytes();
+    match start.checked_sub(1).and_then(|at| bytes.get(at)) {
+        Some(b'<') => true,
+        Some(b'[') => {
+            let one_word =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            one_word && bytes.get(start + word.len()) == Some(&b']')
+        }
+        _ => false,
     }
 }
 
@@ -174,7 +200,10 @@ impl<'a> Iterator for Tokens<'a> {
             let word = match self.whole.take() {
                 Some(word) => word,
                 None => {
-                    let word = self.words.next()?;
+                    let (start, word) = self.words.next_at()?;
+                    if is_closing_tag(self.words.text, start, word) {
+                        continue;
+                    }
                     match backticked(word) {
                         Some(inside) => {
                             self.whole = Some(word);
@@ -261,8 +290,10 @@ pub fn is_url(token: &str) -> bool {
         && (bytes.starts_with(b"https://") || bytes.starts_with(b"http://"))
 }
 
-/// A file path: a separator and a file extension, or rooted (`/`, `./`, `~/`). One pass over
-/// the bytes (no `://`, no control character, where the last separator is).
+/// A file path: a name with a separator and a plausible file or directory shape: a file name
+/// with an extension (not a number: `1/2.5` is a figure), or rooted (`/`, `./`, `~/`). One pass
+/// over the bytes (no `://`, no control character, where the last separator is). Closing tags
+/// (`</Tip>`) are rooted in shape only: [`tokens`] passes them over by what precedes them.
 pub fn is_path(token: &str) -> bool {
     let bytes = token.as_bytes();
     if !(3..=200).contains(&bytes.len()) {
@@ -288,13 +319,18 @@ pub fn is_path(token: &str) -> bool {
         return false;
     };
     let file_name = &bytes[separator + 1..];
-    let has_extension = file_name
+    // A file's name is not a number: `1/2.5` and `v1/3.14` are figures, not files.
+    let named = file_name
         .iter()
-        .rposition(|&b| b == b'.')
-        .is_some_and(|dot| {
-            let ext = &file_name[dot + 1..];
-            dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
-        });
+        .any(|&b| !(b.is_ascii_digit() || b == b'.'));
+    let has_extension = named
+        && file_name
+            .iter()
+            .rposition(|&b| b == b'.')
+            .is_some_and(|dot| {
+                let ext = &file_name[dot + 1..];
+                dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
+            });
     let rooted = bytes[0] == b'/' || bytes.starts_with(b"./") || bytes.starts_with(b"~/");
     has_extension || rooted
 }

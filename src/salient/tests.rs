@@ -165,6 +165,7 @@ mod oracle {
     pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
         words(text)
             .into_iter()
+            .filter(|word| !closing_tag(text, word))
             .flat_map(|token| {
                 let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
                 backticked.into_iter().chain(std::iter::once(token))
@@ -173,6 +174,21 @@ mod oracle {
             .map(|token| token.trim_start_matches('`'))
             .map(strip_line_number)
             .filter(|token| super::super::is_url(token) || is_path(token))
+    }
+
+    /// `word`, a slice of `text`, names a closing tag: `/` right after `<`, or a one-word name
+    /// in brackets (`[/INST]`).
+    fn closing_tag(text: &str, word: &str) -> bool {
+        let start = word.as_ptr() as usize - text.as_ptr() as usize;
+        let Some(name) = word.strip_prefix('/') else {
+            return false;
+        };
+        let one_word =
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        text[..start].ends_with('<')
+            || (text[..start].ends_with('[')
+                && one_word
+                && text[start + word.len()..].starts_with(']'))
     }
 
     pub fn strip_line_number(token: &str) -> &str {
@@ -193,8 +209,10 @@ mod oracle {
         }
         let has_separator = token.contains('/') || token.contains('\\');
         let file_name = token.rsplit(['/', '\\']).next().unwrap_or(token);
+        let number = file_name.chars().all(|c| c.is_ascii_digit() || c == '.');
         let has_extension = file_name.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty()
+            !number
+                && !stem.is_empty()
                 && (1..=8).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
         });
@@ -303,6 +321,11 @@ fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
         "7x",
         "0-",
         "1é",
+        "<",
+        ">",
+        "</Tip>",
+        "[/INST]",
+        "2.5",
     ]);
     prop::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
 }
@@ -352,4 +375,107 @@ proptest::proptest! {
 fn last_line_only_of_several() {
     assert_eq!(last_line("one line"), None);
     assert_eq!(last_line("a\nb\n\n  "), Some("b"));
+}
+
+/// Documentation pages as agents fetch them: closing tags are markup, not paths; the page's real
+/// paths and URLs are what a stub keeps.
+#[test]
+fn markup_is_not_taken_for_paths() {
+    let html = r#"<!DOCTYPE html>
+<html lang="en">
+<head><title>Install</title><link rel="stylesheet" href="/assets/site.css"></head>
+<body>
+<nav><ul><li><a href="/docs/intro">Intro</a></li><li><a href="https://example.com/docs/install">Install</a></li></ul></nav>
+<main><h1>Install</h1><p>Edit <code>src/routes/users.ts:42</code> and restart.</p>
+<pre><code>cp config/app.example.toml config/app.toml</code></pre>
+<img src="/img/logo.png" alt="logo"/><br/><td>3/4.5</td>
+</main></body></html>"#;
+    assert_eq!(
+        references(html, 10),
+        [
+            "/assets/site.css",
+            "/docs/intro",
+            "https://example.com/docs/install",
+            "src/routes/users.ts",
+            "config/app.example.toml",
+            "config/app.toml",
+            "/img/logo.png"
+        ]
+    );
+    let mdx = r#"---
+title: Quickstart
+---
+import { Tip } from '/snippets/tip.mdx'
+
+<Tip>
+Run the server from `./bin/serve.sh` and open http://localhost:3000/dashboard.
+</Tip>
+
+<Note>Settings live in ~/.config/acme/settings.json.</Note>
+<Steps>
+  <Step title="Install">Install the CLI.</Step>
+</Steps>
+<Card title="API" href="/api-reference/introduction" />"#;
+    assert_eq!(
+        references(mdx, 10),
+        [
+            "/snippets/tip.mdx",
+            "./bin/serve.sh",
+            "http://localhost:3000/dashboard",
+            "~/.config/acme/settings.json",
+            "/api-reference/introduction"
+        ]
+    );
+    let jsx = r#"import Layout from "../components/Layout.jsx";
+export default function Page() {
+  return (
+    <Layout title="Users">
+      <UserTable rows={rows} />
+      <a href="/users/new">New user</a>
+      <Footer>{/* see docs/footer.md */}</Footer>
+    </Layout>
+  );
+}"#;
+    assert_eq!(
+        references(jsx, 10),
+        ["../components/Layout.jsx", "/users/new", "docs/footer.md"]
+    );
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modules><module>core</module><module>web</module></modules>
+  <build><resources><resource>src/main/resources/application.yml</resource></resources></build>
+  <ns:config><ns:path>/var/lib/app/data.db</ns:path></ns:config>
+</project>"#;
+    assert_eq!(
+        references(xml, 10),
+        [
+            "http://maven.apache.org/POM/4.0.0",
+            "src/main/resources/application.yml",
+            "/var/lib/app/data.db"
+        ]
+    );
+    // Chat-template and BBCode closing tags too; a bracketed path stays a path.
+    assert_eq!(
+        references(
+            "[INST] read it [/INST] see [/usr/lib/x.so] and [/quote]",
+            10
+        ),
+        ["/usr/lib/x.so"]
+    );
+    // Real paths stay paths, whatever their shape.
+    for path in [
+        "src/routes/users.ts",
+        "/usr/lib/x.so",
+        "C:\\x\\y.txt",
+        "/workspace",
+        "./a",
+        "~/notes.md",
+        "data/2024.csv",
+        "/usr/lib/libc.so.6",
+    ] {
+        assert!(is_path(path), "{path}");
+    }
+    for not_a_path in ["1/2.5", "v1/3.14", "and/or", "br/"] {
+        assert!(!is_path(not_a_path), "{not_a_path}");
+    }
 }

@@ -103,7 +103,9 @@ async fn summarise_session(
         .sum();
     let heading = provenance(transcript, env, &rendered);
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
-    let must_keep = must_keep::collect(transcript, std::slice::from_ref(&whole));
+    // The task whole, whatever its length: the session summary carries it verbatim.
+    let must_keep = must_keep::collect_for_session(transcript, std::slice::from_ref(&whole));
+    let directives = must_keep.directives().to_vec();
     let messages = match &working.context {
         Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),
         Current::Text(text) => vec![serde_json::Value::String(text.to_string())],
@@ -111,12 +113,35 @@ async fn summarise_session(
     let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
     // The digest lists what the summary would have been asked to keep, no more.
     let kept = request.must_keep.clone();
-    let digest = || digest::session_digest(transcript, std::slice::from_ref(&whole), &kept);
-    let outcome =
-        summarise::summarise_or_digest(env.summariser, request, room, env.counter, digest).await;
+    let digest =
+        || digest::session_digest(transcript, std::slice::from_ref(&whole), &kept, &directives);
+    let outcome = summarise::summarise_or_digest(
+        env.summariser,
+        request,
+        &directives,
+        room,
+        env.counter,
+        digest,
+    )
+    .await;
     let mut text = format!("{heading}\n{}", outcome.text);
     if transcript.format == Format::Text {
         text = markers::inert_in_flat_text(&text);
+    }
+    let summary_tokens = env.counter.count(&text);
+    if summary_tokens >= replaced {
+        // A short session's digest (headings, provenance, directives) can outgrow it: the host
+        // still gets the summary to store, the context stays as it is.
+        return Plan {
+            reason: format!(
+                "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
+            ),
+            summary: Some(text),
+            degraded: outcome.degraded,
+            warnings: outcome.warning.into_iter().collect(),
+            summariser_usage: outcome.usage,
+            ..Plan::default()
+        };
     }
     let edits = ranges
         .iter()

@@ -88,8 +88,12 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan
         if protection.is_whole(index) || !old {
             continue;
         }
-        // A message protected for the user's words keeps them; its tool results are pruned.
-        let results_only = protection.is_protected(index) || message.has_user_words();
+        // A message protected for the user's words keeps them; its tool results are pruned. A
+        // summary or digest the library wrote is not stale prose: it stands for what it
+        // replaced, directives included, and keeps its words too.
+        let results_only = protection.is_protected(index)
+            || message.has_user_words()
+            || message.is_library_summary;
         for (block_index, block) in message.blocks.iter().enumerate() {
             if block.is_nested() || markers::is_collapsed_body(&block.text) {
                 continue;
@@ -177,8 +181,10 @@ fn flat_text_plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         .iter()
         .enumerate()
         .map(|(index, message)| {
+            // Our summaries and digests stay, as in structured context.
             !message.has_user_words()
                 && ages[index] > cutoff
+                && !message.is_library_summary
                 && !is_marker_only(std::slice::from_ref(message))
         })
         .collect();

@@ -30,6 +30,12 @@ fn render_message(message: &Message, out: &mut String) {
     for block in &message.blocks {
         // `write!` to a String cannot fail; the results are ignored on purpose.
         let _ = match &block.kind {
+            // Our directive index is for the library, not for a summariser to copy.
+            BlockKind::Text if message.is_library_summary => writeln!(
+                out,
+                "[{role}] {}\n",
+                crate::directives::without_index(&block.text)
+            ),
             BlockKind::Text => writeln!(out, "[{role}] {}\n", block.text),
             BlockKind::ToolCall { id, name } => {
                 writeln!(out, "[tool call {name} #{id}] {}\n", block.text)

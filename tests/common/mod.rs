@@ -156,6 +156,28 @@ pub fn messages_ctx(messages: Vec<serde_json::Value>, pressure: BudgetPressure) 
     )
 }
 
+/// `Err` naming the fallback when the engine returned the input because a tier's result broke
+/// a rule (never grows, pairs kept, provider-valid): the fallback's output keeps every rule, so
+/// checks of the output alone would pass a broken tier. Every property test and fuzz target
+/// runs its results through this (`run_tier` does).
+pub fn no_rule_check_fallback(result: &TierResult) -> Result<(), String> {
+    match result.rule_check_fallbacks() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{}: the engine fell back {n} time(s): {} (warnings {:?})",
+            result.tier, result.reason, result.warnings
+        )),
+    }
+}
+
+/// `result`, after [`no_rule_check_fallback`] (panics with its words).
+pub fn checked(result: TierResult) -> TierResult {
+    if let Err(fallback) = no_rule_check_fallback(&result) {
+        panic!("{fallback}");
+    }
+    result
+}
+
 /// Runs `tier` on `messages` (format detected) late in a session: turn 40, 80 % of the context
 /// used, idle 400 s, so every tier's trigger holds.
 pub fn compact_late(
@@ -164,7 +186,7 @@ pub fn compact_late(
     options: &CompactOptions,
 ) -> TierResult {
     let ctx = messages_ctx(messages.to_vec(), pressure(40, 0.8, 400.0, false));
-    block_on(tiered_compaction::compact_with_tier(tier, &ctx, options)).expect("compacts")
+    checked(block_on(tiered_compaction::compact_with_tier(tier, &ctx, options)).expect("compacts"))
 }
 
 /// Options that stub every step as it leaves the protected tail (`batchTokens` 0): what the
@@ -176,17 +198,21 @@ pub fn unbatched() -> CompactOptions<'static> {
     options
 }
 
-/// Runs `tier` on `ctx` with an optional summariser, every step unbatched.
+/// Runs `tier` on `ctx` with an optional summariser, every step unbatched; panics when the
+/// engine fell back ([`no_rule_check_fallback`]).
 pub fn run_tier(tier: Tier, ctx: &TierContext, summariser: Option<&dyn Summariser>) -> TierResult {
     let options = CompactOptions {
         summariser,
         ..unbatched()
     };
-    block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
-        .expect("compaction succeeds")
+    checked(
+        block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
+            .expect("compaction succeeds"),
+    )
 }
 
-/// Runs `tier` on `ctx` with an optional summariser and a protected tail of `keep` steps.
+/// Runs `tier` on `ctx` with an optional summariser and a protected tail of `keep` steps; panics
+/// when the engine fell back ([`no_rule_check_fallback`]).
 pub fn run_tier_keeping(
     tier: Tier,
     ctx: &TierContext,
@@ -198,8 +224,10 @@ pub fn run_tier_keeping(
         ..unbatched()
     };
     options.policy.keep_recent_steps = keep;
-    block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
-        .expect("compaction succeeds")
+    checked(
+        block_on(tiered_compaction::compact_with_tier(tier, ctx, &options))
+            .expect("compaction succeeds"),
+    )
 }
 
 /// The same context with the result's output as input.

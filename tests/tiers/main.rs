@@ -12,6 +12,7 @@ mod agent_runs;
 mod auto;
 mod batches;
 mod cache;
+mod directives;
 mod every_tier;
 mod formats_gemini;
 mod formats_responses;

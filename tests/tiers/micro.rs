@@ -124,3 +124,71 @@ fn an_edit_that_saves_nothing_under_the_hosts_counter_is_not_made() {
     };
     assert_eq!(result.messages(), Some(&messages[..]));
 }
+
+/// A documentation page in MDX as a fetch tool returns it: components with closing tags around
+/// the page's real paths and URLs, which come after a dozen kinds of tags.
+fn mdx_page() -> String {
+    let tags = [
+        "Tip",
+        "Note",
+        "Warning",
+        "Info",
+        "Steps",
+        "Step",
+        "Tabs",
+        "Tab",
+        "Card",
+        "CardGroup",
+        "Accordion",
+        "Frame",
+    ];
+    let mut page = String::from("---\ntitle: Deploying\n---\n");
+    for tag in tags {
+        page.push_str(&format!(
+            "<{tag}>\nSome words about deploying with {tag}.\n</{tag}>\n"
+        ));
+    }
+    page.push_str(
+        "Put the worker in `src/worker/index.ts` and its settings in ./wrangler.toml, \
+         then read https://developers.cloudflare.com/workers/wrangler/ and \
+         https://example.com/docs/deploy#kv. Logs go to /var/log/acme/worker.log.\n",
+    );
+    page
+}
+
+#[test]
+fn a_stub_keeps_the_pages_paths_and_urls_not_its_markup() {
+    let page = mdx_page();
+    let messages = vec![
+        serde_json::json!({"role": "user", "content": "Read the deploy docs."}),
+        serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "f1", "type": "function", "function": {"name": "web_fetch", "arguments": "{\"url\":\"https://example.com/docs/deploy\"}"}}
+        ]}),
+        serde_json::json!({"role": "tool", "tool_call_id": "f1", "content": page}),
+        serde_json::json!({"role": "assistant", "content": "Read it."}),
+        serde_json::json!({"role": "user", "content": "Go on."}),
+        serde_json::json!({"role": "assistant", "content": "On it."}),
+        serde_json::json!({"role": "user", "content": "And?"}),
+        serde_json::json!({"role": "assistant", "content": "Done."}),
+    ];
+    let mut options = unbatched();
+    options.policy.keep_recent_steps = 1;
+    let result = compact_late(Tier::Micro, &messages, &options);
+    let stub = result.messages().unwrap()[2]["content"].as_str().unwrap();
+    assert!(stub.contains("[tool result body pruned: "), "{stub}");
+    for reference in [
+        "src/worker/index.ts",
+        "./wrangler.toml",
+        "https://developers.cloudflare.com/workers/wrangler/",
+        "https://example.com/docs/deploy#kv",
+        "/var/log/acme/worker.log",
+    ] {
+        assert!(stub.contains(reference), "{reference} not in {stub}");
+    }
+    // The head shows the page's first characters as they are; the line of paths names no tag.
+    let paths = stub.lines().rev().nth(1).unwrap();
+    assert_eq!(
+        paths, "https://example.com/docs/deploy#kv /var/log/acme/worker.log",
+        "{stub}"
+    );
+}

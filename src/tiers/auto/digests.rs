@@ -7,7 +7,7 @@ use super::select::Stretch;
 use crate::digest;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, range_id};
-use crate::tiers::{TierEnv, shrinking};
+use crate::tiers::{TierEnv, edit_saving, shrinking};
 use crate::transcript::{Format, Role, Transcript};
 use std::ops::Range;
 
@@ -44,7 +44,7 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -
             }
         })
         .collect();
-    let edits = shrinking(transcript, edits, env.counter);
+    let edits = with_bridges_shrinking(transcript, edits, env);
     let kept: Vec<&Stretch> = stretches
         .iter()
         .filter(|stretch| {
@@ -62,6 +62,25 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -
         reason,
         ..Plan::default()
     }
+}
+
+/// The edits that save tokens once the message that keeps roles alternating after them is
+/// counted (a digest a few tokens shorter than its stretch, plus a bridge, grows the context).
+fn with_bridges_shrinking(
+    transcript: &Transcript,
+    edits: Vec<Edit>,
+    env: &TierEnv<'_>,
+) -> Vec<Edit> {
+    shrinking(transcript, edits, env.counter)
+        .into_iter()
+        .filter(|edit| match edit {
+            Edit::ReplaceMessages { range, .. } => {
+                edit_saving(transcript, edit, env.counter)
+                    > bridge_tokens(transcript, range.clone(), env)
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// Tokens of the message that keeps roles alternating after `range` is replaced, where the

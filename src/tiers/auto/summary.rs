@@ -4,7 +4,7 @@
 //! Our earlier summaries join, so the new one folds them in — but only once what they stand for
 //! has grown enough (the loop guard), so a summary is not summarised again and again.
 
-use super::digests::{for_format, kind_of, what};
+use super::digests::{bridge_tokens, for_format, kind_of, what};
 use super::protection;
 use super::select::{Stretch, joined};
 use super::units::is_ours;
@@ -149,16 +149,24 @@ async fn summarise(
     } else {
         markers::RUN_SUMMARY
     };
-    let (request, replaced) = request(working, &ranges, env);
-    // The heading is ours, not the summariser's: leave room for it in the never-grows check.
+    let (request, replaced, directives) = request(working, &ranges, env);
+    // The heading is ours, not the summariser's, and so are the messages that keep roles
+    // alternating around what is replaced: leave room for them in the never-grows check.
     let heading_tokens = env
         .counter
         .count(&markers::summary_heading(marker, replaced));
-    let room = replaced.saturating_sub(heading_tokens + 1);
+    let room = replaced
+        .saturating_sub(heading_tokens + 1 + role_keeping_tokens(transcript, stretches, env));
     // A refused answer is replaced by digests chosen afresh, not by this text.
-    let outcome =
-        summarise::summarise_or_digest(env.summariser, request, room, env.counter, String::new)
-            .await;
+    let outcome = summarise::summarise_or_digest(
+        env.summariser,
+        request,
+        &directives,
+        room,
+        env.counter,
+        String::new,
+    )
+    .await;
     if outcome.degraded {
         return Summarised::Refused {
             warning: outcome.warning.unwrap_or_default(),
@@ -183,18 +191,20 @@ async fn summarise(
     })
 }
 
-/// The request for messages `ranges`, and the tokens they hold.
+/// The request for messages `ranges`, the tokens they hold and the directives it asks to keep
+/// (the user's own and those our earlier summaries carried).
 fn request(
     working: &Working<'_>,
     ranges: &[Range<usize>],
     env: &TierEnv<'_>,
-) -> (SummaryRequest, u64) {
+) -> (SummaryRequest, u64, Vec<String>) {
     let transcript = &working.transcript;
     let replaced: u64 = ranges
         .iter()
         .map(|r| range_tokens(transcript, r.clone(), env.counter))
         .sum();
     let must_keep = must_keep::collect(transcript, ranges);
+    let directives = must_keep.directives().to_vec();
     let rendered = ranges
         .iter()
         .map(|r| render(transcript, r.clone()))
@@ -202,7 +212,7 @@ fn request(
         .join("\n\n");
     let messages = request_messages(working, ranges);
     let request = env.summary_request(super::TIER, rendered, messages, replaced, must_keep);
-    (request, replaced)
+    (request, replaced, directives)
 }
 
 /// The summary `text` where the last of `stretches` was; the earlier ones removed (or, where
@@ -229,6 +239,21 @@ fn edits(transcript: &Transcript, stretches: &[Stretch], text: &str) -> Vec<Edit
             }
         })
         .collect()
+}
+
+/// Tokens of what the plan adds besides the summary in a format whose roles alternate: the
+/// pointers that stand where earlier stretches were ([`needs_pointer`]) and the bridge the
+/// summary may need between its neighbours ([`bridge_tokens`]).
+fn role_keeping_tokens(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -> u64 {
+    let Some((last, earlier)) = stretches.split_last() else {
+        return 0;
+    };
+    let pointers = earlier
+        .iter()
+        .filter(|stretch| needs_pointer(transcript, stretch.range.clone()))
+        .count() as u64;
+    pointers * env.counter.count(markers::FOLDED)
+        + bridge_tokens(transcript, last.range.clone(), env)
 }
 
 /// Whether removing messages `range` would leave two messages of one role side by side, or an
