@@ -34,7 +34,8 @@ Options:
   --context-window N     the model's context window in tokens, for the policy's pick (200000)
   --price USD            price per 1,000 input tokens, for the cost (0.003)
   --token-estimator E    seed (code points / 4, the default) or heuristic (close to o200k)
-  --policy JSON          policy overrides, e.g. '{"keepRecentSteps":5}'
+  --policy JSON          policy overrides, e.g. '{"keepRecentSteps":5}' (cache.batchTokens
+                         is 0 here, every step at once, unless given)
   --json                 print the report as JSON
   -h, --help             this text
 
@@ -56,7 +57,10 @@ async function main() {
   const input = readFormat(text, options.format, options.file);
   progress(`read ${input.label}`);
 
-  const policy = options.policy ?? undefined;
+  // One call on a whole session: micro stubs every step outside the tail at once, unless
+  // --policy names a batch (the library's default waits for a batch worth a cache rewrite, which
+  // is for a loop of calls).
+  const policy = unbatched(options.policy);
   const compactOptions = { tokenEstimator: options.tokenEstimator, ...(policy ? { policy } : {}) };
   // The tokens as the library counts them (tier none changes nothing), for the policy's pick.
   const baseline = await run("none", input, { sessionId: "cli", pressure: { turnCount: 0, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } }, compactOptions);
@@ -417,4 +421,13 @@ function report({ options, input, beforeTokens, pressure, picked, facts, rows })
     lines.push("Write one tier's result and its archive: --tier T --out FILE");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** `policy` with `cache.batchTokens` 0 unless it names one. */
+function unbatched(policy) {
+  const given = policy ?? {};
+  // What is not an object goes to the library as it is, whose error names it.
+  if (typeof given !== "object" || Array.isArray(given) || (given.cache !== undefined && (typeof given.cache !== "object" || given.cache === null))) return given;
+  if (given.cache?.batchTokens !== undefined) return given;
+  return { ...given, cache: { ...given.cache, batchTokens: 0 } };
 }

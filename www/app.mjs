@@ -128,6 +128,8 @@ function readTierPolicy() {
     keepRecentSteps: $("policy-keep-steps").valueAsNumber,
     maxBlockAgeSteps: $("policy-max-age").valueAsNumber,
     excludeTools: $("policy-exclude").value.split(",").map((name) => name.trim()).filter(Boolean),
+    // One call on a pasted transcript: the page stubs every step at once unless a batch size is typed.
+    cache: { batchTokens: Number.isFinite($("policy-batch").valueAsNumber) ? $("policy-batch").valueAsNumber : DEFAULT_TIER_POLICY.cache.batchTokens },
   };
 }
 
@@ -540,6 +542,7 @@ async function main() {
     $(id).value = String(DEFAULT_TIER_POLICY[key]);
   }
   $("policy-exclude").value = DEFAULT_TIER_POLICY.excludeTools.join(", ");
+  $("policy-batch").value = String(DEFAULT_TIER_POLICY.cache.batchTokens);
   $("recall-words").textContent = RECALL_WORDS;
 
   await init();
@@ -575,7 +578,7 @@ async function main() {
     if (!Number.isNaN($("pct").valueAsNumber)) $("pct-range").value = String($("pct").valueAsNumber);
     updateTier();
   });
-  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-auto-target", "policy-keep-steps", "policy-max-age", "policy-exclude"]) {
+  for (const id of ["turn", "idle", "complete", "policy-auto", "policy-idle", "policy-micro-turn", "policy-micro-pct", "policy-auto-target", "policy-keep-steps", "policy-max-age", "policy-batch", "policy-exclude"]) {
     $(id).addEventListener("input", updateTier);
     $(id).addEventListener("change", updateTier);
   }

@@ -57,7 +57,12 @@ export function explainTier(pressure, thresholds = DEFAULT_THRESHOLDS) {
 // answer its calls belong to it. The protected tail is the newest `keepRecentSteps` steps plus
 // the newest message with user words.
 
-/** The defaults of the policy fields the tiers' words name (PolicyConfig spellings). */
+/**
+ * The defaults of the policy fields the tiers' words name (PolicyConfig spellings). One
+ * difference from the library: the page shows one call on a pasted transcript, so micro stubs
+ * every step at once (`cache.batchTokens` 0), where the library's default (5000) waits for a batch
+ * worth a cache rewrite in a loop of calls.
+ */
 export const DEFAULT_TIER_POLICY = Object.freeze({
   autoTargetPct: 0.5,
   keepRecentSteps: 3,
@@ -65,6 +70,7 @@ export const DEFAULT_TIER_POLICY = Object.freeze({
   microBodyThresholdChars: 240,
   microKeepHeadChars: 80,
   excludeTools: Object.freeze([]),
+  cache: Object.freeze({ batchTokens: 0 }),
 });
 
 const steps = (count) => `${count} step${count === 1 ? "" : "s"}`;

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compactWithTier, recordTierEvent, selectTier } from "tiered-compaction";
+// Unbatched, as the page calls it (DEFAULT_TIER_POLICY.cache).
+import { compactWithTier, recordTierEvent, selectTier } from "../js/unbatched.mjs";
 import { archivePlans, buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "../../www/archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "../../www/ledger.mjs";
 import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, RECALL_WORDS, describeTail, describeTier, explainTier } from "../../www/rules.mjs";

@@ -36,7 +36,7 @@ async function compactInNode(file, tierPressure, stub = null, timeoutMs = 2000, 
   const read = readTranscript(sampleText(file), "auto");
   assert.ok(read.ok, read.message);
   const context = { sessionId: SESSION_ID, pressure: tierPressure, costPer1kTokens: COST_PER_1K, ...(read.kind === "text" ? { text: read.text } : { messages: read.messages }) };
-  const options = { policy: { ...DEFAULT_THRESHOLDS, ...DEFAULT_TIER_POLICY, excludeTools: [...DEFAULT_TIER_POLICY.excludeTools], ...policy }, timeoutMs };
+  const options = { policy: { ...DEFAULT_THRESHOLDS, ...DEFAULT_TIER_POLICY, excludeTools: [...DEFAULT_TIER_POLICY.excludeTools], cache: { ...DEFAULT_TIER_POLICY.cache }, ...policy }, timeoutMs };
   if (stub) options.summarise = createStubSummariser(stub);
   return { context, result: await compact(context, options) };
 }
