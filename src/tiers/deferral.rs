@@ -42,14 +42,25 @@ pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'
     } else {
         kept.extend(batch);
     }
+    if working.cache_report.is_none() {
+        // The stubs made, not every stub outside the tail.
+        plan.reason = super::micro::describe(&kept, env.policy.micro_body_threshold_chars);
+    }
     if !pending.is_empty() {
         let waiting: u64 = saving.iter().skip(candidate).sum();
-        plan.reason = format!(
-            "{}; {} stub(s) wait for a batch ({waiting} of {} tokens)",
-            plan.reason,
-            pending.len(),
-            env.policy.cache.batch_tokens
-        );
+        let batch = env.policy.cache.batch_tokens;
+        plan.reason = if kept.is_empty() && working.cache_report.is_none() {
+            format!(
+                "no stub made yet: {} wait for a batch ({waiting} of {batch} tokens)",
+                pending.len()
+            )
+        } else {
+            format!(
+                "{}; {} more wait for a batch ({waiting} of {batch} tokens)",
+                plan.reason,
+                pending.len()
+            )
+        };
     }
     working.loop_marks.micro_frontier = frontier;
     plan.edits = kept;

@@ -103,6 +103,16 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
             }
         }
     }
+    let reason = describe(&edits, threshold);
+    Ok(Plan {
+        edits,
+        reason,
+        ..Plan::default()
+    })
+}
+
+/// What `edits` (micro's stubs) do, in words.
+pub fn describe(edits: &[Edit], threshold: usize) -> String {
     let inputs = edits
         .iter()
         .filter(|edit| {
@@ -115,7 +125,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
             )
         })
         .count();
-    let reason = match (edits.len() - inputs, inputs) {
+    match (edits.len() - inputs, inputs) {
         (0, 0) => format!(
             "no tool-result body or input over {threshold} chars outside the protected tail"
         ),
@@ -125,12 +135,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
         (results, inputs) => format!(
             "stubbed {results} tool-result bodies and {inputs} tool inputs over {threshold} chars outside the protected tail"
         ),
-    };
-    Ok(Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    })
+    }
 }
 
 /// The edit that stubs the long string values of tool call `block`'s input, if it has any and
