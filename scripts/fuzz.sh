@@ -51,6 +51,10 @@ printf '[{"role":"system","content":"s"},{"role":"user","content":"go"},{"role":
   "$(printf 'log %.0s' $(seq 100))" | seed messages_json openai-small
 printf '[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"bash","input":{"cmd":"ls"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"%s"}]},{"role":"user","content":"next"}]' \
   "$(printf 'out %.0s' $(seq 100))" | seed messages_json anthropic-small
+z16=0000000000000000
+printf '{"version":1,"session":"%s","history":{"messages":5,"digest":"%s%s"},"output":{"messages":5,"digest":"%s%s"},"microSteps":1,"staleSteps":0,"replaced":[[{"start":1,"end":3,"kind":"run","text":"[digest]"}]],"check":"%s"}' \
+  "$z16" "$z16" "$z16" "$z16" "$z16" "$z16" | seed state shape
+printf '{}' | seed state empty
 for i in 0 1 2 3 4; do # structured: any bytes decode to a conversation
   head -c 2048 /dev/urandom | seed structured "random-$i"
 done
