@@ -148,18 +148,8 @@ fn digests_at(transcript: &Transcript<'_>, at: &[u64]) -> Vec<Option<String>> {
 /// history has one digest however the binding read it. A history in a loop only grows at its
 /// end; an edit in the middle of a long text that keeps its length and ends goes unseen.
 fn hash_block(hasher: &mut Xxh3, block: &crate::transcript::Block<'_>) {
-    use crate::transcript::BlockKind;
     use crate::transcript::facts::{Fingerprint, fingerprint};
-    let (tag, id): (u8, Option<&str>) = match &block.kind {
-        BlockKind::Text => (0, None),
-        BlockKind::ToolCall { id, .. } => (1, Some(id)),
-        BlockKind::ToolResult { id, .. } => (2, id.as_deref()),
-        BlockKind::Media { .. } => (3, None),
-        BlockKind::Thinking => (4, None),
-        BlockKind::Other => (5, None),
-    };
-    hasher.update(&[0xff, tag]);
-    hasher.update(id.unwrap_or_default().as_bytes());
+    crate::plan::hash_kind(hasher, block);
     match fingerprint(&block.text, block.elided.as_ref()) {
         Fingerprint::Whole(text) => {
             hasher.update(&[0xff, 0]);

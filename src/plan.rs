@@ -269,11 +269,9 @@ pub fn bridge_id(id: &str) -> String {
     hex_id(hasher.digest())
 }
 
-/// Feeds `block`'s kind, tool ids and content to `hasher`, each field closed by a byte no UTF-8
-/// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
-/// reads one, and only repairs archive there) is known by its length and ends; a binary value by
-/// its SHA-256, which its text already is.
-fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
+/// Feeds `block`'s kind and tool id to `hasher` (what archive ids and the loop state's history
+/// digest both start a block with).
+pub(crate) fn hash_kind(hasher: &mut Xxh3, block: &Block<'_>) {
     let (tag, id): (u8, Option<&str>) = match &block.kind {
         BlockKind::Text => (0, None),
         BlockKind::ToolCall { id, .. } => (1, Some(id)),
@@ -284,6 +282,14 @@ fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
     };
     hasher.update(&[0xff, tag]);
     hasher.update(id.unwrap_or_default().as_bytes());
+}
+
+/// Feeds `block`'s kind, tool ids and content to `hasher`, each field closed by a byte no UTF-8
+/// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
+/// reads one, and only repairs archive there) is known by its length and ends; a binary value by
+/// its SHA-256, which its text already is.
+fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
+    hash_kind(hasher, block);
     hasher.update(&[0xff]);
     hasher.update(block.text.as_bytes());
     if let Some(elided) = &block.elided {

@@ -20,17 +20,6 @@ use tiered_compaction::{
     ContextData, ContextInput, FormatChoice, Summariser, Tier, TierContext, TierResult,
 };
 
-fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
-    match format {
-        Format::OpenAi => generate::openai(conversation),
-        Format::Anthropic => generate::anthropic(conversation),
-        Format::AiSdk => generate::ai_sdk(conversation),
-        Format::Responses => generate::responses(conversation),
-        Format::Gemini => generate::gemini(conversation),
-        Format::Text => unreachable!("text is checked separately"),
-    }
-}
-
 fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
     let mut ctx = TierContext::new(
         "s-prop",
@@ -448,7 +437,7 @@ fn check_broken_tiers(
     let rendered = match format {
         Format::Anthropic if split_roles => generate::anthropic_steps(conversation),
         Format::Gemini if split_roles => generate::gemini_steps(conversation),
-        _ => render(format, conversation),
+        _ => generate::render(format, conversation),
     };
     let name = tiered_compaction::formats::registry::name(format);
     let input = generate::broken(name, rendered, breaks);
@@ -461,7 +450,7 @@ fn check_broken_tiers(
 }
 
 fn check_all_tiers(format: Format, conversation: &Conversation) -> Result<(), TestCaseError> {
-    let input = render(format, conversation);
+    let input = generate::render(format, conversation);
     for tier in Tier::ALL {
         check_structured(format, &input, tier, None)?;
         let good = FakeSummariser::new(Mode::Good);
@@ -573,7 +562,7 @@ proptest! {
         let reachable = conversation.turns.len() == 1;
         for format in [Format::OpenAi, Format::Anthropic, Format::AiSdk] {
             check_all_tiers(format, &conversation)?;
-            check_budget(format, &render(format, &conversation), reachable)?;
+            check_budget(format, &generate::render(format, &conversation), reachable)?;
         }
     }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::generate::{self, Conversation};
+use common::generate;
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -23,17 +23,6 @@ const FORMATS: [Format; 5] = [
     Format::Responses,
     Format::Gemini,
 ];
-
-fn render(format: Format, conversation: &Conversation) -> Vec<Value> {
-    match format {
-        Format::OpenAi => generate::openai(conversation),
-        Format::Anthropic => generate::anthropic(conversation),
-        Format::AiSdk => generate::ai_sdk(conversation),
-        Format::Responses => generate::responses(conversation),
-        Format::Gemini => generate::gemini(conversation),
-        Format::Text => unreachable!("flat text has no loop"),
-    }
-}
 
 /// One call at turn `turn`: the cache warm (idle 5 s) and no cache facts, so only the batches
 /// decide; `batch` tokens a batch (small, so the generated runs close several).
@@ -98,7 +87,7 @@ proptest! {
         format in prop::sample::select(FORMATS.to_vec()),
         batch in prop_oneof![Just(0u64), Just(200u64), Just(2_000u64)],
     ) {
-        let messages = render(format, &run);
+        let messages = generate::render(format, &run);
         let mut state = None;
         let mut previous: Option<Vec<Value>> = None;
         let mut kept: Vec<Value> = Vec::new();

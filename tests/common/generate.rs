@@ -720,3 +720,19 @@ fn rename(value: &mut Value, from: &str, to: &str, keys: &[&str]) {
         _ => {}
     }
 }
+
+/// `conversation` in `format`'s wire shape (flat text has its own, [`flat_text`]).
+pub fn render(
+    format: tiered_compaction::transcript::Format,
+    conversation: &Conversation,
+) -> Vec<Value> {
+    use tiered_compaction::transcript::Format;
+    match format {
+        Format::OpenAi => openai(conversation),
+        Format::Anthropic => anthropic(conversation),
+        Format::AiSdk => ai_sdk(conversation),
+        Format::Responses => responses(conversation),
+        Format::Gemini => gemini(conversation),
+        Format::Text => unreachable!("flat text is rendered by flat_text"),
+    }
+}
