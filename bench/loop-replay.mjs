@@ -337,9 +337,44 @@ const pruneContender = {
   start: (_run, env) => async ({ raw }) => ({ messages: env.pruneMessages({ messages: raw, toolCalls: PRUNE_TOOL_CALLS }) }),
 };
 
+/**
+ * An edge proxy (examples/worker-proxy): the client's request body as a string, compacted by
+ * `compactRequestBody` with the session's state and the cache facts of the previous response,
+ * as configuration (b). Stateless by nature; the CPU is the `compactRequestBody` call.
+ */
+const proxyContender = {
+  name: "edge proxy (compactRequestBody)",
+  library: true,
+  host: "stateless",
+  formats: ["anthropic", "openai", "gemini"],
+  start(run, env) {
+    let state;
+    const sessionId = `loop-replay proxy ${run.id} ${run.format}`;
+    const listKey = run.format === "gemini" ? "contents" : "messages";
+    return async (call) => {
+      const { k, raw, gap } = call;
+      const fields = run.format === "anthropic" ? { model: "m", max_tokens: 4096, ...(run.system ? { system: run.system } : {}) } : { model: "m" };
+      const body = JSON.stringify({ ...fields, [listKey]: raw });
+      const pressure = {
+        turnCount: k + 1,
+        contextPctUsed: Math.min(1, env.tokensOf(run, raw) / WINDOW),
+        idleSeconds: gap,
+        sessionComplete: false,
+        cachedTokens: cachedTokensFor(call),
+        contextWindowTokens: WINDOW,
+      };
+      const t0 = performance.now();
+      const out = await env.tc.compactRequestBody(body, { ...env.options, sessionId, pressure, ...(state !== undefined ? { state } : {}) });
+      const ms = performance.now() - t0;
+      state = out.result.state;
+      return { messages: JSON.parse(out.body)[listKey], ms, result: out.result };
+    };
+  },
+};
+
 /** Every contender, in the order of the tables. */
 export const LIBRARY = [libraryContender("stateless", false), libraryContender("stateless", true), libraryContender("stateful", false), libraryContender("stateful", true)];
-export const CONTENDERS = [noneContender, ...CLEAR_TRIGGERS.map(clearContender), pruneContender, ...LIBRARY, helperContender];
+export const CONTENDERS = [noneContender, ...CLEAR_TRIGGERS.map(clearContender), pruneContender, ...LIBRARY, helperContender, proxyContender];
 const appliesTo = (contender, run) => !contender.formats || contender.formats.includes(run.format);
 
 // ---------------------------------------------------------------------------------------------

@@ -417,6 +417,12 @@ export interface RequestBodyOptions extends CompactOptions {
   pressure: BudgetPressure;
   /** Default 0.003. */
   costPer1kTokens?: number;
+  /**
+   * The previous request's `result.state` for this session (a proxy keeps it, keyed by the
+   * session, between requests): as `MessagesContext.state`, so that each request repeats the
+   * previous one's compacted messages byte for byte and the provider's prompt cache holds.
+   */
+  state?: LoopState | null;
 }
 
 /** Picks exactly one tier for `pressure` (first match wins). Synchronous and pure. */

@@ -95,7 +95,7 @@ pub mod transcript;
 pub mod working;
 
 pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-pub use edge::body::compact_request_body;
+pub use edge::body::{BodyRequest, compact_request_body, compact_request_body_in_loop};
 pub use engine::{compact, compact_owned, compact_with_tier, compact_with_tier_owned};
 pub use error::{CompactionError, ErrorKind};
 pub use legacy::run_legacy_compaction;

@@ -320,6 +320,8 @@ impl<'a> Working<'a> {
         self.archive = other.archive;
         self.archive_origins = other.archive_origins;
         self.plans_applied = other.plans_applied;
+        // A replacement given back is not one the output holds: the state must not name it.
+        self.loop_marks.replaced = other.loop_marks.replaced;
     }
 }
 

@@ -27,6 +27,7 @@ use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
 use crate::formats::detect::{Evidence, first_evidence, format_name};
 use crate::formats::registry;
+use crate::loop_state::LoopState;
 use crate::pressure::BudgetPressure;
 #[cfg(test)]
 use crate::pressure::json_type;
@@ -58,9 +59,39 @@ pub async fn compact_request_body(
     cost_per_1k_tokens: Option<f64>,
     options: &CompactOptions<'_>,
 ) -> Result<(String, TierResult)> {
-    let (body, result, _) =
-        compact(body, session_id, pressure, cost_per_1k_tokens, options).await?;
+    let request = BodyRequest {
+        session_id,
+        pressure,
+        cost_per_1k_tokens,
+        state: None,
+    };
+    let (body, result, _) = compact(body, &request, options).await?;
     Ok((body, result))
+}
+
+/// [`compact_request_body`] as one call of a loop (SPEC §11): `state` is the previous call's
+/// `TierResult::state` for this session (a proxy keeps it between requests), and the result's
+/// `state` is the one to keep for the next request.
+pub async fn compact_request_body_in_loop(
+    body: &str,
+    request: &BodyRequest<'_>,
+    options: &CompactOptions<'_>,
+) -> Result<(String, TierResult)> {
+    let (body, result, _) = compact(body, request, options).await?;
+    Ok((body, result))
+}
+
+/// What a `compactRequestBody` call is given beside the body and the options.
+#[derive(Debug, Clone)]
+pub struct BodyRequest<'a> {
+    /// The session.
+    pub session_id: &'a str,
+    /// The pressure.
+    pub pressure: BudgetPressure,
+    /// The price, when given.
+    pub cost_per_1k_tokens: Option<f64>,
+    /// The previous call's state for this session, when the host keeps one.
+    pub state: Option<LoopState>,
 }
 
 /// [`compact_request_body`] on any source: the new body, the result and, after an elided run,
@@ -72,18 +103,10 @@ pub async fn compact_request_body(
 /// Read whole, a body of more than [`READ_FROM_COPY_MAX_BYTES`] lets its text go first.
 pub(crate) async fn compact<S: BodySource>(
     mut source: S,
-    session_id: &str,
-    pressure: BudgetPressure,
-    cost_per_1k_tokens: Option<f64>,
+    request: &BodyRequest<'_>,
     options: &CompactOptions<'_>,
 ) -> Result<(S::Body, TierResult, Option<S::Originals>)> {
-    let mut call = Call::new(
-        source.text(),
-        session_id,
-        &pressure,
-        cost_per_1k_tokens,
-        options,
-    )?;
+    let mut call = Call::new(source.text(), request, options)?;
     source.laid_out(&call.layout.span);
     if let Some((body, mut result, elided)) = compact_elided(&source, &call).await {
         let originals = source.put_back(&mut result, elided);
@@ -147,12 +170,8 @@ pub(crate) struct Call<'a> {
     /// The messages, read as the body was laid out when it will be read whole
     /// ([`scan::scan_parsing`]).
     pub values: Option<Vec<Value>>,
-    /// The session.
-    pub session_id: &'a str,
-    /// The pressure.
-    pub pressure: &'a BudgetPressure,
-    /// The price, when given.
-    pub cost_per_1k_tokens: Option<f64>,
+    /// The session, pressure, price and state.
+    pub request: &'a BodyRequest<'a>,
     /// The options.
     pub options: &'a CompactOptions<'a>,
 }
@@ -161,25 +180,17 @@ impl<'a> Call<'a> {
     /// The call on `body` (checked and laid out here: [`layout`]'s errors).
     pub(crate) fn new(
         body: &str,
-        session_id: &'a str,
-        pressure: &'a BudgetPressure,
-        cost_per_1k_tokens: Option<f64>,
+        request: &'a BodyRequest<'a>,
         options: &'a CompactOptions<'a>,
     ) -> Result<Self> {
         // A body read whole (the tier reads long strings whole, and the body is small enough to
         // be read from its text) has its messages read in the layout's pass.
-        let whole = body.len() <= READ_FROM_COPY_MAX_BYTES
-            && !crate::engine::may_read_elided(
-                crate::policy::select_tier(pressure, &options.policy),
-                options,
-            );
+        let whole = body.len() <= READ_FROM_COPY_MAX_BYTES && !may_read_elided(request, options);
         let (layout, values) = layout_with(body, &options.policy.limits(), whole)?;
         Ok(Self {
             layout,
             values,
-            session_id,
-            pressure,
-            cost_per_1k_tokens,
+            request,
             options,
         })
     }
@@ -193,17 +204,19 @@ impl<'a> Call<'a> {
         elided: Option<(&str, &ElidedBody)>,
     ) -> Result<TierResult> {
         let format = format_for(&self.layout, &messages)?;
+        let request = self.request;
         let mut ctx = TierContext::new(
-            self.session_id,
-            *self.pressure,
+            request.session_id,
+            request.pressure,
             ContextInput::Messages {
                 messages,
                 format: FormatChoice::Fixed(format),
             },
         );
-        if let Some(cost) = self.cost_per_1k_tokens {
+        if let Some(cost) = request.cost_per_1k_tokens {
             ctx.cost_per_1k_tokens = cost;
         }
+        ctx.state = request.state.clone();
         // Only the Responses API keeps a conversation on the server, by these fields.
         ctx.server_history =
             self.layout.server_history && registry::structured(format)?.string_list;
@@ -234,14 +247,20 @@ impl<'a> Call<'a> {
 /// some string is long enough.
 fn read_elided(body: &str, call: &Call<'_>) -> Option<ElidedBody> {
     (!call.layout.string_list).then_some(())?;
-    let tier = crate::policy::select_tier(call.pressure, &call.options.policy);
-    crate::engine::may_read_elided(tier, call.options).then_some(())?;
+    may_read_elided(call.request, call.options).then_some(())?;
     elision::read(
         body,
         &call.layout.span.elements,
         &call.layout.long_strings,
         call.options.policy.micro_keep_head_chars,
     )
+}
+
+/// Whether the call may read long strings elided: the tier allows it, and there is no state (a
+/// state's fingerprints are of whole texts).
+fn may_read_elided(request: &BodyRequest<'_>, options: &CompactOptions<'_>) -> bool {
+    let tier = crate::policy::select_tier(&request.pressure, &options.policy);
+    request.state.is_none() && crate::engine::may_read_elided(tier, options)
 }
 
 /// The result's messages.
@@ -1030,8 +1049,14 @@ mod tests {
             text: Some(body),
             log: std::rc::Rc::clone(&log),
         };
+        let request = BodyRequest {
+            session_id: "s",
+            pressure,
+            cost_per_1k_tokens: None,
+            state: None,
+        };
         let (out, result, _) =
-            pollster::block_on(compact(source, "s", pressure, None, options)).expect("compacts");
+            pollster::block_on(compact(source, &request, options)).expect("compacts");
         let (native, native_result) =
             pollster::block_on(compact_request_body(body, "s", pressure, None, options))
                 .expect("compacts");

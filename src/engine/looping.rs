@@ -20,20 +20,21 @@ pub fn admit(working: &Working<'_>, state: Option<&LoopState>, session_id: &str)
 
 /// Makes again what the state says earlier calls decided: time_based's pruning of the steps
 /// before its mark, and micro's frontier (micro's own stubs are made by micro, from it). A state
-/// that does not apply leaves its warning.
+/// that does not apply leaves its warning. True when it changed the messages.
 pub fn reapply(
     working: &mut Working<'_>,
     admitted: &Admitted,
     env: &TierEnv<'_>,
-) -> crate::error::Result<()> {
+) -> crate::error::Result<bool> {
     let state = match admitted {
         Admitted::Extends(state) => state,
         Admitted::Ignored(why) => {
             working.warnings.push(why.clone());
-            return Ok(());
+            return Ok(false);
         }
-        Admitted::None | Admitted::Holds => return Ok(()),
+        Admitted::None | Admitted::Holds => return Ok(false),
     };
+    let mut changed = false;
     for plan in &state.replaced {
         let len = working.transcript.messages.len();
         let edits: Option<Vec<_>> = plan
@@ -51,6 +52,7 @@ pub fn reapply(
             reason: "state: a summary of an earlier call put in again".into(),
             ..crate::plan::Plan::default()
         })?;
+        changed = true;
     }
     let stale = usize::try_from(state.stale_steps).unwrap_or(usize::MAX);
     if stale > 0 {
@@ -61,10 +63,11 @@ pub fn reapply(
                 plan.edits.len()
             );
             working.apply(plan)?;
+            changed = true;
         }
     }
     working.loop_marks.micro_frontier = usize::try_from(state.micro_steps).unwrap_or(usize::MAX);
-    Ok(())
+    Ok(changed)
 }
 
 /// A replacement's range lies within `len` messages (a history it extends holds them all).
@@ -99,16 +102,20 @@ pub fn next_state(
         Tier::Auto | Tier::SessionMemory => stale_frontier(working, &steps) as u64,
         _ => earlier,
     };
-    // auto stubs every step outside the tail before it summarises: micro's frontier is there.
+    // auto stubs every step outside the tail before it summarises: micro's frontier is there. A
+    // replacement made by this call renumbers the steps after it, and the frontier with them.
     let micro_steps = match tier {
         Tier::Auto | Tier::SessionMemory => {
-            working
-                .loop_marks
-                .micro_frontier
-                .max(crate::tiers::frontier::written_frontier(
-                    &working.transcript,
-                    &steps,
-                ))
+            let written = crate::tiers::frontier::written_frontier(&working.transcript, &steps);
+            let earlier = match admitted {
+                Admitted::Extends(state) => state.replaced.len(),
+                _ => 0,
+            };
+            if working.loop_marks.replaced.len() > earlier {
+                written
+            } else {
+                working.loop_marks.micro_frontier.max(written)
+            }
         }
         _ => working.loop_marks.micro_frontier,
     };

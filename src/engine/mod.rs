@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::Xxh3;
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
     let (tier, why) = selected(ctx, options)?;
-    let mut result = run(tier, &why, ctx, options).await?;
+    let mut result = run(Choice::Selected(tier), &why, ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -39,7 +39,13 @@ pub async fn compact_with_tier(
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
-    let mut result = run(tier, &format!("forced {tier}"), ctx, options).await?;
+    let mut result = run(
+        Choice::Forced(tier),
+        &format!("forced {tier}"),
+        ctx,
+        options,
+    )
+    .await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -48,7 +54,7 @@ pub async fn compact_with_tier(
 /// instead of being copied.
 pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
     let (tier, why) = selected(&ctx, options)?;
-    let mut result = run(tier, &why, &ctx, options).await?;
+    let mut result = run(Choice::Selected(tier), &why, &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
@@ -60,9 +66,45 @@ pub async fn compact_with_tier_owned(
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
-    let mut result = run(tier, &format!("forced {tier}"), &ctx, options).await?;
+    let mut result = run(
+        Choice::Forced(tier),
+        &format!("forced {tier}"),
+        &ctx,
+        options,
+    )
+    .await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
+}
+
+/// How the call's tier was chosen.
+#[derive(Debug, Clone, Copy)]
+enum Choice {
+    /// By the pressure: chosen again when the state's decisions change the context.
+    Selected(Tier),
+    /// By the host.
+    Forced(Tier),
+}
+
+impl Choice {
+    fn tier(self) -> Tier {
+        match self {
+            Choice::Selected(tier) | Choice::Forced(tier) => tier,
+        }
+    }
+}
+
+/// `pressure` with its context use scaled from `before` tokens to `now` (the same counter).
+fn scaled_pressure(
+    pressure: &crate::pressure::BudgetPressure,
+    before: u64,
+    now: u64,
+) -> crate::pressure::BudgetPressure {
+    let mut scaled = *pressure;
+    if before > 0 {
+        scaled.context_pct_used = pressure.context_pct_used * now as f64 / before as f64;
+    }
+    scaled
 }
 
 fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, String)> {
@@ -77,11 +119,12 @@ fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, St
 /// Runs `tier`. The result's messages that are unchanged copies of input messages (those with
 /// an origin) are left `null`, for [`fill_copies`] or [`fill_moved`] to put in.
 async fn run(
-    tier: Tier,
+    choice: Choice,
     why: &str,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
+    let (mut tier, mut why) = (choice.tier(), why.to_string());
     ctx.validate()?;
     check_limits(&options.policy.limits(), &ctx.input)?;
     let seed_rule = SeedRule {
@@ -143,11 +186,46 @@ async fn run(
     let input_print = crate::loop_state::print(&working.transcript);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
-    let repaired =
-        crate::repair::repair(&mut working, ctx.server_history)?.then(|| working.clone());
-    looping::reapply(&mut working, &admitted, &env)?;
+    let repaired = crate::repair::repair(&mut working, ctx.server_history)?;
+    // A result that fails the checks falls back to the input as repaired and with the state's
+    // decisions made again: a stateless host's next request must not undo an earlier summary.
+    let replayed = looping::reapply(&mut working, &admitted, &env)?;
+    let base = (repaired || replayed).then(|| working.clone());
     let before = Pairing::of(&working.transcript, ctx.server_history);
     let tier_before_tokens = working.tokens(counter);
+    // With the state's decisions made again, the context the model reads is what they left: the
+    // pressure and the selection are of that (else auto would cut a summarised context again).
+    let replayed_pressure =
+        replayed.then(|| scaled_pressure(&ctx.pressure, before_tokens, tier_before_tokens));
+    let replayed_id;
+    let env = match &replayed_pressure {
+        Some(pressure) => {
+            if let Choice::Selected(_) = choice {
+                let selection = explain_selection(pressure, &options.policy);
+                tier = selection.tier;
+                why = format!(
+                    "selected {tier}: {} (the context with the state's decisions made again)",
+                    selection.rule
+                );
+            }
+            replayed_id = match &options.correlation_id {
+                Some(id) => id.clone(),
+                None => event_id(
+                    "cmp",
+                    &ctx.session_id,
+                    ctx.pressure.turn_count,
+                    Some(tier),
+                    content_digest(&working.transcript),
+                ),
+            };
+            TierEnv {
+                pressure,
+                correlation_id: &replayed_id,
+                ..env
+            }
+        }
+        None => env,
+    };
     tiers::run(tier, &mut working, &env).await?;
     let mut after_tokens = working.tokens(counter);
     if let Err(refusal) = check(
@@ -158,9 +236,12 @@ async fn run(
         after_tokens,
         &options.policy,
     ) {
-        let returned = match repaired {
-            Some(_) => "input returned repaired, otherwise unchanged",
-            None => "input returned unchanged",
+        let returned = match (repaired, replayed) {
+            (_, true) => {
+                "input returned with the state's decisions made again, otherwise unchanged"
+            }
+            (true, false) => "input returned repaired, otherwise unchanged",
+            (false, false) => "input returned unchanged",
         };
         let note = match refusal {
             Refusal::Broken(why) => {
@@ -172,7 +253,7 @@ async fn run(
             }
             Refusal::NotWorthIt(why) => format!("{returned}: the result {why}"),
         };
-        match repaired {
+        match base {
             Some(base) => working.revert_to(base, note),
             None => working.revert(&ctx.input, note)?,
         }
@@ -185,9 +266,10 @@ async fn run(
         })
     });
     let state = looping::next_state(&working, input_print, &admitted, tier, &env);
+    let correlation_id = env.correlation_id.to_string();
     let mut result = finish(
         tier,
-        why,
+        &why,
         ctx,
         options,
         working,

@@ -167,7 +167,7 @@ pub fn context(
 
 /// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
 /// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
-fn loop_state(value: &JsValue) -> Result<Option<crate::loop_state::LoopState>> {
+pub(crate) fn loop_state(value: &JsValue) -> Result<Option<crate::loop_state::LoopState>> {
     use crate::loop_state::LoopState;
     if value.is_undefined() || value.is_null() {
         return Ok(None);

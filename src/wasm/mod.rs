@@ -313,20 +313,25 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     let (options, fields) = options_argument(
         "options",
         &options,
-        &["sessionId", "pressure", "costPer1kTokens"],
+        &["sessionId", "pressure", "costPer1kTokens", "state"],
         true,
     )
     .map_err(throw)?;
-    let (session_id, pressure, cost) =
+    let (session_id, pressure, cost, state) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
+    let request = crate::edge::body::BodyRequest {
+        session_id: &session_id,
+        pressure,
+        cost_per_1k_tokens: cost,
+        state,
+    };
     // Refused before it is copied into wasm memory (the core checks the copy again).
     text::check_size(&body, &options.policy().limits(), "body").map_err(throw)?;
     let core_options = options.core();
     let source = body::JsBody::new(&body);
     let window = source.window();
     options.set_window(window);
-    let outcome =
-        crate::edge::body::compact(source, &session_id, pressure, cost, &core_options).await;
+    let outcome = crate::edge::body::compact(source, &request, &core_options).await;
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
@@ -337,9 +342,15 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     output::body_result(body.into(), &result, originals.as_ref())
 }
 
-fn body_fields(
-    fields: Option<&Fields>,
-) -> Result<(String, crate::pressure::BudgetPressure, Option<f64>)> {
+/// `sessionId`, `pressure`, `costPer1kTokens` and `state` of `compactRequestBody`'s options.
+type BodyFields = (
+    String,
+    crate::pressure::BudgetPressure,
+    Option<f64>,
+    Option<crate::loop_state::LoopState>,
+);
+
+fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
     let Some(fields) = fields else {
         return Err(CompactionError::type_error("", "is required"));
     };
@@ -347,7 +358,8 @@ fn body_fields(
     let pressure =
         inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
     let cost = crate::input::optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
-    Ok((session_id, pressure, cost))
+    let state = inputs::loop_state(&fields.get("state")?)?;
+    Ok((session_id, pressure, cost, state))
 }
 
 /// A token estimate: the seed's rule by default (0 for `""`, else `max(1, ⌊code points / 4⌋)`),

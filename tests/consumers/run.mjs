@@ -246,8 +246,8 @@ const projects = {
   "sveltekit-devdep": sveltekit("sveltekit-devdep"),
 };
 
-/** Node ESM/CJS from the tarball, Deno, Bun, workerd: tests/runtimes/run.mjs (its own consumer). */
-const runtimes = ["pack", "deno", "bun", "workerd"];
+/** Node ESM/CJS from the tarball, Deno, Bun, workerd, examples/worker-proxy on workerd: tests/runtimes/run.mjs (its own consumer). */
+const runtimes = ["pack", "deno", "bun", "workerd", "worker-proxy"];
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.

@@ -5,14 +5,18 @@
 //   node tests/runtimes/run.mjs bun      smoke.mjs in Bun (npm package `bun`)
 //   node tests/runtimes/run.mjs workerd  a worker on workerd (npm package `workerd`) on 127.0.0.1:
 //                                        POST an Anthropic request body, get it back compacted
+//   node tests/runtimes/run.mjs worker-proxy  examples/worker-proxy on workerd, a Durable Object
+//                                        per session, against a mock provider: a 49-call session
 // The consumer project lives in target/pkg-consumer/ (git-ignored) and is rebuilt whenever pkg/
 // changed. Exits non-zero on the first failure.
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { anthropicRequestBody } from "../../scripts/samples.mjs";
+import { agentRun } from "../js/helpers.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const consumer = path.join(root, "target", "pkg-consumer");
@@ -42,6 +46,49 @@ function install() {
   for (const file of ["smoke.mjs"]) fs.copyFileSync(path.join(here, file), path.join(consumer, file));
   fs.copyFileSync(path.join(root, "scripts", "samples.mjs"), path.join(consumer, "samples.mjs"));
 }
+
+/** The request body of model call k of `messages` (Anthropic): every message before the k-th assistant message. */
+function callBody(messages, k) {
+  let seen = 0;
+  const end = messages.findIndex((message) => message.role === "assistant" && ++seen === k);
+  return JSON.stringify({ model: "claude-test", max_tokens: 1024, system: "You are a coding agent.", messages: messages.slice(0, end === -1 ? messages.length : end) });
+}
+
+/** Messages of `b` equal (as JSON text) to `a`'s, from the start. */
+function sharedPrefix(a, b) {
+  let n = 0;
+  while (n < a.length && n < b.length && JSON.stringify(a[n]) === JSON.stringify(b[n])) n += 1;
+  return n;
+}
+
+/**
+ * A mock provider on 127.0.0.1: records each request's path and body, answers JSON with a usage
+ * that reports cached tokens, or server-sent events when the body asks for a stream.
+ */
+async function mockUpstream() {
+  const seen = [];
+  const server = http.createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      seen.push({ path: request.url, body, apiKey: request.headers["x-api-key"] });
+      if (JSON.parse(body).stream) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(STREAM);
+      } else {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ id: `msg_${seen.length}`, type: "message", usage: { input_tokens: 40, cache_read_input_tokens: 1000 * seen.length, cache_creation_input_tokens: 50 } }));
+      }
+    });
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { seen, port, close: () => server.close() };
+}
+
+/** What the mock provider streams: the proxy must hand it over byte for byte. */
+const STREAM = 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":9,"cache_read_input_tokens":7}}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 const checks = {
   pack() {
@@ -84,8 +131,6 @@ compact({ sessionId: "cjs", pressure: { turnCount: 2, contextPctUsed: 0.1, idleS
     fs.mkdirSync(dir, { recursive: true });
     fs.copyFileSync(path.join(here, "workerd", "worker.mjs"), path.join(dir, "worker.mjs"));
     const pkg = "../node_modules/tiered-compaction";
-    // Module names are what imports resolve to: "tiered-compaction" is the package's workerd
-    // entry point, and its relative imports resolve against that name.
     fs.writeFileSync(
       path.join(dir, "config.capnp"),
       `using Workerd = import "/workerd/workerd.capnp";
@@ -99,14 +144,7 @@ const proxy :Workerd.Worker = (
   compatibilityDate = "2025-01-01",
   modules = [
     (name = "worker", esModule = embed "worker.mjs"),
-    (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
-    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
-    (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
-    (name = "host-values.mjs", esModule = embed "${pkg}/host-values.mjs"),
-    (name = "surrogates.mjs", esModule = embed "${pkg}/surrogates.mjs"),
-    (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
-    (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
-    (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),
+${packageModules(pkg)}
   ],
 );
 `,
@@ -147,7 +185,120 @@ const proxy :Workerd.Worker = (
       server.kill("SIGTERM");
     }
   },
+
+  /**
+   * examples/worker-proxy on workerd against a mock provider that records what it is sent: a
+   * Durable Object per session keeps the loop's state. Over 49 calls of a session (a small window,
+   * so auto summarises on the way), each request forwarded repeats the previous one's messages
+   * byte for byte except where auto edits, and every call after the summary keeps it, where a
+   * proxy without state makes it again at every call; a request without a session goes through
+   * unchanged, a streamed answer passes through byte for byte, the client's headers go upstream.
+   */
+  async "worker-proxy"() {
+    const dir = path.join(consumer, "worker-proxy");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(root, "examples", "worker-proxy", "src", "index.mjs"), path.join(dir, "index.mjs"));
+    const upstream = await mockUpstream();
+    fs.writeFileSync(
+      path.join(dir, "config.capnp"),
+      `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .proxy),
+    (name = "local", network = (allow = ["local", "private", "public"])),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:8080", http = (), service = "main") ],
+);
+
+const proxy :Workerd.Worker = (
+  compatibilityDate = "2025-01-01",
+  modules = [
+    (name = "worker", esModule = embed "index.mjs"),
+${packageModules("../node_modules/tiered-compaction")}
+  ],
+  durableObjectNamespaces = [ (className = "Session", uniqueKey = "tiered-compaction-proxy-test") ],
+  durableObjectStorage = (inMemory = void),
+  globalOutbound = "local",
+  bindings = [
+    (name = "SESSIONS", durableObjectNamespace = "Session"),
+    (name = "ANTHROPIC_UPSTREAM", text = "http://127.0.0.1:${upstream.port}"),
+    (name = "OPENAI_UPSTREAM", text = "http://127.0.0.1:${upstream.port}"),
+    (name = "CONTEXT_WINDOW_TOKENS", text = "12000"),
+  ],
+);
+`,
+    );
+    const port = await freePort();
+    const server = spawn(bin("workerd"), ["serve", "config.capnp", "--socket-addr", `http=127.0.0.1:${port}`], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    try {
+      await waitForPort(port, server);
+      const messages = agentRun("anthropic", 60);
+      const post = async (body, session) => {
+        const response = await fetch(`http://127.0.0.1:${port}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": "test-key", ...(session ? { "x-session-id": session } : {}) },
+          body,
+        });
+        const text = await response.text();
+        if (response.status !== 200) throw new Error(`worker-proxy answered ${response.status}: ${text}`);
+        const sent = upstream.seen.at(-1);
+        if (sent.apiKey !== "test-key" || sent.path !== "/v1/messages") throw new Error(`worker-proxy forwarded ${JSON.stringify(sent)}`);
+        return { tier: response.headers.get("x-compaction-tier"), text, sent: JSON.parse(sent.body).messages };
+      };
+      const calls = [];
+      for (let k = 2; k <= 50; k += 1) calls.push(await post(callBody(messages, k), "session-1"));
+      const tiers = calls.map((call) => call.tier);
+      // The summary: the first call that sends fewer messages than the one before.
+      const summary = calls.findIndex((call, i) => i > 0 && call.sent.length < calls[i - 1].sent.length);
+      if (summary === -1 || tiers[summary] !== "auto") throw new Error(`worker-proxy: auto never summarised (${tiers})`);
+      let rewrites = 0;
+      for (let i = 1; i < calls.length; i += 1) {
+        const previous = calls[i - 1].sent;
+        if (sharedPrefix(previous, calls[i].sent) === previous.length) continue;
+        rewrites += 1;
+        if (i > summary) throw new Error(`worker-proxy: call ${i + 2} (${tiers[i]}) rewrote the summary call ${summary + 2} sent`);
+        // Only auto rewrites the prefix here (the window is small); micro's batch never closes.
+        if (tiers[i] !== "auto") throw new Error(`worker-proxy: call ${i + 2} (${tiers[i]}) rewrote the prefix of call ${i + 1}`);
+      }
+      const after = calls.length - 1 - summary;
+      if (after < 5) throw new Error(`worker-proxy: only ${after} calls after the summary`);
+      // Without the state (a new session each call), each call after the summary makes it again.
+      const lone = [];
+      for (const k of [summary + 3, summary + 4]) lone.push(await post(callBody(messages, k), `lone-${k}`));
+      const undone = sharedPrefix(lone[0].sent, lone[1].sent) < lone[0].sent.length;
+      if (!undone) throw new Error("worker-proxy: without state the calls after the summary repeat it too: the check shows nothing");
+      const raw = await post(callBody(messages, 50), null);
+      if (JSON.stringify(raw.sent) !== JSON.stringify(JSON.parse(callBody(messages, 50)).messages)) throw new Error("worker-proxy: a request without a session was changed");
+      const streamed = await post(JSON.stringify({ ...JSON.parse(callBody(messages, 51)), stream: true }), "session-1");
+      if (streamed.text !== STREAM) throw new Error(`worker-proxy: the stream changed: ${JSON.stringify(streamed.text)}`);
+      console.log(
+        `worker-proxy: ${calls.length} calls of one session through its Durable Object: ${rewrites} prefix rewrites, all by auto; ` +
+          `auto summarised at call ${summary + 2} (${calls[summary - 1].sent.length} -> ${calls[summary].sent.length} messages) and the ${after} calls after it repeated it byte for byte ` +
+          `(without state, the next two calls rewrote it); no session header: forwarded unchanged; a streamed answer passed through byte for byte`,
+      );
+    } finally {
+      server.kill("SIGTERM");
+      upstream.close();
+    }
+  },
 };
+
+/**
+ * The package's modules as workerd config entries. Module names are what imports resolve to:
+ * "tiered-compaction" is the package's workerd entry point, and its relative imports resolve
+ * against that name.
+ */
+function packageModules(pkg) {
+  return `    (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
+    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
+    (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
+    (name = "host-values.mjs", esModule = embed "${pkg}/host-values.mjs"),
+    (name = "surrogates.mjs", esModule = embed "${pkg}/surrogates.mjs"),
+    (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
+    (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
+    (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),`;
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
