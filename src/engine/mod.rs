@@ -390,6 +390,9 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 struct Pairing<'a> {
     /// Borrowed from the input where its transcript borrows them.
     paired: Vec<Cow<'a, str>>,
+    /// Of the paired ids, those used by more calls than results or the other way (a reused id:
+    /// a pair and a call still waiting), and by how many.
+    unbalanced: crate::base::hash::FastMap<String, usize>,
     misplaced: FastSet<String>,
     /// The list continues a conversation the provider stores ([`TierContext::server_history`]).
     server_history: bool,
@@ -397,12 +400,34 @@ struct Pairing<'a> {
 
 impl<'a> Pairing<'a> {
     fn of(transcript: &Transcript<'a>, server_history: bool) -> Self {
+        let paired = paired_in_order(transcript);
+        let unbalanced = paired
+            .iter()
+            .map(|id| (id.to_string(), imbalance(transcript, id)))
+            .filter(|(_, by)| *by > 0)
+            .collect();
         Self {
-            paired: paired_in_order(transcript),
+            paired,
+            unbalanced,
             misplaced: misplaced_results(transcript).into_iter().collect(),
             server_history,
         }
     }
+}
+
+/// How many more calls than results `id` has in `transcript`, or results than calls.
+fn imbalance(transcript: &Transcript, id: &str) -> usize {
+    let (mut calls, mut results) = (0usize, 0usize);
+    for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
+        match &block.kind {
+            crate::transcript::BlockKind::ToolCall { id: call, .. } if &**call == id => calls += 1,
+            crate::transcript::BlockKind::ToolResult {
+                id: Some(result), ..
+            } if &**result == id => results += 1,
+            _ => {}
+        }
+    }
+    calls.abs_diff(results)
 }
 
 /// How the reason begins when a tier's result broke a rule and the engine fell back to the
@@ -468,12 +493,14 @@ fn broken_rule(
             .flat_map(|m| &m.blocks)
             .filter_map(|b| b.tool_id()),
     );
-    if let Some(broken) = before
-        .paired
-        .iter()
-        .map(|id| -> &str { id })
-        .find(|id| ids_after.contains(id) && !paired_after.contains(id))
-    {
+    // A reused id's pair may go whole while its other call stays: no pair is split unless the
+    // id is left more unbalanced than it was.
+    let split = |id: &&str| {
+        ids_after.contains(id)
+            && !paired_after.contains(id)
+            && imbalance(after, id) > before.unbalanced.get(*id).copied().unwrap_or(0)
+    };
+    if let Some(broken) = before.paired.iter().map(|id| -> &str { id }).find(split) {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }
     if let Some(id) = misplaced_results(after)

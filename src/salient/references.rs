@@ -33,6 +33,62 @@ pub fn references(text: &str, max: usize) -> Vec<&str> {
     found
 }
 
+/// How many distinct references [`stub_references`] looks through for each it keeps.
+const POOL_PER_KEPT: usize = 4;
+
+/// The paths and URLs a stub keeps, at most `max`, in the body's order: of the first
+/// `max × 4` distinct ones, files (a name with an extension) and URLs before directories. A
+/// listing that names its directories first (`cargo` naming each crate's folder, then the test
+/// files) would otherwise fill every slot with folders and keep no file.
+pub fn stub_references(text: &str, max: usize) -> Vec<&str> {
+    let pool = references(text, max.saturating_mul(POOL_PER_KEPT));
+    if pool.len() <= max {
+        return pool;
+    }
+    let named: Vec<bool> = pool.iter().map(|r| is_url(r) || names_file(r)).collect();
+    let files = named.iter().filter(|named| **named).count();
+    let (mut files_room, mut folders_room) = (max, max.saturating_sub(files));
+    pool.into_iter()
+        .zip(named)
+        .filter(|(_, named)| {
+            let room = if *named {
+                &mut files_room
+            } else {
+                &mut folders_room
+            };
+            let keep = *room > 0;
+            *room = room.saturating_sub(1);
+            keep
+        })
+        .map(|(reference, _)| reference)
+        .collect()
+}
+
+/// Whether a path's last name has an extension (`src/a.rs`, not `src/bin`, `v1/3.14`).
+fn names_file(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let name_start = bytes
+        .iter()
+        .rposition(|&b| b == b'/' || b == b'\\')
+        .map_or(0, |at| at + 1);
+    has_extension(&bytes[name_start..])
+}
+
+/// Whether a file name has an extension of 1 to 8 ASCII letters and digits and is not a number.
+fn has_extension(file_name: &[u8]) -> bool {
+    let named = file_name
+        .iter()
+        .any(|&b| !(b.is_ascii_digit() || b == b'.'));
+    named
+        && file_name
+            .iter()
+            .rposition(|&b| b == b'.')
+            .is_some_and(|dot| {
+                let ext = &file_name[dot + 1..];
+                dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
+            })
+}
+
 /// [`WORD_BYTES`] flag: an ASCII byte that ends a word in [`tokens`] (whitespace, as
 /// [`char::is_whitespace`] has it, and the punctuation around paths in text and JSON).
 const DELIMITER: u8 = 1;
@@ -179,6 +235,7 @@ pub fn tokens(text: &str) -> Tokens<'_> {
     Tokens {
         words: Words { text, from: 0 },
         whole: None,
+        pieces: None,
     }
 }
 
@@ -190,6 +247,8 @@ pub struct Tokens<'a> {
     words: Words<'a>,
     /// A backticked word, tried whole once its inside was.
     whole: Option<&'a str>,
+    /// The rest of a word cut at a JSON escape ([`escape_cut`]), tried next.
+    pieces: Option<&'a str>,
 }
 
 impl<'a> Iterator for Tokens<'a> {
@@ -197,27 +256,63 @@ impl<'a> Iterator for Tokens<'a> {
 
     fn next(&mut self) -> Option<&'a str> {
         loop {
-            let word = match self.whole.take() {
-                Some(word) => word,
-                None => {
-                    let (start, word) = self.words.next_at()?;
-                    if is_closing_tag(self.words.text, start, word) {
-                        continue;
-                    }
-                    match backticked(word) {
-                        Some(inside) => {
-                            self.whole = Some(word);
-                            inside
-                        }
-                        None => word,
-                    }
+            let (word, escaped) = match self.pieces.take() {
+                Some(rest) => (rest, true),
+                None => (self.whole_or_next()?, false),
+            };
+            let cut = match escaped {
+                true => escape_at(word),
+                false => escape_cut(word),
+            };
+            let word = match cut {
+                Some(at) => {
+                    self.pieces = word.get(at + 2..).filter(|rest| !rest.is_empty());
+                    word.get(..at).unwrap_or_default()
                 }
+                None => word,
             };
             if let Some(token) = reference(word) {
                 return Some(token);
             }
         }
     }
+}
+
+impl<'a> Tokens<'a> {
+    /// The backticked word to try whole, or the next word (its inside first when backticked).
+    fn whole_or_next(&mut self) -> Option<&'a str> {
+        if let Some(word) = self.whole.take() {
+            return Some(word);
+        }
+        loop {
+            let (start, word) = self.words.next_at()?;
+            if is_closing_tag(self.words.text, start, word) {
+                continue;
+            }
+            return Some(match backticked(word) {
+                Some(inside) => {
+                    self.whole = Some(word);
+                    inside
+                }
+                None => word,
+            });
+        }
+    }
+}
+
+/// Where a word with a `/` holds a JSON escape of a line break, tab or quote (`\n`, `\t`,
+/// `\r`, `\"`): a tool's output kept as JSON text (`{"output":"M  src/a.rs\nM  src/b.rs"}`)
+/// runs its lines together, and each line's path ends there. Words without a `/` (Windows
+/// paths, where `\n` may begin a name) are left whole; the rest of a cut word is cut at each.
+fn escape_cut(word: &str) -> Option<usize> {
+    word.as_bytes().contains(&b'/').then(|| escape_at(word))?
+}
+
+/// The first JSON escape of a line break, tab or quote in `word`.
+fn escape_at(word: &str) -> Option<usize> {
+    word.as_bytes()
+        .windows(2)
+        .position(|pair| pair[0] == b'\\' && matches!(pair[1], b'n' | b't' | b'r' | b'"'))
 }
 
 /// The inside of a word in backticks.
@@ -318,19 +413,7 @@ pub fn is_path(token: &str) -> bool {
     let Some(separator) = separator else {
         return false;
     };
-    let file_name = &bytes[separator + 1..];
     // A file's name is not a number: `1/2.5` and `v1/3.14` are figures, not files.
-    let named = file_name
-        .iter()
-        .any(|&b| !(b.is_ascii_digit() || b == b'.'));
-    let has_extension = named
-        && file_name
-            .iter()
-            .rposition(|&b| b == b'.')
-            .is_some_and(|dot| {
-                let ext = &file_name[dot + 1..];
-                dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
-            });
     let rooted = bytes[0] == b'/' || bytes.starts_with(b"./") || bytes.starts_with(b"~/");
-    has_extension || rooted
+    has_extension(&bytes[separator + 1..]) || rooted
 }

@@ -170,10 +170,30 @@ mod oracle {
                 let backticked = token.strip_prefix('`').and_then(|t| t.strip_suffix('`'));
                 backticked.into_iter().chain(std::iter::once(token))
             })
+            .flat_map(split_escapes)
             .map(|token| token.trim_end_matches(['.', ':', ';', '`', '!', '?']))
             .map(|token| token.trim_start_matches('`'))
             .map(strip_line_number)
             .filter(|token| super::super::is_url(token) || is_path(token))
+    }
+
+    /// A word with a `/` in pieces at each JSON escape of a line break, tab or quote.
+    fn split_escapes(word: &str) -> Vec<&str> {
+        if !word.contains('/') {
+            return vec![word];
+        }
+        let mut pieces = Vec::new();
+        let mut rest = word;
+        while let Some(at) = ["\\n", "\\t", "\\r", "\\\""]
+            .iter()
+            .filter_map(|escape| rest.find(escape))
+            .min()
+        {
+            pieces.push(&rest[..at]);
+            rest = &rest[at + 2..];
+        }
+        pieces.push(rest);
+        pieces
     }
 
     /// `word`, a slice of `text`, names a closing tag: `/` right after `<`, or a one-word name
@@ -297,6 +317,10 @@ fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
         "http://",
         "https://a.b/c",
         "`src/b.rs`",
+        "\\n",
+        "\\t",
+        "\\\"",
+        "M  a/b.md\\nM",
         ".rs",
         ".toolongext",
         "!",
@@ -375,6 +399,58 @@ proptest::proptest! {
 fn last_line_only_of_several() {
     assert_eq!(last_line("one line"), None);
     assert_eq!(last_line("a\nb\n\n  "), Some("b"));
+}
+
+/// A tool's output kept as JSON text runs its lines together with `\\n` escapes: each line's path
+/// still counts (a `git status` of 92 paths in a real Codex run kept none of them).
+#[test]
+fn paths_in_json_escaped_output() {
+    let body = r#"{"output":"On branch main\nM  .github/actions/run.yml\nM  codex-cli/bin/codex.js\n?? docs/notes.md\t(new)\n","metadata":{"exit_code":0}}"#;
+    assert_eq!(
+        references(body, 10),
+        vec![
+            ".github/actions/run.yml",
+            "codex-cli/bin/codex.js",
+            "docs/notes.md"
+        ]
+    );
+    // A Windows path keeps its `\n`: no `/` in it.
+    assert_eq!(references(r"C:\new\file.txt", 10), vec![r"C:\new\file.txt"]);
+}
+
+/// A listing that names twelve folders before its files: the stub's ten slots keep the files
+/// (and the URL) first, then folders in the room left, all in the body's order.
+#[test]
+fn stubs_keep_files_before_folders() {
+    let folders: Vec<String> = (0..12).map(|k| format!("/work/crates/c{k}")).collect();
+    let body = format!(
+        "Checking {}\nrunning tests/a.rs tests/b.rs see https://docs.rs/x then src/main.rs",
+        folders.join(" ")
+    );
+    let kept = stub_references(&body, 10);
+    assert_eq!(kept.len(), 10);
+    assert_eq!(
+        &kept[6..],
+        [
+            "tests/a.rs",
+            "tests/b.rs",
+            "https://docs.rs/x",
+            "src/main.rs"
+        ]
+    );
+    assert_eq!(
+        &kept[..6],
+        &folders
+            .iter()
+            .take(6)
+            .map(String::as_str)
+            .collect::<Vec<_>>()[..]
+    );
+    // Ten or fewer: all of them, as `references` finds them.
+    assert_eq!(
+        stub_references("a src/x.rs /opt/bin", 10),
+        vec!["src/x.rs", "/opt/bin"]
+    );
 }
 
 /// Documentation pages as agents fetch them: closing tags are markup, not paths; the page's real

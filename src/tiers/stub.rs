@@ -73,7 +73,7 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         }
     }
     let mut references: Vec<&str> = Vec::new();
-    for reference in salient::references(body, MAX_REFERENCES) {
+    for reference in salient::stub_references(body, MAX_REFERENCES) {
         // Joined on one line by spaces: the first takes a line break, the others a space.
         let separator = usize::from(!references.is_empty());
         if !shown.holds(reference) && budget.take_joined(bytes::count_chars(reference), separator) {
@@ -345,7 +345,7 @@ mod tests {
             }
         }
         let mut references: Vec<&str> = Vec::new();
-        for reference in salient::references(body, MAX_REFERENCES) {
+        for reference in salient::stub_references(body, MAX_REFERENCES) {
             let separator = usize::from(!references.is_empty());
             if !shown(reference, &lines) && budget.take_joined(reference.chars().count(), separator)
             {
