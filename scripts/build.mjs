@@ -17,7 +17,7 @@
 //      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
 //      CommonJS copies of it, of js/api.mjs, js/index.mjs (the export list every entry point
 //      re-exports), js/node-load.mjs (where Node finds the .wasm), js/ai-sdk.mjs and the
-//      framework integrations (js/langchain.mjs and its js/integrations.mjs),
+//      framework integrations (js/langchain.mjs, js/openai-agents.mjs and their js/integrations.mjs),
 //      so that every entry point loads the one web/tiered_compaction_bg.wasm; CommonJS types
 //      (.d.cts) beside the ES module ones; the command line from bin/; the TIER_COST_WEIGHT
 //      constant read from the built module; pkg/package.json ("type": "module", its exports map,
@@ -57,6 +57,9 @@ const INTEGRATIONS = {
     // @langchain/langgraph and zod (^3.25.76 || ^4), whose own copies these are.
     peers: { langchain: "^1.2.20", "@langchain/langgraph": "^1.0.0", zod: "^3.25.0 || ^4.0.0" },
   },
+  // The filter imports nothing of the SDK (its types are structural); the peer states the SDK
+  // version it is tested with and up (callModelInputFilter's `preserveInputIdentity`).
+  "openai-agents": { imports: [], peers: { "@openai/agents": ">=0.20.0" } },
 };
 const started = performance.now();
 
@@ -293,7 +296,7 @@ function manifest() {
         import: { types: "./ai-sdk.d.ts", default: "./ai-sdk.mjs" },
         require: { types: "./ai-sdk.d.cts", default: "./ai-sdk.cjs" },
       },
-      // The framework integrations: a LangChain v1 middleware.
+      // The framework integrations: a LangChain v1 middleware, an OpenAI Agents SDK filter.
       ...Object.fromEntries(
         Object.keys(INTEGRATIONS).map((name) => [
           `./${name}`,
