@@ -73,4 +73,18 @@ export interface CompactionMiddlewareOptions {
  * (`tieredCompaction`, {@link CompactionAgentState}): with a checkpointer the thread keeps it, so
  * stubs keep their bytes and the provider's cached prefix its hits from call to call.
  */
-export function compactionMiddleware(options?: CompactionMiddlewareOptions): AgentMiddleware<undefined, undefined>;
+export function compactionMiddleware(options?: CompactionMiddlewareOptions): AgentMiddleware<CompactionStateSchema, undefined>;
+
+/**
+ * The middleware's state schema (a zod object at run time) as LangChain's types read a zod v4
+ * object, so that an agent's state and `invoke` result type `tieredCompaction` without naming zod.
+ */
+export interface CompactionStateSchema {
+  _zod: {
+    def: { type: "object"; shape: Record<string, any> };
+    output: { tieredCompaction?: CompactionAgentState | undefined };
+    input: { tieredCompaction?: CompactionAgentState | undefined };
+    [key: string]: any;
+  };
+  "~standard"?: any;
+}

@@ -23,7 +23,7 @@ const middleware: AgentMiddleware = compactionMiddleware(options);
 const agent = createAgent({ model: fakeModel().respond(new AIMessage("hi")), tools: [], middleware: [compactionMiddleware()] });
 export async function langchainLoop(): Promise<string> {
   const result = await agent.invoke({ messages: [new HumanMessage("Fix the failing test.")] });
-  const saved = (result as { tieredCompaction?: CompactionAgentState }).tieredCompaction;
+  const saved: CompactionAgentState | undefined = result.tieredCompaction;
   void [middleware, saved?.state?.version];
   return String(result.messages.at(-1)?.content);
 }
