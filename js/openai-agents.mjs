@@ -24,14 +24,21 @@
 // RunContext (`usage.requestUsageEntries`), which the agent's own events (`agent_start`,
 // `agent_tool_start`, `agent_tool_end`) hand to their listeners; the filter listens on each
 // agent it sees (once per agent, for every filter) and reads the entry of the last request.
+// With `previousResponseId` or `conversationId` (a conversation the server keeps) the SDK sends
+// only the new items: the filter then compacts those alone, and has little to do.
 import { compact, estimateTokens, init } from "tiered-compaction";
 import { SOURCE, count, hostOptions, invalid, partsBack, pressureOf, typeName } from "./integrations.mjs";
 
 /** The key of runs without a context object, in the maps below. */
 const NO_CONTEXT = Object.freeze({});
 
-/** Agent -> (run context object or NO_CONTEXT -> the SDK's RunContext), learned from the agent's events. */
+/**
+ * The SDK's RunContext of each run, learned from the agents' events: by the run's context object
+ * (any agent of the run, so a handoff keeps it), and per agent for runs without one.
+ */
 const runContexts = new WeakMap();
+const bareRunContexts = new WeakMap();
+const watched = new WeakSet();
 
 /**
  * A `callModelInputFilter` that compacts each model call's input items (see the file's header).
@@ -47,7 +54,7 @@ export function compactionFilter(options) {
       throw invalid("modelData.input", `must be an array of input items, got ${typeName(modelData?.input)}`);
     }
     watch(agent);
-    const key = context !== null && (typeof context === "object" || typeof context === "function") ? context : NO_CONTEXT;
+    const key = keyOf(context);
     let run = runs.get(key);
     if (run === undefined) {
       run = { calls: 0, last: null, inputTokens: null, state: undefined };
@@ -83,22 +90,27 @@ export function compactionFilter(options) {
 
 /** Listens, once per agent, for the events that carry the run's RunContext. */
 function watch(agent) {
-  if (agent === null || typeof agent !== "object" || typeof agent.on !== "function" || runContexts.has(agent)) return;
-  const byContext = new WeakMap();
-  runContexts.set(agent, byContext);
+  if (agent === null || typeof agent !== "object" || typeof agent.on !== "function" || watched.has(agent)) return;
+  watched.add(agent);
   const learn = (runContext) => {
     if (runContext === null || typeof runContext !== "object" || typeof runContext.usage !== "object") return;
-    const context = runContext.context;
-    byContext.set(context !== null && (typeof context === "object" || typeof context === "function") ? context : NO_CONTEXT, runContext);
+    const key = keyOf(runContext.context);
+    if (key === NO_CONTEXT) bareRunContexts.set(agent, runContext);
+    else runContexts.set(key, runContext);
   };
   for (const event of ["agent_start", "agent_tool_start", "agent_tool_end"]) agent.on(event, learn);
 }
 
 /** The usage of the run's last model request (an SDK RequestUsage), when the SDK has told. */
 function lastRequest(agent, key) {
-  const runContext = runContexts.get(agent)?.get(key);
+  const runContext = key === NO_CONTEXT ? bareRunContexts.get(agent) : runContexts.get(key);
   const entries = runContext?.usage?.requestUsageEntries;
   return Array.isArray(entries) ? entries.at(-1) : undefined;
+}
+
+/** Where a run's state and RunContext are kept: its context object, else NO_CONTEXT. */
+function keyOf(context) {
+  return context !== null && (typeof context === "object" || typeof context === "function") ? context : NO_CONTEXT;
 }
 
 /** An SDK input item as a Responses API input item carrying its index (SOURCE). */
