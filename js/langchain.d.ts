@@ -32,7 +32,9 @@ export interface CompactionMiddlewareOptions {
   /**
    * When `auto` fires (`policy.autoContextPct`): one condition, or a list of which any fires (a
    * condition's larger threshold counts). `{ messages }` is refused: the tier is chosen by the
-   * context's share of the window. Default: `policy.autoContextPct`, 0.70 of the window.
+   * context's share of the window. Default: `policy.autoContextPct`, 0.70 of the window. auto
+   * works the context down to `policy.autoTargetPct` (default 0.50): at or under it, a trigger
+   * fires auto's model-free reductions only (stubs, media), not summaries.
    */
   trigger?: TriggerCondition | TriggerCondition[];
   /**
