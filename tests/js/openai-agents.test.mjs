@@ -209,6 +209,29 @@ describe("tiered-compaction/openai-agents in run(), on a real session", () => {
     }
   });
 
+  it("follows a run through a handoff: the same state, and the run's usage for the new agent's first call", async () => {
+    const { task, steps, results } = loadSession();
+    const names = [...new Set(steps.flatMap((step) => step.tool_calls.map((call) => call.function.name)))];
+    const researcher = sessionAgent(new ReplayModel([...steps.slice(2, 8), { content: "Done." }]), names, results);
+    const triage = new Agent({
+      name: "triage",
+      instructions: "Hand research over.",
+      handoffs: [researcher],
+      model: new ReplayModel([...steps.slice(0, 2), { tool_calls: [{ id: "handoff-1", function: { name: `transfer_to_${researcher.name}`, arguments: "{}" } }] }]),
+      tools: sessionAgent(null, names, results).tools,
+    });
+    const compacted = [];
+    const callModelInputFilter = compactionFilter({ contextWindow: CONTEXT_WINDOW, onCompact: (result, call) => compacted.push({ result, pressure: call.pressure, agent: call.agent }) });
+    const result = await run(triage, task, { callModelInputFilter, context: { user: "alice" } });
+    assert.equal(result.finalOutput, "Done.");
+    assert.equal(result.lastAgent, researcher);
+    const first = compacted.findIndex(({ agent }) => agent === researcher);
+    assert.equal(first, 3);
+    assert.deepEqual(compacted.map(({ pressure }) => pressure.turnCount), compacted.map((_, index) => index));
+    assert.equal(typeof compacted[first].pressure.cachedTokens, "number", "the run's usage, read for the new agent's first call");
+    for (const { result: each } of compacted) assert.equal(each.warnings, undefined, JSON.stringify(each.warnings));
+  });
+
   it("rejects options with errors that name the field", () => {
     const rejects = (options, name, field) =>
       assert.throws(() => compactionFilter(options), (error) => error.name === name && error.path === field && error.message.startsWith(field));
