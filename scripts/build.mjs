@@ -16,11 +16,12 @@
 //   3. what wasm-pack does not do: the entry points and types from js/, the web glue rewritten
 //      as a factory (scripts/glue.mjs: trap recovery re-instantiates with fresh glue state) plus
 //      CommonJS copies of it, of js/api.mjs, js/index.mjs (the export list every entry point
-//      re-exports), js/node-load.mjs (where Node finds the .wasm) and js/ai-sdk.mjs, so that
-//      every entry point loads the one web/tiered_compaction_bg.wasm; CommonJS types (.d.cts)
-//      beside the ES module ones; the command line from bin/; the TIER_COST_WEIGHT constant read
-//      from the built module; pkg/package.json ("type": "module", its exports map, `bin`);
-//      pkg/README.md
+//      re-exports), js/node-load.mjs (where Node finds the .wasm), js/ai-sdk.mjs and the
+//      framework integrations (js/langchain.mjs, js/openai-agents.mjs and their js/integrations.mjs),
+//      so that every entry point loads the one web/tiered_compaction_bg.wasm; CommonJS types
+//      (.d.cts) beside the ES module ones; the command line from bin/; the TIER_COST_WEIGHT
+//      constant read from the built module; pkg/package.json ("type": "module", its exports map,
+//      the frameworks as optional peer dependencies, `bin`); pkg/README.md
 //   4. node_modules/tiered-compaction -> pkg, so tests import the package by name
 // Skips steps 2-3 when their inputs did not change. `--force` rebuilds anyway.
 // `--test-trap` builds the test-only variant instead: cargo feature `test-trap` (exports that force
@@ -46,6 +47,20 @@ const wasmPackOut = path.join(targetDir, "wasm-pack", "web");
 const tools = path.join(root, ".tools", "bin");
 const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
 const force = process.argv.includes("--force");
+// The framework integrations (js/NAME.mjs, NAME.d.ts): the modules each imports besides the
+// package, and the framework packages it takes as optional peer dependencies (a user of one
+// framework installs no other; npm installs none of them for a user of neither).
+const INTEGRATIONS = {
+  langchain: {
+    imports: ["langchain", "@langchain/langgraph", "zod"],
+    // wrapModelCall may return a Command from langchain 1.2.20 on; langchain itself depends on
+    // @langchain/langgraph and zod (^3.25.76 || ^4), whose own copies these are.
+    peers: { langchain: "^1.2.20", "@langchain/langgraph": "^1.0.0", zod: "^3.25.0 || ^4.0.0" },
+  },
+  // The filter imports nothing of the SDK (its types are structural); the peer states the SDK
+  // version it is tested with and up (callModelInputFilter's `preserveInputIdentity`).
+  "openai-agents": { imports: [], peers: { "@openai/agents": ">=0.20.0" } },
+};
 const started = performance.now();
 
 const log = (message) => console.log(`[build] ${message}`);
@@ -191,6 +206,14 @@ fs.writeFileSync(
 );
 // tiered-compaction/ai-sdk for `require`: it requires the package by name (node.cjs in Node).
 fs.writeFileSync(path.join(pkg, "ai-sdk.cjs"), commonJs(source("ai-sdk.mjs"), "js/ai-sdk.mjs", { requires: { "tiered-compaction": "tiered-compaction" } }));
+// The framework integrations for `require` (each framework ships CommonJS too): the package by
+// name, their shared helpers, and the framework's own modules (optional peer dependencies).
+fs.writeFileSync(path.join(pkg, "integrations.cjs"), commonJs(source("integrations.mjs"), "js/integrations.mjs"));
+for (const [name, framework] of Object.entries(INTEGRATIONS)) {
+  const requires = { "tiered-compaction": "tiered-compaction", "./integrations.mjs": "./integrations.cjs" };
+  for (const specifier of framework.imports) requires[specifier] = specifier;
+  fs.writeFileSync(path.join(pkg, `${name}.cjs`), commonJs(source(`${name}.mjs`), `js/${name}.mjs`, { requires }));
+}
 // tiered-compaction/web for `require` in Node: the API without loading on require (explicit init).
 fs.writeFileSync(
   path.join(pkg, "web.cjs"),
@@ -201,6 +224,9 @@ fs.writeFileSync(
 const types = (name) => fs.readFileSync(path.join(root, "js", name), "utf8");
 fs.writeFileSync(path.join(pkg, "index.d.cts"), types("index.d.ts"));
 fs.writeFileSync(path.join(pkg, "ai-sdk.d.cts"), expectOnce(types("ai-sdk.d.ts"), 'from "./index.js";', 'from "./index.cjs";'));
+for (const name of Object.keys(INTEGRATIONS)) {
+  fs.writeFileSync(path.join(pkg, `${name}.d.cts`), expectOnce(types(`${name}.d.ts`), 'from "./index.js";', 'from "./index.cjs";'));
+}
 // The module's own subpath, `tiered-compaction/tiered_compaction_bg.wasm`: what a bundler's
 // file/asset loader makes of it (esbuild --loader:.wasm=file, webpack asset/resource) is its URL.
 const wasmTypes = (exportLine) =>
@@ -270,6 +296,13 @@ function manifest() {
         import: { types: "./ai-sdk.d.ts", default: "./ai-sdk.mjs" },
         require: { types: "./ai-sdk.d.cts", default: "./ai-sdk.cjs" },
       },
+      // The framework integrations: a LangChain v1 middleware, an OpenAI Agents SDK filter.
+      ...Object.fromEntries(
+        Object.keys(INTEGRATIONS).map((name) => [
+          `./${name}`,
+          { import: { types: `./${name}.d.ts`, default: `./${name}.mjs` }, require: { types: `./${name}.d.cts`, default: `./${name}.cjs` } },
+        ]),
+      ),
       "./tiered_compaction_bg.wasm": {
         import: { types: "./tiered_compaction_bg.wasm.d.ts", default: "./web/tiered_compaction_bg.wasm" },
         require: { types: "./tiered_compaction_bg.wasm.d.cts", default: "./web/tiered_compaction_bg.wasm" },
@@ -277,6 +310,11 @@ function manifest() {
       },
       "./package.json": "./package.json",
     },
+    // Optional: npm installs none of them; each integration's user has its framework already.
+    peerDependencies: Object.assign({}, ...Object.values(INTEGRATIONS).map((framework) => framework.peers)),
+    peerDependenciesMeta: Object.fromEntries(
+      Object.values(INTEGRATIONS).flatMap((framework) => Object.keys(framework.peers).map((peer) => [peer, { optional: true }])),
+    ),
     bin: { "tiered-compaction": "./bin/tiered-compaction.mjs" },
     main: "./node.cjs",
     module: "./browser.mjs",

@@ -29,6 +29,9 @@ const steps = [
   ["node --test tests/js/ (pkg/, ESM + CJS)", ["node", "--test", "tests/js/"]],
   ["node --test tests/www/ (demo page in headless Chromium)", ["node", "--test", "tests/www/"], !fs.existsSync(path.join(root, "tests", "www")) ? "no tests/www/" : hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   ["tsc --noEmit on tests/js/types", [bin("tsc"), "-p", "tests/js/types"]],
+  // The framework integrations' declarations against langchain's and @openai/agents' own types
+  // (the workspace's devDependencies), ESM and CJS.
+  ["tsc --noEmit on tests/js/types (integrations: langchain, @openai/agents)", [bin("tsc"), "-p", "tests/js/types/tsconfig.integrations.json"]],
   // examples/ wires `summarise` to the OpenAI, Anthropic and AI SDKs; its own package.json links
   // ../pkg, so it is installed here, after the build (a no-op when current).
   ["tsc --noEmit on examples/ (SDK summarisers)", ["bash", "-c", "cd examples && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && ../node_modules/.bin/tsc --noEmit -p ."], fs.existsSync(path.join(root, "examples", "package.json")) ? null : "no examples/"],
@@ -36,7 +39,8 @@ const steps = [
   // README's examples, prepareStep in a real generateText loop, and @arethetypeswrong/cli.
   ["types: tsc against the SDKs + README, the AI SDK helper's loop, attw", ["node", "tests/types/run.mjs"]],
   // The packed tarball in a fresh project per toolchain (Vite 6/7/8 dev and build, webpack 5,
-  // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node), pages in Chromium, and
+  // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node, the LangChain and OpenAI
+  // Agents integrations each beside its framework alone), pages in Chromium, and
   // tests/runtimes/run.mjs's Node ESM + CJS, Deno, Bun and workerd checks: tests/consumers/run.mjs.
   ["consumer matrix (npm pack -> every toolchain, Node, Deno, Bun, workerd)", ["node", "tests/consumers/run.mjs"], hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],
   // bench/ (own package.json: the peer libraries) installs its deps on first use; tiny sizes, one

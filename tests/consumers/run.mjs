@@ -110,6 +110,30 @@ const sveltekit = (name) => ({
   },
 });
 
+/**
+ * A framework integration in a project with its framework alone: its example agent through
+ * `import` and `require` (one line each, `expected`), and nothing of the other frameworks
+ * installed (they are optional peer dependencies of the package).
+ */
+const integration = (name, { expected, absent }) => ({
+  shared: [],
+  async checks(dir) {
+    await step(`${name}: tiered-compaction/${name} in the framework's own loop (ESM, CJS)`, () => {
+      const out = `${run(dir, "node", ["agent.mjs"]).trim()}; ${run(dir, "node", ["agent.cjs"]).trim()}`;
+      if (out !== `ESM ${expected}; CJS ${expected}`) throw new Error(out);
+      return out;
+    });
+    await step(`${name}: installs no other framework (optional peer dependencies)`, () => noneInstalled(dir, absent));
+  },
+});
+
+/** Throws when any of `names` is installed in `dir`; else says they are not. */
+function noneInstalled(dir, names) {
+  const present = names.filter((name) => fs.existsSync(path.join(dir, "node_modules", name)));
+  if (present.length > 0) throw new Error(`installed: ${present.join(", ")}`);
+  return `none of ${names.join(", ")} in node_modules`;
+}
+
 const projects = {
   vite6: vite("vite6", { excludeConfigInDev: true }),
   vite7: vite("vite7", { excludeConfigInDev: true }),
@@ -235,6 +259,11 @@ const projects = {
         if (out !== "ESM 2 function; CJS 2 function") throw new Error(out);
         return out;
       });
+      // The frameworks the integrations take are optional peer dependencies: a user of none of
+      // them installs none of them.
+      await step("the package alone installs no framework (optional peer dependencies)", () =>
+        noneInstalled(dir, ["langchain", "@langchain/core", "@langchain/langgraph", "zod", "@openai/agents", "openai"]),
+      );
       await step("npx tiered-compaction with a bad option: usage, exit code 2", () => {
         const child = spawnSync("npx", ["--no-install", "tiered-compaction", "session.jsonl", "--tier", "fast"], { cwd: dir, env, encoding: "utf8" });
         if (child.status !== 2 || !child.stderr.includes("--tier must be one of")) throw new Error(`exit ${child.status}: ${child.stderr}`);
@@ -242,6 +271,8 @@ const projects = {
       });
     },
   },
+  langchain: integration("langchain", { expected: "langchain: 3 stubs sent, history whole true, state v1", absent: ["@openai/agents", "openai"] }),
+  "openai-agents": integration("openai-agents", { expected: "openai-agents: 3 stubs sent, history whole true, Fixed.", absent: ["langchain", "@langchain/core", "@langchain/langgraph"] }),
   "sveltekit-dep": sveltekit("sveltekit-dep"),
   "sveltekit-devdep": sveltekit("sveltekit-devdep"),
 };

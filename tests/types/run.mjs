@@ -31,6 +31,9 @@ const steps = [
   ["tsc: moduleResolution bundler", [tsc, "-p", "tsconfig.bundler.json"]],
   ["tsc: README examples as written", ["bash", "-c", `node readme.mjs && "${tsc}" -p tsconfig.readme.json`]],
   ["TypeScript 5.9: every configuration above", ["bash", "-c", ["tsconfig.json", "tsconfig.nodom.json", "tsconfig.bare.json", "tsconfig.bundler.json", "tsconfig.readme.json"].map((config) => `node "${tsc5}" -p ${config}`).join(" && ")]],
+  // The framework integrations' declarations (tests/js/types, against the workspace's langchain
+  // and @openai/agents) with TypeScript 5.9 too; npm test checks them with 7 (scripts/test.mjs).
+  ["TypeScript 5.9: the integrations (tests/js/types/tsconfig.integrations.json)", ["node", tsc5, "-p", path.join(root, "tests", "js", "types", "tsconfig.integrations.json")]],
   ["node --test ai-sdk.test.mjs (generateText + MockLanguageModelV4)", ["node", "--test", "ai-sdk.test.mjs"]],
   ["attw --pack pkg/", [path.join(root, "node_modules", ".bin", "attw"), "--pack", path.join(root, "pkg")]],
 ];
