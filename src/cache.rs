@@ -1,4 +1,4 @@
-//! The prompt-cache cost model (`docs/design.md`, "Cost"; SPEC §11). Providers bill a cached
+//! The prompt-cache cost model (`docs/design.md`, "Cost"; docs/design.md §11). Providers bill a cached
 //! prompt prefix at a fraction of the input price; an edit to message k throws away the cached
 //! prefix from k on, and the next call pays to write it again. [`CacheModel`] prices that; the
 //! tiers that may wait (`crate::tiers::deferral`) keep only the edits worth more than the
@@ -33,7 +33,7 @@ pub struct CacheModel {
 
 impl CacheModel {
     /// The model of a call, or `None` when the host gave no `cachedTokens` (then nothing changes:
-    /// SPEC §11, "without cache facts, behaviour is as without this section").
+    /// docs/design.md §11, "without cache facts, behaviour is as without this section").
     /// `before_tokens` is the context's size by the call's counter, which puts the provider's
     /// figure on the counter's scale when the window size is known.
     pub fn of(

@@ -78,7 +78,7 @@ pub struct TierContext {
     /// Set by a binding whose `input` messages hold placeholders for values it keeps in the
     /// host: binary data and URLs (see [`crate::host_value`]); in elided and whole reads alike.
     pub host_values: Option<crate::host_value::HostValueKey>,
-    /// The previous call's `TierResult.state` (SPEC §11): a stateless host passes it back so
+    /// The previous call's `TierResult.state` (docs/design.md §11): a stateless host passes it back so
     /// this call repeats the decisions the history alone does not hold.
     pub state: Option<crate::loop_state::LoopState>,
 }

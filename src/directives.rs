@@ -1,7 +1,7 @@
 //! The user's directives as the library carries them: the words of a directive exactly as the
 //! user wrote them (indentation included), and how a summary or digest the library wrote says
 //! which of its spans are directives, so the next summary or digest that folds it carries them
-//! on verbatim (SPEC §4: directives are carried into every summary, in full).
+//! on verbatim (docs/design.md §5: directives are carried into every summary, in full).
 //!
 //! A summary is the summariser's prose: a directive may stand anywhere in it, quoted or appended.
 //! So the library writes one last line under each of its texts that carries directives, the

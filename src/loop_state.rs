@@ -1,4 +1,4 @@
-//! The loop's state (SPEC §11, "State"): what a stateless host (one that sends the raw history at
+//! The loop's state (docs/design.md §11, "State"): what a stateless host (one that sends the raw history at
 //! every call: the AI SDK's `prepareStep`, an edge proxy) needs besides the history for the next
 //! call to repeat this call's output byte for byte as the history grows. The history decides the
 //! stub frontier by itself; what it cannot decide is what a tier did under a pressure it no

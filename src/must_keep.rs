@@ -127,7 +127,7 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
 }
 
 /// [`collect`] for a summary of the whole session (`session_memory`): the task, the first
-/// user words, is carried whole whatever its length (SPEC §4: the task is carried verbatim),
+/// user words, is carried whole whatever its length (docs/design.md §4: the task is carried verbatim),
 /// before the other directives.
 pub fn collect_for_session(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
     let mut must_keep = collect(transcript, ranges);

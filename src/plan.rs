@@ -181,7 +181,7 @@ impl Plan {
 }
 
 /// The archive id of what `edit` removes from `transcript` (read before the edit is applied):
-/// short enough to quote (`a` and 12 hex digits) and stable (SPEC §7): a function of the removed
+/// short enough to quote (`a` and 12 hex digits) and stable (docs/design.md §6): a function of the removed
 /// content, its kind and the tool call ids that tie it to the conversation, never of the call,
 /// the tier, the session or the position. So the same block gives the same id, and its stub the
 /// same bytes, at every call of a loop: a stub that changed its id at each call would rewrite the

@@ -1,5 +1,5 @@
 //! [`BudgetPressure`]: the four inputs the policy reads, the optional prompt-cache facts the
-//! cache model reads (SPEC §11), and their validation. Unlike the seed, NaN, negative or infinite
+//! cache model reads (docs/design.md §11), and their validation. Unlike the seed, NaN, negative or infinite
 //! numbers are errors, never a silent tier choice.
 
 use crate::error::{CompactionError, Result, describe_number};

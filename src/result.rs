@@ -136,7 +136,7 @@ pub struct TierResult {
     pub summariser_usage: Option<SummariserUsage>,
     /// What the edits did to the provider's prompt cache, when the pressure gave `cachedTokens`.
     pub cache: Option<crate::cache::CacheReport>,
-    /// The loop's state after this call, for the next one (SPEC §11); `None` for flat text.
+    /// The loop's state after this call, for the next one (docs/design.md §11); `None` for flat text.
     pub state: Option<crate::loop_state::LoopState>,
     /// The format the context was read as (`openai`, `anthropic`, `ai-sdk`, `text`).
     pub format: &'static str,

@@ -67,7 +67,7 @@ pub struct Working<'a> {
     pub cache_report: Option<crate::cache::CacheReport>,
 }
 
-/// The decisions of a loop that the history alone does not hold (SPEC §11, "State"), as a
+/// The decisions of a loop that the history alone does not hold (docs/design.md §11, "State"), as a
 /// call found them (from the host's `state`) and left them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoopMarks {

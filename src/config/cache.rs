@@ -1,4 +1,4 @@
-//! [`CacheConfig`]: the prompt cache's lifetime and prices, `PolicyConfig.cache` (SPEC §11).
+//! [`CacheConfig`]: the prompt cache's lifetime and prices, `PolicyConfig.cache` (docs/design.md §11).
 
 use super::setting::Kind;
 use super::table::settings_table;

@@ -59,7 +59,7 @@ settings_table! {
     /// message itself is level 1.
     max_nesting_depth: usize = DEFAULT_MAX_NESTING_DEPTH, "maxNestingDepth", Kind::Integer32 { min: 1 };
     /// The provider's prompt cache: with `cachedTokens` in the pressure and the cache warm,
-    /// micro and time_based edit only where that is worth the rewrite (SPEC §11).
+    /// micro and time_based edit only where that is worth the rewrite (docs/design.md §11).
     cache: CacheConfig = CacheConfig::default(), "cache", Kind::Object { ts: "CacheConfig" };
     }
 }

@@ -69,7 +69,7 @@ pub async fn compact_request_body(
     Ok((body, result))
 }
 
-/// [`compact_request_body`] as one call of a loop (SPEC §11): `state` is the previous call's
+/// [`compact_request_body`] as one call of a loop (docs/design.md §11): `state` is the previous call's
 /// `TierResult::state` for this session (a proxy keeps it between requests), and the result's
 /// `state` is the one to keep for the next request.
 pub async fn compact_request_body_in_loop(

@@ -1,4 +1,4 @@
-//! A call as one of a loop's (SPEC §11): the state a host passed is admitted or ignored, the
+//! A call as one of a loop's (docs/design.md §11): the state a host passed is admitted or ignored, the
 //! decisions it holds are made again before the tier runs, and the state of this call is made
 //! from where the decisions stand after it.
 

@@ -1,4 +1,4 @@
-//! Cache-aware batches for the tiers that can wait (micro, time_based; SPEC §11). micro's stubs
+//! Cache-aware batches for the tiers that can wait (micro, time_based; docs/design.md §11). micro's stubs
 //! move in batches ([`super::frontier`]); with a warm prompt cache, a batch is made only when
 //! what it saves over the expected remaining calls is worth more than rewriting the cached
 //! prefix after its first edit. Otherwise it is deferred, and the output is the previous call's:

@@ -1,4 +1,4 @@
-//! The stub frontier (SPEC §11, "Batches"): micro stubs the tool results of the steps before
+//! The stub frontier (docs/design.md §11, "Batches"): micro stubs the tool results of the steps before
 //! it, and moves it only in batches. Each move rewrites the provider's cached prefix from its
 //! first new stub on, and a rewrite costs 12.5 cache reads, so stubbing one step at a time, as
 //! each leaves the protected tail, paid a rewrite at every call of a loop (issue 28).

@@ -11,7 +11,6 @@ use super::tool_input;
 use crate::base::cut;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
-use crate::error::CompactionError;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::pressure::BudgetPressure;
@@ -77,13 +76,6 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
             let chars = block.chars();
             if chars <= threshold || markers::is_collapsed_body(&block.text) {
                 continue;
-            }
-            if block.elided.is_some() {
-                // A stub keeps lines from the whole body: its facts are not enough.
-                return Err(CompactionError::type_error(
-                    format!("messages[{index}]"),
-                    "holds an elided text that must be read whole",
-                ));
             }
             let id = block_id(ArchiveKind::ToolResult, transcript, index, block_index);
             let frame = Frame::Head {
