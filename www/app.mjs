@@ -3,9 +3,10 @@
 // or partly restored context from a `none` run, which counts and changes nothing); the page only
 // reads input, renders, restores from the archive and sums the trace lines. The package's own
 // `restore` checks the result against the input, and `recall` answers ids from every run's archive.
-import { TIER_COST_WEIGHT, compact, compactWithTier, init, recall, recallToolDefinition, recordTierEvent, restore, selectTier } from "tiered-compaction";
+import { TIER_COST_WEIGHT, compact, compactWithTier, estimateTokens, init, recall, recallToolDefinition, recordTierEvent, restore, selectTier } from "tiered-compaction";
 import { buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "./archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "./ledger.mjs";
+import { runLoop } from "./loop.mjs";
 import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, RECALL_WORDS, describeTail, describeTier, explainTier } from "./rules.mjs";
 import { STUB_MODES, createStubSummariser } from "./stub.mjs";
 import { readTranscript } from "./transcript.mjs";
@@ -243,6 +244,8 @@ function summariser() {
 function updateButtons() {
   const pressureOk = $("tier").dataset.tier !== "invalid";
   $("compact").disabled = state.running || state.source === null || !pressureOk;
+  // Flat text has no model calls to replay.
+  $("run-loop").disabled = state.running || state.source?.messages === undefined;
 }
 
 function clearRun() {
@@ -290,6 +293,61 @@ async function runCompact() {
   } finally {
     state.running = false;
     $("result-panel").dataset.run = String(state.runs);
+    updateButtons();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Run the loop
+
+/** Tokens of one message as the page counts them for the bill: the built-in estimator on its JSON. */
+const messageTokens = (message) => estimateTokens(JSON.stringify(message), { tokenEstimator: "heuristic" });
+
+async function runLoopView() {
+  if (state.source === null || state.source.messages === undefined) return;
+  const policy = readPolicy();
+  policy.cache = { ...(policy.cache ?? {}), batchTokens: $("loop-batch").valueAsNumber };
+  state.running = true;
+  updateButtons();
+  $("loop-error").hidden = true;
+  $("loop-status").dataset.state = "running";
+  $("loop-status").textContent = "running…";
+  try {
+    const { rows, total } = await runLoop({
+      messages: structuredClone(state.source.messages),
+      format: state.source.format,
+      sessionId: $("session-id").value,
+      policy,
+      windowTokens: $("loop-window").valueAsNumber,
+      compact,
+      tokensOf: messageTokens,
+    });
+    const pct = (share) => `${(share * 100).toFixed(1)} %`;
+    $("loop-rows").replaceChildren(
+      ...rows.map((row) =>
+        el("tr", { "data-tier": row.tier, "data-rewrote": String(row.rewrote), title: row.reason }, [
+          el("td", { class: "call" }, String(row.call)),
+          el("td", {}, [el("span", { class: "tier-badge", "data-tier": row.tier }, row.tier)]),
+          el("td", { class: "sent" }, number(row.sentTokens)),
+          el("td", {}, pct(row.sentTokens / Math.max(1, row.rawTokens))),
+          el("td", { class: "repeated" }, row.rewrote ? `${row.repeated} (rewrote the rest)` : String(row.repeated)),
+          el("td", { class: "bill", "data-value": String(row.bill) }, number(Math.round(row.bill))),
+          el("td", { class: "raw-bill", "data-value": String(row.rawBill) }, number(Math.round(row.rawBill))),
+        ]),
+      ),
+    );
+    $("loop-total").hidden = false;
+    $("loop-total").dataset.share = String(total.share);
+    $("loop-total").textContent = `${total.calls} calls: the loop bills ${pct(total.share)} of sending everything (${number(Math.round(total.bill))} vs ${number(Math.round(total.rawBill))} input-token units), with ${total.rewrites} prefix rewrite(s).`;
+    $("loop-status").dataset.state = "done";
+    $("loop-status").textContent = "done";
+  } catch (error) {
+    $("loop-error").hidden = false;
+    $("loop-error").textContent = `${error.name}: ${error.message}`;
+    $("loop-status").dataset.state = "error";
+    $("loop-status").textContent = "failed";
+  } finally {
+    state.running = false;
     updateButtons();
   }
 }
@@ -583,6 +641,7 @@ async function main() {
     $(id).addEventListener("change", updateTier);
   }
   $("compact").addEventListener("click", runCompact);
+  $("run-loop").addEventListener("click", runLoopView);
   $("restore-all").addEventListener("click", () => {
     if (state.last && restoreAll(state.last.model) > 0) showComparison();
   });

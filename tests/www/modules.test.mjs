@@ -12,6 +12,9 @@ import { fileURLToPath } from "node:url";
 import { compactWithTier, recordTierEvent, selectTier } from "../js/unbatched.mjs";
 import { archivePlans, buildModel, entryStates, equalsInput, restoreAll, restoreEntry, shownContext } from "../../www/archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "../../www/ledger.mjs";
+import { billRequest, callEnds, runLoop } from "../../www/loop.mjs";
+import { compact } from "tiered-compaction";
+import { agentRun } from "../js/helpers.mjs";
 import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, RECALL_WORDS, describeTail, describeTier, explainTier } from "../../www/rules.mjs";
 import { sampleFiles } from "../../www/samples/generate.mjs";
 import { resolveFile } from "../../www/serve.mjs";
@@ -364,5 +367,34 @@ describe("static server", () => {
     for (const escape of ["/../package.json", "/pkg/../Cargo.toml", "/%2e%2e/Cargo.toml", "/pkg/%2e%2e/%2e%2e/etc/passwd", "/%E0%A4%A"]) {
       assert.equal(resolveFile(escape), null, escape);
     }
+  });
+});
+
+describe("the loop view (www/loop.mjs)", () => {
+  it("ends call k before the model's k-th turn, in every format's shape", () => {
+    assert.deepEqual(callEnds([{ role: "system" }, { role: "user" }, { role: "assistant" }, { role: "tool" }, { role: "assistant" }]), [2, 4]);
+    assert.deepEqual(callEnds([{ role: "user" }, { role: "model" }, { role: "user" }, { role: "model" }]), [1, 3]);
+    // Responses: a reasoning item and a function call are one model turn.
+    assert.deepEqual(callEnds([{ type: "message", role: "user" }, { type: "reasoning" }, { type: "function_call" }, { type: "function_call_output" }, { type: "message", role: "assistant" }]), [1, 4]);
+  });
+
+  it("bills the shared prefix as cache reads and the rest as writes", () => {
+    const tokensOf = (message) => message.t;
+    const a = [{ t: 10 }, { t: 20 }];
+    assert.deepEqual(billRequest(null, a, tokensOf), { shared: 0, read: 0, written: 30, cost: 37.5 });
+    assert.deepEqual(billRequest(a, [...a, { t: 5 }], tokensOf), { shared: 2, read: 30, written: 5, cost: 3 + 6.25 });
+    assert.deepEqual(billRequest(a, [{ t: 10 }, { t: 2 }, { t: 5 }], tokensOf), { shared: 1, read: 10, written: 7, cost: 1 + 8.75 });
+  });
+
+  it("replays a run through compact() with the state: one rewrite per batch, a bill under sending everything", async () => {
+    const tokensOf = (message) => JSON.stringify(message).length / 4;
+    const policy = { cache: { batchTokens: 5000 } };
+    const { rows, total } = await runLoop({ messages: agentRun("anthropic", 80), sessionId: "loop", policy, windowTokens: 200_000, compact, tokensOf });
+    assert.equal(rows.length, 80);
+    assert.ok(total.rewrites >= 1 && total.rewrites <= 3, JSON.stringify(total));
+    assert.ok(total.share < 1, JSON.stringify(total));
+    // Without stubs the two bills are the same sums.
+    const none = await runLoop({ messages: agentRun("anthropic", 12), sessionId: "loop", policy, windowTokens: 200_000, compact, tokensOf });
+    assert.equal(none.total.bill, none.total.rawBill);
   });
 });

@@ -2,7 +2,8 @@
 // the live tier and what each tier does in words (steps, the tail, stubs, recall), bad input, one
 // compaction per tier with every shown number checked against the Node build of the package for
 // the same input, restoring from the archive, answering a recall by id, the summariser
-// stub's failure modes and the degraded fallback, and the JSONL trace download. Screenshots go to
+// stub's failure modes and the degraded fallback, the JSONL trace download, and the loop run
+// (its bill call by call, checked against www/loop.mjs in Node). Screenshots go to
 // test-artifacts/www/ (git-ignored). Any console error or page error fails the run.
 //   node --test tests/www/
 import assert from "node:assert/strict";
@@ -11,7 +12,9 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { TIER_COST_WEIGHT, compact, recallToolDefinition, selectTier } from "tiered-compaction";
+import { TIER_COST_WEIGHT, compact, estimateTokens, recallToolDefinition, selectTier } from "tiered-compaction";
+import { agentRun } from "../js/helpers.mjs";
+import { runLoop } from "../../www/loop.mjs";
 import { archivePlans } from "../../www/archive-model.mjs";
 import { formatUsd, ledgerFromLines } from "../../www/ledger.mjs";
 import { DEFAULT_THRESHOLDS, DEFAULT_TIER_POLICY, describeTail, describeTier } from "../../www/rules.mjs";
@@ -516,6 +519,26 @@ describe("the demo page in headless Chromium", { skip: missing.length > 0 ? `mis
     await page.locator("#trace-panel").scrollIntoViewIfNeeded();
     await shot("08-trace-ledger", "#trace-panel");
     await page.screenshot({ path: path.join(artifacts, "09-full-page.png"), fullPage: true });
+  });
+
+  it("runs the loop: each call through compact() with the state, billed beside sending everything, as runLoop in Node", async () => {
+    const messages = agentRun("openai", 80);
+    await page.fill("#source", JSON.stringify(messages));
+    // The info line names the new messages once the page has read them (not the previous source's "ok").
+    await page.waitForFunction((count) => document.getElementById("source-info").dataset.state === "ok" && document.getElementById("source-info").textContent.includes(`${count} messages`), messages.length);
+    assert.equal(await page.isDisabled("#run-loop"), false);
+    await page.click("#run-loop");
+    await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("loop-status").dataset.state), null, { timeout: 60_000 });
+    assert.equal(await page.isVisible("#loop-error"), false, await page.textContent("#loop-error"));
+    const shown = await page.$$eval("#loop-rows tr", (rows) => rows.map((tr) => ({ tier: tr.dataset.tier, rewrote: tr.dataset.rewrote === "true", bill: Number(tr.querySelector(".bill").dataset.value), rawBill: Number(tr.querySelector(".raw-bill").dataset.value) })));
+    const policy = { ...DEFAULT_THRESHOLDS, ...DEFAULT_TIER_POLICY, excludeTools: [...DEFAULT_TIER_POLICY.excludeTools], cache: { ...DEFAULT_TIER_POLICY.cache, batchTokens: 5000 } };
+    const inNode = await runLoop({ messages, format: "auto", sessionId: SESSION_ID, policy, windowTokens: 200_000, compact, tokensOf: (message) => estimateTokens(JSON.stringify(message), { tokenEstimator: "heuristic" }) });
+    assert.deepEqual(shown, inNode.rows.map(({ tier, rewrote, bill, rawBill }) => ({ tier, rewrote, bill, rawBill })));
+    assert.equal(shown.length, 80);
+    assert.ok(inNode.total.share < 1 && inNode.total.rewrites >= 1, JSON.stringify(inNode.total));
+    assert.equal(Number(await page.$eval("#loop-total", (p) => p.dataset.share)), inNode.total.share);
+    await page.locator("#loop-panel").scrollIntoViewIfNeeded();
+    await shot("10-loop", "#loop-panel");
   });
 
   it("logged no console error, page error or failed request during the run", () => {
