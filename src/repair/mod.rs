@@ -11,12 +11,14 @@
 
 pub mod fault;
 pub mod find;
+pub mod findings;
 mod order;
 mod pairs;
 pub mod plan;
 
 pub use fault::{Fault, FaultKind};
-pub use find::{Findings, find, find_with};
+pub use find::{find, find_with};
+pub use findings::Findings;
 
 use crate::error::Result;
 use crate::working::Working;

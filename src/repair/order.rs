@@ -3,7 +3,7 @@
 //! of one role among the rest are merged.
 
 use super::fault::{Fault, FaultKind};
-use super::find::Findings;
+use super::findings::Findings;
 use crate::formats::alternation::{same_side_runs, side};
 use crate::transcript::Transcript;
 

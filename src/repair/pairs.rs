@@ -5,7 +5,7 @@
 //! result that later messages follow.
 
 use super::fault::FaultKind;
-use super::find::Findings;
+use super::findings::Findings;
 use crate::base::hash::FastMap;
 use crate::transcript::pairing::id_table;
 use crate::transcript::{BlockKind, Transcript};

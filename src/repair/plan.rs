@@ -4,7 +4,7 @@
 //! input messages it took, so `restore` gives them back exactly.
 
 use super::fault::range;
-use super::find::Findings;
+use super::findings::Findings;
 use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::transcript::{BlockKind, Transcript};
 use std::ops::Range;

@@ -18,6 +18,7 @@ mod cheap;
 mod digests;
 mod older;
 mod select;
+mod stretch;
 mod summary;
 mod units;
 

@@ -3,7 +3,7 @@
 //! stretch holds older conversation, a conversation digest that also carries the user's
 //! directives verbatim and in full. Digests are local and free, so each stretch gets its own.
 
-use super::select::Stretch;
+use super::stretch::Stretch;
 use crate::digest;
 use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, range_id};

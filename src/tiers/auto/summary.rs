@@ -6,7 +6,8 @@
 
 use super::digests::{bridge_tokens, for_format, kind_of, what};
 use super::protection;
-use super::select::{Stretch, joined};
+use super::select::joined;
+use super::stretch::Stretch;
 use super::units::is_ours;
 use crate::base::decimal::shortest;
 use crate::markers;
