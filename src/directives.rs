@@ -12,7 +12,8 @@
 //! surrogates to. [`carried`] reads them back; a line that does not fit its text (edited by
 //! someone else) gives nothing rather than a wrong span.
 
-use crate::must_keep::DIRECTIVE_MAX_CHARS;
+/// User-written text of at most this many code points is a directive, carried whole.
+pub const DIRECTIVE_MAX_CHARS: usize = 2000;
 
 /// How the directive index line begins.
 pub const INDEX_PREFIX: &str = "[directives carried verbatim: ";

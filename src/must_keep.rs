@@ -13,8 +13,7 @@ use crate::tokens::TokenCounter;
 use crate::transcript::{Block, BlockKind, Message, Transcript};
 use std::ops::{Deref, Range};
 
-/// User-written text of at most this many code points is a directive, carried whole.
-pub const DIRECTIVE_MAX_CHARS: usize = 2000;
+pub use crate::directives::DIRECTIVE_MAX_CHARS;
 
 /// Items other than directives longer than this are cut (on a grapheme cluster boundary) so one
 /// log line cannot dominate.

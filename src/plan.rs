@@ -2,7 +2,7 @@
 //! rewrite the input; adapters apply plans to their own format and record what each edit removed
 //! in the archive. Keeping edits this small is what lets untouched messages pass through as is.
 
-use crate::result::SummariserUsage;
+use crate::summarise::SummariserUsage;
 use crate::transcript::{Block, BlockKind, Transcript};
 use std::ops::Range;
 use xxhash_rust::xxh3::Xxh3;

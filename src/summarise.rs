@@ -2,10 +2,35 @@
 //! [`Summariser`] they await (the binding implements it over the host's JS callback, tests
 //! natively), and the acceptance rules that decide whether an answer may replace content.
 
-use crate::result::SummariserUsage;
 use crate::tier::Tier;
+use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
+
+/// Spend the summariser reported for one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummariserUsage {
+    /// Input tokens of the summarisation call.
+    pub input_tokens: u64,
+    /// Output tokens of the summarisation call.
+    pub output_tokens: u64,
+    /// Cost in USD, when the host knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl SummariserUsage {
+    /// Adds another call's usage to this one.
+    pub fn add(&mut self, other: SummariserUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+}
 
 /// A boxed future that need not be `Send` (wasm is single-threaded; JS promises are not `Send`).
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;

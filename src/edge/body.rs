@@ -22,6 +22,7 @@ use super::scan;
 #[cfg(test)]
 use super::scan::ANTHROPIC_FIELDS;
 use super::source::{BodySource, Splice};
+pub(crate) use super::span::{MessagesSpan, scanner_disagrees};
 use crate::base::bytes as base_bytes;
 use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result};
@@ -478,15 +479,6 @@ fn format_of_evidence(field: Option<&str>, evidence: Option<Evidence<'_>>) -> Re
     }
 }
 
-/// Byte spans of the top-level `messages` array and of each of its elements.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct MessagesSpan {
-    /// The array, brackets included.
-    pub array: Range<usize>,
-    /// Each element, without surrounding whitespace.
-    pub elements: Vec<Range<usize>>,
-}
-
 /// Finds the top-level `messages` array of a body. A duplicated key resolves to its last
 /// occurrence, as serde_json does. `None` when there is no such array or the body is not JSON.
 #[cfg(test)]
@@ -510,14 +502,6 @@ pub(crate) fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
         from = to;
     }
     positions
-}
-
-/// The error for a body serde_json accepted and the scanner did not understand (a bug here).
-pub(crate) fn scanner_disagrees() -> CompactionError {
-    CompactionError::parse_error(
-        "body.messages",
-        "could not be located in the body text (please report this body)",
-    )
 }
 
 /// The body of `source` with its `messages` array (at `span`, `input_len` messages) replaced by

@@ -9,4 +9,5 @@ pub(crate) mod elision;
 pub mod restore;
 pub(crate) mod scan;
 pub(crate) mod source;
+pub(crate) mod span;
 pub(crate) mod write;

@@ -8,8 +8,8 @@
 //! A source only answers where bytes are; when to read what, and which message is copied or
 //! written, is the core's.
 
-use super::body::{MessagesSpan, scanner_disagrees};
 use super::elision::{self, ElidedBody};
+use super::span::{MessagesSpan, scanner_disagrees};
 use crate::error::Result;
 use crate::result::TierResult;
 use std::borrow::Cow;

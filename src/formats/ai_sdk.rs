@@ -7,14 +7,14 @@
 //! `content[i].output.value[j]` inside a tool result whose output is of type `content`. Text
 //! items of such an output are part of the result's body.
 
+use super::adapter::{Adapter, MessageFields, Structured};
 use super::common::{
     Content, Path, compact_json, content_location, content_of, finish_message, input_value,
     media_block, message_path, missing_block, object_at, optional_str, other_block, part_of,
     plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
     string_content, text_or_json, text_part, tool_call_not_replaceable,
 };
-use super::detect::{Field, Seen};
-use super::registry::{Adapter, MessageFields, Structured};
+use super::evidence::{Field, Seen};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;

@@ -1,17 +1,11 @@
 //! The role order of a format whose user and assistant messages alternate, the first from the
 //! user (Anthropic). One place for the rule: the writer places a replacement by it
 //! ([`arrange`], used by `json::apply`), and the repair finds by it the runs of one side that it
-//! merges and the messages before the first user message (`crate::repair::order`).
+//! merges and the messages before the first user message (`crate::repair::order`). Which
+//! formats alternate, their writers say (`registry::alternates`).
 
-use super::registry;
-use crate::transcript::{Format, Role};
+use crate::transcript::Role;
 use std::ops::Range;
-
-/// Whether `format` needs user and assistant messages to alternate, the first from the user
-/// (its writer says so: [`super::json::Writer::alternates`]).
-pub(crate) fn alternates(format: Format) -> bool {
-    registry::structured(format).is_ok_and(|structured| structured.writer.alternates())
-}
 
 /// The wire side a message of `role` stands on in an alternating format: the assistant's, or
 /// the user's (tool results travel in user messages there).
@@ -98,6 +92,8 @@ mod tests {
 
     #[test]
     fn only_anthropic_alternates() {
+        use crate::formats::registry::alternates;
+        use crate::transcript::Format;
         assert!(alternates(Format::Anthropic));
         assert!(!alternates(Format::OpenAi));
         assert!(!alternates(Format::AiSdk));

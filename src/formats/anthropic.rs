@@ -11,14 +11,14 @@
 //! blocks: their call and result live in the same assistant message, and their result content
 //! has a fixed shape that a text body would break.
 
+use super::adapter::{Adapter, MessageFields, Structured};
 use super::common::{
     Content, Path, compact_json, content_location, content_of, finish_message, input_value,
     media_block, message_path, missing_block, object_at, object_field, optional_str, other_block,
     part_of, plain_payload, read_each, removed_plain_path, replace_plain_block, required_str,
     role_of, string_content, text_part, tool_call_not_replaceable,
 };
-use super::detect::{Field, Seen};
-use super::registry::{Adapter, MessageFields, Structured};
+use super::evidence::{Field, Seen};
 use crate::error::Result;
 use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};

@@ -8,6 +8,7 @@
 //! format, and the reader that accepts the widest set of roles).
 
 use super::common::message_path;
+pub(crate) use super::evidence::{Field, Seen};
 use super::registry::{self, MessageFields};
 use crate::error::{CompactionError, Result};
 use crate::transcript::Format;
@@ -34,24 +35,6 @@ pub(crate) struct Evidence<'v> {
     field: Field,
     /// What was seen.
     what: Seen<'v>,
-}
-
-/// Where in a message evidence was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Field {
-    /// A field of the message (`role`, `tool_calls`).
-    Named(&'static str),
-    /// The `type` of the content part at this index.
-    PartType(usize),
-}
-
-/// What was seen, as an error message quotes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Seen<'v> {
-    /// Words written as they are (`"tool_calls"`, `null`).
-    Words(&'static str),
-    /// A part type, quoted as JSON would (`"tool_use"`).
-    PartType(&'v str),
 }
 
 impl Evidence<'_> {

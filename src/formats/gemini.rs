@@ -22,12 +22,12 @@
 //! (media a response carries, kept as unknown blocks: counted, never edited, as the API has no
 //! text part there to put a placeholder in).
 
+use super::adapter::{Adapter, MessageFields, Structured};
 use super::common::{
     Path, compact_json, finish_message, input_value, message_path, missing_block, object,
     object_at, object_field, optional_str, other_block, read_each, required_str, role_of,
 };
-use super::detect::{Field, Seen};
-use super::registry::{Adapter, MessageFields, Structured};
+use super::evidence::{Field, Seen};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;

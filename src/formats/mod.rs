@@ -3,11 +3,13 @@
 //! [`Plan`](crate::plan::Plan)'s edits back to it, copying untouched messages through and keeping every
 //! field it does not understand.
 
+pub(crate) mod adapter;
 pub mod ai_sdk;
 pub(crate) mod alternation;
 pub mod anthropic;
 pub(crate) mod common;
 pub mod detect;
+pub(crate) mod evidence;
 pub mod gemini;
 pub(crate) mod json;
 pub mod openai;

@@ -7,14 +7,14 @@
 //! A `tool` message is one tool-result block with path `[]` whatever its content's shape: its
 //! body is the whole `content`.
 
+use super::adapter::{Adapter, MessageFields, Structured};
 use super::common::{
     Content, Path, compact_json, content_location, content_of, data_uri_media_type, finish_message,
     input_value, lookup, media_block, message_path, missing_block, object_at, object_field,
     other_block, part_of, plain_payload, read_each, removed_plain_path, replace_plain_block,
     required_str, role_of, string_content, text_or_json,
 };
-use super::detect::{Field, Seen};
-use super::registry::{Adapter, MessageFields, Structured};
+use super::evidence::{Field, Seen};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;

@@ -21,13 +21,13 @@
 //! call, an output and an unknown item are one block at `[]`; media inside an output list is
 //! `[0, j]` (`output[j]`).
 
+use super::adapter::{Adapter, MessageFields, Structured};
 use super::common::{
     Content, Path, compact_json, content_of, data_uri_media_type, finish_message, media_block,
     message_path, missing_block, object_at, other_block, part_of, read_each, required_str, role_of,
     string_content, text_or_json,
 };
-use super::detect::{Field, Seen};
-use super::registry::{Adapter, MessageFields, Structured};
+use super::evidence::{Field, Seen};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;

@@ -6,7 +6,7 @@
 use super::fault::{Fault, FaultKind};
 use super::findings::Findings;
 use super::{order, pairs};
-use crate::formats::{alternation, registry};
+use crate::formats::registry;
 use crate::transcript::{BlockKind, Format, Transcript};
 
 /// What in `transcript` breaks its format's rules. Flat text has no tool ids and no roles:
@@ -24,7 +24,7 @@ pub fn find_with(transcript: &Transcript, server_history: bool) -> Findings {
         return findings;
     }
     let unique_ids = registry::unique_tool_ids(transcript.format);
-    let alternates = alternation::alternates(transcript.format);
+    let alternates = registry::alternates(transcript.format);
     loop {
         let found = findings.faults.len();
         pairs::find(transcript, unique_ids, server_history, &mut findings);

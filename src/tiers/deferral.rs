@@ -9,7 +9,7 @@ use super::edit_saving;
 use super::frontier::{advance, saving_per_step, split, written_frontier};
 use crate::base::decimal::shortest;
 use crate::cache::{CacheModel, CacheReport, prefix_tokens};
-use crate::plan::{Edit, Plan};
+use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::transcript::steps::Steps;
 use crate::transcript::{Format, Transcript};
 use crate::working::Working;
@@ -44,7 +44,7 @@ pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'
     }
     if working.cache_report.is_none() {
         // The stubs made, not every stub outside the tail.
-        plan.reason = super::micro::describe(&kept, env.policy.micro_body_threshold_chars);
+        plan.reason = describe(&kept, env.policy.micro_body_threshold_chars);
     }
     if !pending.is_empty() {
         let waiting: u64 = saving.iter().skip(candidate).sum();
@@ -67,28 +67,27 @@ pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'
     plan
 }
 
-/// micro's stubs of the steps before its frontier as the state gave it (time_based, after its
+/// Of `micro` (micro's plan), the stubs of the steps before its frontier as the state gave it (time_based, after its
 /// own pruning): a cold call that prunes the old steps must not take back the stubs of the
 /// younger ones that the previous call made, or the next warm call makes them again and
 /// rewrites the cached prefix for nothing.
-pub fn kept(working: &Working<'_>, env: &super::TierEnv<'_>) -> crate::error::Result<Plan> {
+pub fn kept(working: &Working<'_>, micro: Plan) -> Plan {
     let frontier = working.loop_marks.micro_frontier;
     if frontier == 0 || working.transcript.format == Format::Text {
-        return Ok(Plan::default());
+        return Plan::default();
     }
-    let plan = super::micro::plan(&working.transcript, env)?;
     let steps = Steps::of(&working.transcript);
-    let (kept, _) = split(&steps, plan.edits, frontier);
+    let (kept, _) = split(&steps, micro.edits, frontier);
     let reason = if kept.is_empty() {
         String::new()
     } else {
         format!("kept micro's {} stub(s) before its frontier", kept.len())
     };
-    Ok(Plan {
+    Plan {
         edits: kept,
         reason,
         ..Plan::default()
-    })
+    }
 }
 
 /// `plan` whole, or nothing when the cache is warm and its edits are not worth their rewrite
@@ -153,4 +152,31 @@ fn deferred_reason(batch: &[Edit], report: &CacheReport, env: &super::TierEnv<'_
 /// A price as a reason writes it: six decimals, enough for cents of a cent.
 fn usd(value: f64) -> String {
     shortest((value * 1e6).round() / 1e6)
+}
+
+/// What `edits` (micro's stubs) do, in words.
+pub fn describe(edits: &[Edit], threshold: usize) -> String {
+    let inputs = edits
+        .iter()
+        .filter(|edit| {
+            matches!(
+                edit,
+                Edit::ReplaceBlock {
+                    kind: ArchiveKind::ToolInput,
+                    ..
+                }
+            )
+        })
+        .count();
+    match (edits.len() - inputs, inputs) {
+        (0, 0) => format!(
+            "no tool-result body or input over {threshold} chars outside the protected tail"
+        ),
+        (results, 0) => format!(
+            "stubbed {results} tool-result bodies over {threshold} chars outside the protected tail"
+        ),
+        (results, inputs) => format!(
+            "stubbed {results} tool-result bodies and {inputs} tool inputs over {threshold} chars outside the protected tail"
+        ),
+    }
 }

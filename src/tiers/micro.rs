@@ -95,39 +95,12 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
             }
         }
     }
-    let reason = describe(&edits, threshold);
+    let reason = super::deferral::describe(&edits, threshold);
     Ok(Plan {
         edits,
         reason,
         ..Plan::default()
     })
-}
-
-/// What `edits` (micro's stubs) do, in words.
-pub fn describe(edits: &[Edit], threshold: usize) -> String {
-    let inputs = edits
-        .iter()
-        .filter(|edit| {
-            matches!(
-                edit,
-                Edit::ReplaceBlock {
-                    kind: ArchiveKind::ToolInput,
-                    ..
-                }
-            )
-        })
-        .count();
-    match (edits.len() - inputs, inputs) {
-        (0, 0) => format!(
-            "no tool-result body or input over {threshold} chars outside the protected tail"
-        ),
-        (results, 0) => format!(
-            "stubbed {results} tool-result bodies over {threshold} chars outside the protected tail"
-        ),
-        (results, inputs) => format!(
-            "stubbed {results} tool-result bodies and {inputs} tool inputs over {threshold} chars outside the protected tail"
-        ),
-    }
 }
 
 /// The edit that stubs the long string values of tool call `block`'s input, if it has any and

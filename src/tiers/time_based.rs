@@ -46,7 +46,11 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
     };
     let plan = super::deferral::whole(plan, working, env);
     working.apply(plan)?;
-    let kept = super::deferral::kept(working, env)?;
+    // micro's plan only where a state's frontier asks for it (a cold call after a warm one).
+    let kept = match working.loop_marks.micro_frontier {
+        0 => crate::plan::Plan::default(),
+        _ => super::deferral::kept(working, super::micro::plan(&working.transcript, env)?),
+    };
     working.apply(kept)
 }
 
