@@ -17,6 +17,8 @@ const hasChromium = fs.existsSync("/usr/bin/chromium") && fs.existsSync("/usr/bi
 const steps = [
   ["cargo fmt --check", ["cargo", "fmt", "--check"]],
   ["cargo clippy (host, all targets)", ["cargo", "clippy", "--all-targets", "--", "-D", "warnings"]],
+  // No module of src/ uses another that uses it back, directly or around a loop (issue 30).
+  ["module cycles in src/ (scripts/module-cycles.mjs)", ["node", "scripts/module-cycles.mjs"]],
   // The binding only compiles for wasm32, so it (and its tests) get their own clippy run.
   ["cargo clippy (wasm32: the binding and its tests)", ["node", "scripts/wasm-tests.mjs", "--clippy"]],
   ["cargo test (host)", ["cargo", "test"]],
