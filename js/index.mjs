@@ -90,12 +90,16 @@ export function init(input) {
 
 /**
  * Instantiates the WebAssembly module synchronously from its bytes or a compiled module
- * (browsers limit synchronous compilation of large modules on the main thread; fine in workers).
- * A no-op once the module is loaded.
+ * (Chromium refuses to compile over 8 MiB synchronously on the main thread, and over 4 KiB before
+ * Chrome 114; workers have no limit). A no-op once the module is loaded.
  * @param {BufferSource | WebAssembly.Module} module
  */
 export function initSync(module) {
   if (api.isReady()) return;
+  // No default here: tiered-compaction/inline's copy is gzipped, and unpacking it is asynchronous.
+  if (module === undefined || module === null) {
+    throw invalid("module", `must be the module's bytes or a compiled WebAssembly.Module, got ${typeName(module)}; await init() loads the module by itself`);
+  }
   api.bind(module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module));
 }
 
