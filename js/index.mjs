@@ -65,9 +65,10 @@ function typeName(value) {
  * the other exports. By default it loads the module the entry point names (api.mjs
  * `setWasmSource`): browser.mjs fetches the .wasm file beside the package's JavaScript (bundlers
  * such as Vite and webpack resolve that URL), inline.mjs compiles its embedded copy. Pass a URL,
- * a Response, the bytes or a compiled WebAssembly.Module to load it from elsewhere. Idempotent: later calls return the same promise,
- * and it resolves at once where the entry point loaded the module on import (Node, Deno, Bun,
- * workerd). After a failure (e.g. a network error) a new call tries again.
+ * a Response, the bytes or a compiled WebAssembly.Module to load it from elsewhere. Idempotent:
+ * later calls return the same promise, and it resolves at once where the entry point loaded the
+ * module on import (Node, Deno, Bun, workerd). After a failure (e.g. a network error) a new call
+ * tries again.
  * @param {URL | string | Request | Response | BufferSource | WebAssembly.Module | Promise<any>} [input]
  * @returns {Promise<void>}
  */
