@@ -50,6 +50,27 @@ export function reportLoadFailure(failure) {
   loadFailure = failure;
 }
 
+/**
+ * Where `init()` with no argument loads the module from, set on import by the entry point that
+ * has a place for it: browser.mjs and web.cjs `{ url }` (the .wasm file beside the package's
+ * JavaScript), inline.mjs `{ embedded }` (its own copy, compiled). Kept out of index.mjs so that
+ * the inline entry's modules hold no URL of the .wasm file for a bundler to act on. An embedded
+ * copy wins over a URL whichever entry point loaded first: it needs no request. One per module graph.
+ * @typedef {{ url: () => URL | string } | { embedded: () => Promise<WebAssembly.Module> }} WasmSource
+ * @type {WasmSource | null}
+ */
+let wasmSource = null;
+
+/** @param {WasmSource} source */
+export function setWasmSource(source) {
+  if (wasmSource === null || "embedded" in source) wasmSource = source;
+}
+
+/** @returns {WasmSource | null} */
+export function defaultWasmSource() {
+  return wasmSource;
+}
+
 /** @param {string} name */
 function notInitialised(name) {
   const error = new Error(

@@ -7,7 +7,7 @@
 // One module graph holds one API (one wasm instance at a time): two entry points loaded into one
 // JS realm (node.mjs and `tiered-compaction/web` in one Node process) share it, so whichever
 // loads first initialises both.
-import { createApi } from "./api.mjs";
+import { createApi, defaultWasmSource } from "./api.mjs";
 import { TIER_COST_WEIGHT } from "./weights.mjs";
 import { createGlue } from "./web/tiered_compaction.js";
 
@@ -62,11 +62,13 @@ function typeName(value) {
 
 /**
  * Instantiates the WebAssembly module; browsers and web workers call (and await) it once before
- * the other exports. By default it fetches the .wasm file next to this module (bundlers such as
- * Vite and webpack resolve that URL); pass a URL, a Response, the bytes or a compiled
- * WebAssembly.Module to load it from elsewhere. Idempotent: later calls return the same promise,
- * and it resolves at once where the entry point loaded the module on import (Node, Deno, Bun,
- * workerd). After a failure (e.g. a network error) a new call tries again.
+ * the other exports. By default it loads the module the entry point names (api.mjs
+ * `setWasmSource`): browser.mjs fetches the .wasm file beside the package's JavaScript (bundlers
+ * such as Vite and webpack resolve that URL), inline.mjs compiles its embedded copy. Pass a URL,
+ * a Response, the bytes or a compiled WebAssembly.Module to load it from elsewhere. Idempotent:
+ * later calls return the same promise, and it resolves at once where the entry point loaded the
+ * module on import (Node, Deno, Bun, workerd). After a failure (e.g. a network error) a new call
+ * tries again.
  * @param {URL | string | Request | Response | BufferSource | WebAssembly.Module | Promise<any>} [input]
  * @returns {Promise<void>}
  */
@@ -89,19 +91,28 @@ export function init(input) {
 
 /**
  * Instantiates the WebAssembly module synchronously from its bytes or a compiled module
- * (browsers limit synchronous compilation of large modules on the main thread; fine in workers).
- * A no-op once the module is loaded.
+ * (Chromium refuses to compile over 8 MiB synchronously on the main thread, and over 4 KiB before
+ * Chrome 114; workers have no limit). A no-op once the module is loaded.
  * @param {BufferSource | WebAssembly.Module} module
  */
 export function initSync(module) {
   if (api.isReady()) return;
+  // No default here: tiered-compaction/inline's copy is gzipped, and unpacking it is asynchronous.
+  if (module === undefined || module === null) {
+    throw invalid("module", `must be the module's bytes or a compiled WebAssembly.Module, got ${typeName(module)}; await init() loads the module by itself`);
+  }
   api.bind(module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module));
 }
 
 /** The compiled module from whatever `init` was given (the module is kept: a trap re-instantiates it). */
 async function compile(input) {
   const given = input !== undefined;
-  let source = await (input ?? new URL("./web/tiered_compaction_bg.wasm", import.meta.url));
+  const fallback = given ? null : defaultWasmSource();
+  if (fallback !== null && "embedded" in fallback) return fallback.embedded();
+  if (!given && fallback === null) {
+    throw wasmLoadError("init() was given no module, and no entry point of the package was loaded to name one: pass its URL, its bytes, a Response or a compiled WebAssembly.Module");
+  }
+  let source = await (given ? input : fallback.url());
   if (source instanceof WebAssembly.Module) return source;
   if (typeof Response === "function" && source instanceof Response) return fromResponse(source, String(source.url), given);
   if (typeof Request === "function" && source instanceof Request) return fromUrl(source, String(source.url), given);
@@ -114,7 +125,7 @@ async function compile(input) {
       // Vite 6 and 7 dev servers serve dependencies pre-bundled from node_modules/.vite/deps/, away
       // from the .wasm file, and answer the missing file with index.html. The package itself is
       // still served from node_modules/tiered-compaction/ beside that directory.
-      const beside = given ? null : viteDepsFallback();
+      const beside = given ? null : viteDepsFallback(url);
       if (beside === null) throw error;
       try {
         return await fromUrl(beside, beside, given);
@@ -130,11 +141,10 @@ async function compile(input) {
   }
 }
 
-/** Where Vite's dev server serves the package's own .wasm when it pre-bundled this module (or null). */
-function viteDepsFallback() {
-  const self = String(import.meta.url);
-  const at = self.indexOf("/node_modules/.vite/");
-  return at === -1 ? null : `${self.slice(0, at)}/node_modules/tiered-compaction/web/tiered_compaction_bg.wasm`;
+/** Where Vite's dev server serves the package's own .wasm when it pre-bundled the entry point away from it (or null). */
+function viteDepsFallback(url) {
+  const at = url.indexOf("/node_modules/.vite/");
+  return at === -1 ? null : `${url.slice(0, at)}/node_modules/tiered-compaction/web/tiered_compaction_bg.wasm`;
 }
 
 /** Fetches (or, for a file: URL in Node, reads) the module at `url` and compiles it. */
@@ -206,10 +216,12 @@ function fix(given) {
   return given
     ? "Check the URL given to init()."
     : "The module ships in the package as web/tiered_compaction_bg.wasm, and init() looks for it next to the " +
-        'package\'s JavaScript, a URL relative to the module that Vite, webpack, ' +
-        "Rollup, Parcel and Next copy into the build. esbuild does not: build with --loader:.wasm=file and pass the " +
-        'URL to init(): import wasm from "tiered-compaction/tiered_compaction_bg.wasm"; await init(wasm). Elsewhere, ' +
-        "serve the file yourself and pass its URL, its bytes or a Response to init().";
+        "package's JavaScript, a URL relative to the module that Vite, webpack, Parcel and Next copy into the " +
+        'build. esbuild and Rollup (without a plugin for it) do not: import from "tiered-compaction/inline" instead, ' +
+        "whose init() compiles a copy of the module embedded in its JavaScript (no file to serve). Or, with esbuild, " +
+        'build with --loader:.wasm=file and pass the URL to init(): import wasm from ' +
+        '"tiered-compaction/tiered_compaction_bg.wasm"; await init(wasm). Elsewhere, serve the file yourself and ' +
+        "pass its URL, its bytes or a Response to init().";
 }
 
 /** The first bytes, in hex, and as text when they read as text. */

@@ -41,7 +41,8 @@ const steps = [
   // README's examples, prepareStep in a real generateText loop, and @arethetypeswrong/cli.
   ["types: tsc against the SDKs + README, the AI SDK helper's loop, attw", ["node", "tests/types/run.mjs"]],
   // The packed tarball in a fresh project per toolchain (Vite 6/7/8 dev and build, webpack 5,
-  // esbuild, Next with Turbopack and webpack, SvelteKit adapter-node, the LangChain and OpenAI
+  // esbuild and Rollup, each also on tiered-compaction/inline with no configuration, Next with
+  // Turbopack and webpack, SvelteKit adapter-node, the LangChain and OpenAI
   // Agents integrations each beside its framework alone), pages in Chromium, and
   // tests/runtimes/run.mjs's Node ESM + CJS, Deno, Bun and workerd checks: tests/consumers/run.mjs.
   ["consumer matrix (npm pack -> every toolchain, Node, Deno, Bun, workerd)", ["node", "tests/consumers/run.mjs"], hasChromium ? null : "no /usr/bin/chromium (apt unavailable)"],

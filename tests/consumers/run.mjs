@@ -6,7 +6,7 @@
 //
 // Projects live in tests/consumers/projects/NAME (package.json, package-lock.json, the toolchain's
 // own files) plus what tests/consumers/shared/ holds (check.js: one compaction whose answer is
-// known; the Vite and SvelteKit sources). Each is copied into $TMPDIR/tiered-compaction-consumers-*/NAME
+// known; check-inline.js: the same through tiered-compaction/inline; the Vite and SvelteKit sources). Each is copied into $TMPDIR/tiered-compaction-consumers-*/NAME
 // and installed with `npm ci` from its committed lockfile, whose entry for tiered-compaction names
 // ../tiered-compaction.tgz (npm pack of pkg/, beside the projects) without an integrity hash (the
 // tarball changes with every build). When the lockfile is unchanged since the last install, only
@@ -24,6 +24,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -149,7 +150,7 @@ const projects = {
     },
   },
   esbuild: {
-    shared: [["check.js", "src/check.js"]],
+    shared: [["check.js", "src/check.js"], ["check-inline.js", "src/check-inline.js"]],
     async checks(dir) {
       const esbuild = bin(dir, "esbuild");
       const out = path.join(dir, "out");
@@ -179,7 +180,7 @@ const projects = {
         run(dir, esbuild, ["src/browser.js", "--bundle", "--format=esm", "--outfile=out/app.js", "--log-level=warning"]);
         fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
         const shown = await withStatic(out, (url) => page(url, { expectError: true }));
-        for (const words of ["ERR_TC_NOT_INITIALISED", "404", "--loader:.wasm=file", "init("]) {
+        for (const words of ["ERR_TC_NOT_INITIALISED", "404", "tiered-compaction/inline", "--loader:.wasm=file", "init("]) {
           if (!shown.includes(words)) throw new Error(`the error does not name ${words}: ${shown}`);
         }
         return shown;
@@ -189,6 +190,70 @@ const projects = {
         run(dir, esbuild, ["src/browser-loader.js", "--bundle", "--format=esm", "--outdir=out", "--entry-names=app", "--loader:.wasm=file", "--log-level=warning"]);
         fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
         return withStatic(out, (url) => page(url));
+      });
+      // tiered-compaction/inline: esbuild's defaults, nothing to copy, not a warning.
+      for (const format of ["esm", "iife"]) {
+        await step(`esbuild browser --format=${format}, tiered-compaction/inline, no config`, async () => {
+          fs.rmSync(out, { recursive: true, force: true });
+          const warnings = build(dir, esbuild, ["src/browser-inline.js", "--bundle", `--format=${format}`, "--outfile=out/app.js", "--log-level=warning"]);
+          if (warnings !== "") throw new Error(`esbuild warned:\n${warnings}`);
+          fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
+          return `${await withStatic(out, (url) => page(url))}; ${outputs(out)}`;
+        });
+      }
+      await step("esbuild --platform=node, tiered-compaction/inline: one file that runs where the package is not installed", () => {
+        const away = fs.mkdtempSync(path.join(os.tmpdir(), "tc-bundle-"));
+        try {
+          const ran = [];
+          for (const [format, file] of [["esm", "server.mjs"], ["cjs", "server.cjs"]]) {
+            const warnings = build(dir, esbuild, ["src/server-inline.js", "--bundle", "--platform=node", `--format=${format}`, `--outfile=${path.join(away, file)}`, "--log-level=warning"]);
+            if (warnings !== "") throw new Error(`esbuild --format=${format} warned:\n${warnings}`);
+            ran.push(`${format}: ${expectOutput(run(away, "node", [file]))}`);
+          }
+          return ran.join("; ");
+        } finally {
+          fs.rmSync(away, { recursive: true, force: true });
+        }
+      });
+    },
+  },
+  rollup: {
+    shared: [["check.js", "src/check.js"], ["check-inline.js", "src/check-inline.js"]],
+    async checks(dir) {
+      const rollup = bin(dir, "rollup");
+      const out = path.join(dir, "out");
+      // Rollup resolves no bare import by itself: node-resolve, the one plugin every Rollup app
+      // has, finds the package; no plugin handles assets or WebAssembly.
+      await step("rollup -p node-resolve -f es, tiered-compaction/inline (no asset plugin)", async () => {
+        fs.rmSync(out, { recursive: true, force: true });
+        const warnings = build(dir, rollup, ["src/main.js", "-p", "node-resolve", "-f", "es", "-o", "out/app.js"]);
+        if (warnings.includes("(!)")) throw new Error(`rollup warned:\n${warnings}`);
+        fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
+        return `${await withStatic(out, (url) => page(url))}; ${outputs(out)}`;
+      });
+      // With no plugin at all: tiered-compaction/inline's modules are plain ES modules that import
+      // one another by relative path, so the entry's own path is all Rollup needs.
+      await step("rollup -f es with no plugin, tiered-compaction/inline by its path", async () => {
+        fs.rmSync(out, { recursive: true, force: true });
+        const source = fs.readFileSync(path.join(dir, "src", "check-inline.js"), "utf8");
+        fs.writeFileSync(path.join(dir, "src", "check-path.js"), source.replace('from "tiered-compaction/inline";', 'from "../node_modules/tiered-compaction/inline.mjs";'));
+        fs.writeFileSync(path.join(dir, "src", "main-path.js"), 'import { check, report } from "./check-path.js";\n\nreport(check());\n');
+        const warnings = build(dir, rollup, ["src/main-path.js", "-f", "es", "-o", "out/app.js"]);
+        if (warnings.includes("(!)")) throw new Error(`rollup warned:\n${warnings}`);
+        fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
+        return `${await withStatic(out, (url) => page(url))}; ${outputs(out)}`;
+      });
+      // The main entry point under the same build: Rollup does not copy the .wasm file its init()
+      // fetches; the error says so and names tiered-compaction/inline.
+      await step("rollup -p node-resolve -f es, the main entry point: a clear error naming tiered-compaction/inline", async () => {
+        fs.rmSync(out, { recursive: true, force: true });
+        build(dir, rollup, ["src/main-asset.js", "-p", "node-resolve", "-f", "es", "-o", "out/app.js"]);
+        fs.copyFileSync(path.join(dir, "index.html"), path.join(out, "index.html"));
+        const shown = await withStatic(out, (url) => page(url, { expectError: true }));
+        for (const words of ["ERR_TC_NOT_INITIALISED", "404", "Rollup", "tiered-compaction/inline"]) {
+          if (!shown.includes(words)) throw new Error(`the error does not name ${words}: ${shown}`);
+        }
+        return shown;
       });
     },
   },
@@ -294,6 +359,25 @@ function run(cwd, command, commandArgs, options = {}) {
     const output = `${error.stdout ?? ""}${error.stderr ?? ""}`.trim().split("\n").slice(-25).join("\n");
     throw new Error(`${path.basename(command)} ${commandArgs.join(" ")} failed (${error.status}):\n${output}`);
   }
+}
+
+/** Runs a build; returns what it printed to stderr (warnings), trimmed. */
+function build(cwd, command, commandArgs) {
+  const child = spawnSync(command, commandArgs, { cwd, env, encoding: "utf8", maxBuffer: 64 << 20 });
+  if (child.status !== 0) throw new Error(`${path.basename(command)} ${commandArgs.join(" ")} failed (${child.status}):\n${`${child.stdout}${child.stderr}`.trim().split("\n").slice(-25).join("\n")}`);
+  return child.stderr.trim();
+}
+
+/** The files a build wrote, with their sizes (raw, gzipped): what a page downloads. */
+function outputs(dir) {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name !== "index.html")
+    .map((name) => {
+      const bytes = fs.readFileSync(path.join(dir, name));
+      return `${name} ${(bytes.length / 1024).toFixed(1)} KiB (${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped)`;
+    })
+    .join(", ");
 }
 
 function expectOutput(output) {

@@ -1,8 +1,9 @@
 // Packaging and runtime tests against the packed tarball, installed like a user installs it:
 //   node tests/runtimes/run.mjs pack     npm pack pkg/ -> npm install the .tgz into a fresh
 //                                        project -> import it from Node ESM and CJS, run compact
-//   node tests/runtimes/run.mjs deno     smoke.mjs in Deno (npm package `deno`)
-//   node tests/runtimes/run.mjs bun      smoke.mjs in Bun (npm package `bun`)
+//   node tests/runtimes/run.mjs deno     smoke.mjs in Deno (npm package `deno`), and inline.mjs
+//                                        (tiered-compaction/inline) with no --allow-read
+//   node tests/runtimes/run.mjs bun      smoke.mjs and inline.mjs in Bun (npm package `bun`)
 //   node tests/runtimes/run.mjs workerd  a worker on workerd (npm package `workerd`) on 127.0.0.1:
 //                                        POST an Anthropic request body, get it back compacted
 //   node tests/runtimes/run.mjs worker-proxy  examples/worker-proxy on workerd, a Durable Object
@@ -43,7 +44,7 @@ function install() {
     run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `./${packed.filename}`]);
     fs.writeFileSync(stampFile, stamp);
   }
-  for (const file of ["smoke.mjs"]) fs.copyFileSync(path.join(here, file), path.join(consumer, file));
+  for (const file of ["smoke.mjs", "inline.mjs"]) fs.copyFileSync(path.join(here, file), path.join(consumer, file));
   fs.copyFileSync(path.join(root, "scripts", "samples.mjs"), path.join(consumer, "samples.mjs"));
 }
 
@@ -114,16 +115,20 @@ compact({ sessionId: "cjs", pressure: { turnCount: 2, contextPctUsed: 0.1, idleS
     process.stdout.write(run("node", ["esm.mjs"]));
     process.stdout.write(run("node", ["cjs.cjs"]));
     process.stdout.write(run("node", ["smoke.mjs"]));
+    process.stdout.write(run("node", ["inline.mjs"]));
   },
 
   deno() {
     // A package.json next to node_modules makes Deno resolve "tiered-compaction" from there,
     // with its "deno" export condition.
     process.stdout.write(run(bin("deno"), ["run", "--allow-read", "--no-prompt", "smoke.mjs"], { env: { ...process.env, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" } }));
+    // No --allow-read: tiered-compaction/inline reads no file.
+    process.stdout.write(run(bin("deno"), ["run", "--no-prompt", "inline.mjs"], { env: { ...process.env, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" } }));
   },
 
   bun() {
     process.stdout.write(run(bin("bun"), ["smoke.mjs"]));
+    process.stdout.write(run(bin("bun"), ["inline.mjs"]));
   },
 
   async workerd() {

@@ -2,6 +2,7 @@
 // @types/node; tsconfig.bare.json: no host types at all): the package's declarations need neither.
 import { compact, init, initSync, type CompactOptions, type SummaryRequest } from "tiered-compaction";
 import { prepareStep } from "tiered-compaction/ai-sdk";
+import * as inline from "tiered-compaction/inline";
 
 const options: CompactOptions = {
   summarise: (request: SummaryRequest) => {
@@ -14,4 +15,5 @@ const result = await compact({ sessionId: "s", pressure: { turnCount: 3, context
 initSync(new Uint8Array(8));
 await init(new Uint8Array(8).buffer);
 const step = prepareStep({ contextWindow: 1000 });
+await inline.init();
 void [result.messages, step];
