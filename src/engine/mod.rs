@@ -16,9 +16,9 @@ use crate::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_m
 use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
-use crate::transcript::Transcript;
 use crate::transcript::facts::Fingerprint;
 use crate::transcript::pairing::{id_set, misplaced_results, paired_in_order, paired_set};
+use crate::transcript::{BlockKind, Transcript};
 use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -308,6 +308,10 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
 struct Pairing<'a> {
     /// Borrowed from the input where its transcript borrows them.
     paired: Vec<Cow<'a, str>>,
+    /// The ids more than one call carries (Gemini's are a tool's name and place when the wire
+    /// has none), with how many of their calls and results find no partner: a call of such an
+    /// id still unanswered at the end keeps it unpaired after a tier removed an earlier pair.
+    repeated: Vec<(String, usize)>,
     misplaced: FastSet<String>,
     /// The list continues a conversation the provider stores ([`TierContext::server_history`]).
     server_history: bool,
@@ -315,8 +319,19 @@ struct Pairing<'a> {
 
 impl<'a> Pairing<'a> {
     fn of(transcript: &Transcript<'a>, server_history: bool) -> Self {
+        let paired = paired_in_order(transcript);
+        let mut calls: FastSet<&str> = id_set(transcript);
+        let mut repeated: Vec<(String, usize)> = Vec::new();
+        for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
+            if let BlockKind::ToolCall { id, .. } = &block.kind {
+                if !calls.insert(id) && repeated.iter().all(|(seen, _)| seen != id) {
+                    repeated.push((id.to_string(), unmatched(transcript, id)));
+                }
+            }
+        }
         Self {
-            paired: paired_in_order(transcript),
+            paired,
+            repeated,
             misplaced: misplaced_results(transcript).into_iter().collect(),
             server_history,
         }
@@ -386,12 +401,15 @@ fn broken_rule(
             .flat_map(|m| &m.blocks)
             .filter_map(|b| b.tool_id()),
     );
-    if let Some(broken) = before
-        .paired
-        .iter()
-        .map(|id| -> &str { id })
-        .find(|id| ids_after.contains(id) && !paired_after.contains(id))
-    {
+    if let Some(broken) = before.paired.iter().map(|id| -> &str { id }).find(|id| {
+        ids_after.contains(id)
+            && !paired_after.contains(id)
+            && before
+                .repeated
+                .iter()
+                .find(|(repeated, _)| repeated == id)
+                .is_none_or(|(_, unmatched_before)| unmatched(after, id) > *unmatched_before)
+    }) {
         return Err(format!("would split the tool call/result pair {broken:?}"));
     }
     if let Some(id) = misplaced_results(after)
@@ -412,6 +430,21 @@ fn broken_rule(
         ));
     }
     Ok(())
+}
+
+/// How many of the calls and results of tool id `id` find no partner (|calls - results|).
+fn unmatched(transcript: &Transcript, id: &str) -> usize {
+    let (mut calls, mut results) = (0usize, 0usize);
+    for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
+        match &block.kind {
+            BlockKind::ToolCall { id: call, .. } if call == id => calls += 1,
+            BlockKind::ToolResult {
+                id: Some(result), ..
+            } if result == id => results += 1,
+            _ => {}
+        }
+    }
+    calls.abs_diff(results)
 }
 
 #[allow(clippy::too_many_arguments)]
