@@ -90,6 +90,8 @@ pub struct Block<'a> {
     pub binary: Option<Binary>,
     /// The text's code points, once counted.
     chars: CharCount,
+    /// Its tokens, once counted (a call counts with one counter).
+    tokens: CharCount,
 }
 
 impl BlockKind<'_> {
@@ -123,6 +125,7 @@ impl<'a> Block<'a> {
             elided: None,
             binary: None,
             chars: CharCount::default(),
+            tokens: CharCount::default(),
         }
     }
 
@@ -130,6 +133,7 @@ impl<'a> Block<'a> {
     pub fn set_text(&mut self, text: Cow<'a, str>) {
         self.text = text;
         self.chars.clear();
+        self.tokens.clear();
     }
 
     /// The block with its text owned.
@@ -141,6 +145,7 @@ impl<'a> Block<'a> {
             elided: self.elided.map(Elided::into_owned),
             binary: self.binary,
             chars: self.chars,
+            tokens: self.tokens,
         }
     }
 
@@ -167,24 +172,39 @@ impl<'a> Block<'a> {
         counter: &dyn crate::tokens::TokenCounter,
         chars: usize,
     ) -> u64 {
-        match &self.binary {
-            Some(binary) => counter.count_base64(binary.base64_len()),
-            None => counter.count_with_chars(&self.text, chars),
-        }
+        self.counted(counter, || counter.count_with_chars(&self.text, chars))
     }
 
-    /// Tokens of the text under `counter`.
+    /// Tokens of the text under `counter`, counted once: a call counts every block with the same counter, and a long tool output
+    /// was counted up to four times (its message, its stub's saving, the cached prefix, the
+    /// rule check), which the heuristic, reading every character, made a third of a micro call.
     pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
-        if let Some(binary) = &self.binary {
-            return counter.count_base64(binary.base64_len());
-        }
-        match &self.elided {
+        self.counted(counter, || match &self.elided {
             Some(facts) => counter.count_with_chars(&self.text, facts.chars),
             None if counter.counts_chars() => {
                 counter.count_with_chars(&self.text, self.text_chars())
             }
             None => counter.count(&self.text),
-        }
+        })
+    }
+
+    /// The block's tokens, counted once: a binary value as its base64 text, any other text by
+    /// `text` (stored plus one, so never 0 when set; a count past `usize::MAX - 1` is not kept).
+    fn counted(
+        &self,
+        counter: &dyn crate::tokens::TokenCounter,
+        text: impl FnOnce() -> u64,
+    ) -> u64 {
+        let mut counted = None;
+        let kept = self.tokens.get_or(|| {
+            let tokens = match &self.binary {
+                Some(binary) => counter.count_base64(binary.base64_len()),
+                None => text(),
+            };
+            counted = Some(tokens);
+            usize::try_from(tokens).unwrap_or(usize::MAX)
+        });
+        counted.unwrap_or(kept as u64)
     }
 
     /// The text has a CRLF line end.
