@@ -1,8 +1,7 @@
-//! Token counting behind a small trait. The default is the seed's rule (chars / 4), so the seed's
-//! numbers reproduce; hosts plug in an exact tokenizer through the binding's `countTokens`.
-//! [`Estimator`] is a better built-in estimate (within a few percent of OpenAI's o200k_base on
-//! agent contexts: prose, code, JSON, logs, CJK, base64), chosen with
-//! [`TokenEstimator::Heuristic`].
+//! Token counting behind a small trait. Structured contexts count by [`Estimator`] (within a
+//! few percent of OpenAI's o200k_base on agent contexts: prose, code, JSON, logs, CJK, base64);
+//! flat text by the seed's rule (chars / 4), so the seed's numbers reproduce; hosts plug in an
+//! exact tokenizer through the binding's `countTokens`.
 
 mod estimator;
 mod model;
@@ -29,6 +28,14 @@ pub trait TokenCounter {
     /// reads the text).
     fn counts_chars(&self) -> bool {
         false
+    }
+
+    /// Tokens of the media block `block` (an image, a document, a file) as a provider bills
+    /// it, or `None` to count it as its text (base64 included), as the seed's rule does so that
+    /// its numbers reproduce. See [`crate::media::bill`].
+    fn count_media(&self, block: &crate::transcript::Block<'_>) -> Option<u64> {
+        let _ = block;
+        None
     }
 
     /// Tokens of a base64 text of `chars` characters: what a binary value the host keeps as
@@ -113,13 +120,16 @@ pub fn estimate_tokens(text: &str) -> u64 {
     SeedRule::default().count(text)
 }
 
-/// Which built-in estimator counts tokens when the host passes no tokenizer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which built-in estimator counts tokens when the host passes no tokenizer. Unnamed, it is
+/// the heuristic for structured messages and the seed's rule for flat text
+/// ([`crate::CompactOptions::estimator_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenEstimator {
-    /// The seed's rule: code points / `charsPerToken` (the default, so the seed's numbers hold).
-    #[default]
+    /// The seed's rule: code points / `charsPerToken` (flat text's default, so the seed's
+    /// numbers hold).
     Seed,
-    /// [`Estimator`]: o200k's pre-tokenizer and a fitted table of letter pairs.
+    /// [`Estimator`]: o200k's pre-tokenizer and a fitted table of letter pairs (structured
+    /// messages' default).
     Heuristic,
 }
 
@@ -302,7 +312,6 @@ mod tests {
         let error = TokenEstimator::parse("o200k", "tokenEstimator").unwrap_err();
         assert_eq!(error.kind, crate::error::ErrorKind::Type);
         assert!(error.to_string().starts_with("tokenEstimator"), "{error}");
-        assert_eq!(TokenEstimator::default(), TokenEstimator::Seed);
         let text = "some text to count";
         assert_eq!(
             estimate_tokens_with(text, TokenEstimator::Seed),

@@ -86,8 +86,11 @@ pub struct Block<'a> {
     /// head, and these are the facts of the whole.
     pub elided: Option<Elided<'a>>,
     /// Set when the block's data is a binary value the binding keeps in the host (see
-    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text.
+    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text (or as
+    /// billed: [`crate::media::bill`]).
     pub binary: Option<Binary>,
+    /// Media sent with OpenAI's `detail: "low"` (a fixed 85 tokens as OpenAI bills it).
+    pub low_detail: bool,
     /// The text's code points, once counted.
     chars: CharCount,
     /// Its tokens, once counted (a call counts with one counter).
@@ -124,6 +127,7 @@ impl<'a> Block<'a> {
             path,
             elided: None,
             binary: None,
+            low_detail: false,
             chars: CharCount::default(),
             tokens: CharCount::default(),
         }
@@ -144,6 +148,7 @@ impl<'a> Block<'a> {
             path: self.path,
             elided: self.elided.map(Elided::into_owned),
             binary: self.binary,
+            low_detail: self.low_detail,
             chars: self.chars,
             tokens: self.tokens,
         }
@@ -175,7 +180,8 @@ impl<'a> Block<'a> {
         self.counted(counter, || counter.count_with_chars(&self.text, chars))
     }
 
-    /// Tokens of the text under `counter`, counted once: a call counts every block with the same counter, and a long tool output
+    /// Tokens of the text under `counter` (media: as the counter bills it, when it does),
+    /// counted once: a call counts every block with the same counter, and a long tool output
     /// was counted up to four times (its message, its stub's saving, the cached prefix, the
     /// rule check), which the heuristic, reading every character, made a third of a micro call.
     pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
@@ -188,8 +194,9 @@ impl<'a> Block<'a> {
         })
     }
 
-    /// The block's tokens, counted once: a binary value as its base64 text, any other text by
-    /// `text` (stored plus one, so never 0 when set; a count past `usize::MAX - 1` is not kept).
+    /// The block's tokens, counted once: media as `counter` bills them, a binary value as its
+    /// base64 text, any other text by `text` (stored plus one, so never 0 when set; a count past
+    /// `usize::MAX - 1` is not kept).
     fn counted(
         &self,
         counter: &dyn crate::tokens::TokenCounter,
@@ -197,9 +204,13 @@ impl<'a> Block<'a> {
     ) -> u64 {
         let mut counted = None;
         let kept = self.tokens.get_or(|| {
-            let tokens = match &self.binary {
-                Some(binary) => counter.count_base64(binary.base64_len()),
-                None => text(),
+            let media = matches!(self.kind, BlockKind::Media { .. })
+                .then(|| counter.count_media(self))
+                .flatten();
+            let tokens = match (media, &self.binary) {
+                (Some(tokens), _) => tokens,
+                (None, Some(binary)) => counter.count_base64(binary.base64_len()),
+                (None, None) => text(),
             };
             counted = Some(tokens);
             usize::try_from(tokens).unwrap_or(usize::MAX)
