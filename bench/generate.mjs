@@ -478,6 +478,25 @@ export function agentRun(seed, steps, { minOutput = 1000, maxOutput = 5000 } = {
   return { events, turns: 1, steps };
 }
 
+/**
+ * The texts a context holds in generated agent sessions: every message text, tool output and
+ * tool call's arguments (as JSON) of 40+ characters, of three single-prompt runs of 60 steps
+ * (seeds 1-3) and two 200 KB conversations (seeds 4-5). Their exact o200k counts are the fixture
+ * of tests/js/counting.test.mjs (`node bench/calibrate.mjs --fixture` writes it).
+ */
+export function agentPieces() {
+  const texts = [];
+  const take = (events) => {
+    for (const event of events) {
+      texts.push(event.text ?? "");
+      for (const call of event.calls ?? []) texts.push(JSON.stringify(call.args));
+    }
+  };
+  for (const seed of [1, 2, 3]) take(agentRun(seed, 60).events);
+  for (const seed of [4, 5]) take(conversation(seed, 200_000).events);
+  return texts.filter((text) => text.length >= 40);
+}
+
 /** OpenAI Chat Completions messages. */
 export function toOpenAI(events) {
   return events.map((event) => {

@@ -1,7 +1,8 @@
 // A token-counting slice from real agent transcripts, when the project's shared/realdata/ (six
-// MIT-licensed public transcripts, see its README) is beside the repository. Only used to
-// measure the estimators (never to fit them): every distinct string of the files of 40+ characters, cut
-// into pieces of at most `maxChars`, then an evenly spaced subset of `samples` of them.
+// MIT-licensed public transcripts, see its README) is beside the repository: every distinct
+// string of the files of 40+ characters, cut into pieces of at most `maxChars`, then an evenly
+// spaced subset of `samples` of them, for the counters' throughput (run.mjs section 5; the error
+// tables are counting.mjs's, on every piece of realdata and realruns).
 import * as fs from "node:fs";
 import * as path from "node:path";
 

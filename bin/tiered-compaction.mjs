@@ -33,7 +33,8 @@ Options:
   --format F             read FILE as F (${FORMATS.join(", ")}); default: detected
   --context-window N     the model's context window in tokens, for the policy's pick (200000)
   --price USD            price per 1,000 input tokens, for the cost (0.003)
-  --token-estimator E    seed (code points / 4, the default) or heuristic (close to o200k)
+  --token-estimator E    heuristic (close to o200k, media as billed: the default for messages)
+                         or seed (code points / 4: the default for text)
   --policy JSON          policy overrides, e.g. '{"keepRecentSteps":5}' (cache.batchTokens
                          is 0 here, every step at once, unless given)
   --json                 print the report as JSON
@@ -61,7 +62,7 @@ async function main() {
   // --policy names a batch (the library's default waits for a batch worth a cache rewrite, which
   // is for a loop of calls).
   const policy = unbatched(options.policy);
-  const compactOptions = { tokenEstimator: options.tokenEstimator, ...(policy ? { policy } : {}) };
+  const compactOptions = { ...(options.tokenEstimator ? { tokenEstimator: options.tokenEstimator } : {}), ...(policy ? { policy } : {}) };
   // The tokens as the library counts them (tier none changes nothing), for the policy's pick.
   const baseline = await run("none", input, { sessionId: "cli", pressure: { turnCount: 0, contextPctUsed: 0, idleSeconds: 0, sessionComplete: false } }, compactOptions);
   const beforeTokens = baseline.result.beforeTokens;
@@ -124,7 +125,7 @@ async function main() {
 // ---------------------------------------------------------------------------------------------
 
 function parseArguments(argv) {
-  const options = { file: null, tier: null, out: null, archive: null, format: "auto", contextWindow: 200_000, price: 0.003, tokenEstimator: "seed", policy: null, json: false, help: false };
+  const options = { file: null, tier: null, out: null, archive: null, format: "auto", contextWindow: 200_000, price: 0.003, tokenEstimator: null, policy: null, json: false, help: false };
   const value = (name, index) => {
     if (index + 1 >= argv.length) throw usage(`${name} needs a value`);
     return argv[index + 1];
@@ -377,7 +378,7 @@ function report({ options, input, beforeTokens, pressure, picked, facts, rows })
   const lines = [];
   lines.push(`${options.file}: ${input.label}`);
   lines.push(
-    `${number(beforeTokens)} tokens (${options.tokenEstimator} estimator); ${number(facts.paths.size)} paths, ${number(facts.errors.size)} error lines, ` +
+    `${number(beforeTokens)} tokens (${options.tokenEstimator ?? (input.kind === "text" ? "seed" : "heuristic")} estimator); ${number(facts.paths.size)} paths, ${number(facts.errors.size)} error lines, ` +
       `${number(facts.user.length)} user messages (${number(facts.user.reduce((sum, words) => sum + words.length, 0))} chars)`,
   );
   lines.push(

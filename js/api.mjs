@@ -152,7 +152,8 @@ function isHostValue(value) {
  *     memory unless the binding asks for them (`strings[index]`); a read that will ask for all
  *     of them asks for no head or tail (`headUnits`, `tailUnits` 0);
  *   - swaps binary data (Uint8Array, Buffer, ArrayBuffer) and URL objects for a host-value
- *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}` / `...:u:{href}` (`values[index]`):
+ *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}:{head}` (head: base64 of its first
+ *     bytes, for an image's size) / `...:u:{href}` (`values[index]`):
  *     bytes never cross, and are never read as JSON (a Buffer's `toJSON`, a Uint8Array's
  *     `{"0":137,...}`). They are replaced in their parent, before `toJSON` runs on them.
  * Lone surrogates cross mapped to a window of private-use characters (surrogates.mjs):

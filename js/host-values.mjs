@@ -120,7 +120,8 @@ export function sha256HexJs(bytes) {
 /**
  * The placeholder of host value `value` (binary or URL) at `index` under `nonce`, and the bytes
  * it stands for in the input's JSON size (a binary value as its base64 string, a URL as its
- * text's JSON string).
+ * text's JSON string). A binary value's first bytes ride along in base64 (`headBytes`): the core
+ * reads an image's size from them to count it as its provider bills it (src/media/bill.rs).
  */
 export function hostValuePlaceholder(value, index, nonce) {
   if (isUrl(value)) {
@@ -128,10 +129,29 @@ export function hostValuePlaceholder(value, index, nonce) {
     return { placeholder: `\0${nonce}#${index}:u:${href}`, jsonBytes: jsonUtf8Length(href) };
   }
   const bytes = bytesOf(value);
+  const head = base64Of(bytes.subarray(0, headBytes(bytes)));
   return {
-    placeholder: `\0${nonce}#${index}:b:${bytes.byteLength}:${sha256Hex(bytes)}`,
+    placeholder: `\0${nonce}#${index}:b:${bytes.byteLength}:${sha256Hex(bytes)}:${head}`,
     jsonBytes: base64Length(bytes.byteLength) + 2,
   };
+}
+
+/**
+ * How many first bytes of binary value `bytes` the core needs for an image's size: 32 hold a
+ * PNG, GIF or WebP header; a JPEG's size comes after its metadata, up to 80 KiB in (the core's
+ * `HEAD_BYTES`). No more is copied: a binary value never crosses whole.
+ * @param {Uint8Array} bytes
+ */
+export function headBytes(bytes) {
+  return bytes[0] === 0xff && bytes[1] === 0xd8 ? 80 * 1024 : 32;
+}
+
+/** Base64 of `bytes` (a short Uint8Array). */
+function base64Of(bytes) {
+  if (typeof globalThis.Buffer?.from === "function") return globalThis.Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
 }
 
 // What JSON escapes in a string: quotes, backslashes and control characters.

@@ -131,7 +131,7 @@ pub fn prefix_tokens(transcript: &Transcript, counter: &dyn TokenCounter) -> Vec
     let mut total = 0u64;
     prefixes.push(0);
     for message in &transcript.messages {
-        total += crate::transcript::message_tokens(message, counter);
+        total += crate::transcript::counting::message_tokens(message, counter);
         prefixes.push(total);
     }
     prefixes

@@ -125,8 +125,9 @@ pub struct CompactOptions<'a> {
     /// Token counter; `None` is the built-in estimator named by `token_estimator`.
     pub counter: Option<&'a dyn TokenCounter>,
     /// The built-in estimator used without a `counter`: the seed's rule with
-    /// `policy.chars_per_token` (default) or the heuristic [`crate::tokens::Estimator`].
-    pub token_estimator: TokenEstimator,
+    /// `policy.chars_per_token` or the heuristic [`crate::tokens::Estimator`]; `None` is the
+    /// input's own ([`Self::estimator_for`]).
+    pub token_estimator: Option<TokenEstimator>,
     /// The summariser for `auto` and `session_memory`; without one they digest structurally.
     pub summariser: Option<&'a dyn Summariser>,
     /// The host's correlation id; derived from session, turn and content when absent.
@@ -136,6 +137,18 @@ pub struct CompactOptions<'a> {
     /// The strings behind the placeholders of an elided context ([`TierContext::elision`]), for
     /// the few a tier must read whole (those inside a serialised tool input).
     pub elided_strings: Option<&'a dyn crate::elision::ElidedStrings>,
+}
+
+impl CompactOptions<'_> {
+    /// The built-in estimator that counts `input` without a `counter`: the one named, else the
+    /// heuristic for structured messages and the seed's rule for flat text, whose numbers must
+    /// reproduce the seed's (docs/design.md §8, "Counting").
+    pub fn estimator_for(&self, input: &ContextInput) -> TokenEstimator {
+        self.token_estimator.unwrap_or(match input {
+            ContextInput::Messages { .. } => TokenEstimator::Heuristic,
+            ContextInput::Text(_) => TokenEstimator::Seed,
+        })
+    }
 }
 
 impl std::fmt::Debug for CompactOptions<'_> {

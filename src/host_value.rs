@@ -4,7 +4,9 @@
 //! names it by its hash, and the binding puts the host's own object back wherever a
 //! placeholder is left in the output or the archive.
 //!
-//! A placeholder is a whole string: `\0{nonce}#{index}:b:{bytes}:{sha256}` for binary data,
+//! A placeholder is a whole string: `\0{nonce}#{index}:b:{bytes}:{sha256}` for binary data
+//! (then, for an image, `:{head}`: base64 of its first bytes, whose header gives its size, see
+//! [`crate::media::bill`]),
 //! `\0{nonce}#{index}:u:{text}` for a URL. The nonce is chosen per call by the binding, so a
 //! host's own text cannot pass for a placeholder; `index` is the binding's, and is never shown
 //! (what the core writes from a placeholder is its facts: see [`resolve`]).
@@ -29,6 +31,8 @@ pub enum HostValue<'a> {
         bytes: u64,
         /// The SHA-256 of the bytes, lowercase hex.
         sha256: &'a str,
+        /// Base64 of the value's first bytes (empty when the binding sent none).
+        head: &'a str,
     },
     /// A URL object: its text (`href`).
     Url(&'a str),
@@ -54,11 +58,13 @@ impl HostValueKey {
         let index = index.parse().ok()?;
         let value = match rest.split_at_checked(2)? {
             ("b:", facts) => {
-                let (bytes, sha256) = facts.split_once(':')?;
+                let (bytes, rest) = facts.split_once(':')?;
+                let (sha256, head) = rest.split_once(':').unwrap_or((rest, ""));
                 let valid = sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit());
                 HostValue::Binary {
                     bytes: bytes.parse().ok()?,
                     sha256: valid.then_some(sha256)?,
+                    head,
                 }
             }
             ("u:", href) => HostValue::Url(href),
@@ -80,10 +86,15 @@ pub fn resolve(message: &mut Message<'_>, key: &HostValueKey) {
         }
         // Owned: a hash or a URL's text is short, and one path is less code in the wasm.
         let parsed = key.parse(&block.text).map(|(_, value)| match value {
-            HostValue::Binary { bytes, sha256 } => (
+            HostValue::Binary {
+                bytes,
+                sha256,
+                head,
+            } => (
                 Some(Binary {
                     bytes,
                     sha256: sha256.to_string(),
+                    size: crate::media::header::image_size_of_base64(head),
                 }),
                 sha256.to_string(),
             ),
@@ -113,7 +124,9 @@ pub fn resolve(message: &mut Message<'_>, key: &HostValueKey) {
 /// value's length and hash.
 pub fn describe(value: &HostValue<'_>) -> String {
     match value {
-        HostValue::Binary { bytes, sha256 } => format!("[binary: {bytes} bytes, sha256:{sha256}]"),
+        HostValue::Binary { bytes, sha256, .. } => {
+            format!("[binary: {bytes} bytes, sha256:{sha256}]")
+        }
         HostValue::Url(href) => (*href).to_string(),
     }
 }
@@ -165,10 +178,18 @@ mod tests {
                 3,
                 HostValue::Binary {
                     bytes: 1_048_576,
-                    sha256: HASH
+                    sha256: HASH,
+                    head: ""
                 }
             ))
         );
+        // An image's first bytes ride along: a PNG header of 640 × 480.
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAoAAAAHgCAYAAAA";
+        let with_head = format!("\u{0}n1#3:b:1048576:{HASH}:{png}");
+        assert!(matches!(
+            key.parse(&with_head),
+            Some((3, HostValue::Binary { head, .. })) if head == png
+        ));
         let url = "\u{0}n1#0:u:https://x.test/a:b.png";
         assert_eq!(
             key.parse(url),

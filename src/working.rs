@@ -12,7 +12,8 @@ use crate::formats::{self, detect};
 use crate::host_value::HostValueKey;
 use crate::plan::{Plan, archive_id, bridge_id};
 use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
-use crate::transcript::{Format, Message, Source, Transcript, message_tokens};
+use crate::transcript::counting::message_tokens;
+use crate::transcript::{Format, Message, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
 

@@ -29,6 +29,8 @@ fn micro_rewrites_only_the_collapsed_tool_result() {
     // Two steps; the newest one is the protected tail.
     let mut options = unbatched();
     options.policy.keep_recent_steps = 1;
+    // The saving below is the seed's rule's (2,000 characters are 500 tokens).
+    options.token_estimator = Some(tiered_compaction::tokens::TokenEstimator::Seed);
     let (out, result) = block_on(compact_request_body(
         &body,
         "s-edge",

@@ -106,6 +106,16 @@ fn ctx(format: Format, messages: Vec<Value>, elided: bool) -> TierContext {
     ctx
 }
 
+/// The options of these tests: a tier reads long strings by their facts only when it counts by
+/// the seed's rule, named (structured messages count by the heuristic by default, which reads
+/// every character).
+fn seed_rule() -> CompactOptions<'static> {
+    CompactOptions {
+        token_estimator: Some(TokenEstimator::Seed),
+        ..unbatched()
+    }
+}
+
 fn run(
     tier: Tier,
     ctx: &TierContext,
@@ -120,7 +130,7 @@ fn same_either_way(
     format: Format,
     messages: Vec<Value>,
 ) -> Result<bool, TestCaseError> {
-    let options = unbatched();
+    let options = seed_rule();
     let keep = options.policy.micro_keep_head_chars;
     let whole = run(tier, &ctx(format, messages.clone(), false), &options).expect("valid input");
     let mut elided_messages = Value::Array(messages);
@@ -239,7 +249,7 @@ fn facts_that_cannot_decide_are_refused() {
         let outcome = run(
             Tier::None,
             &ctx(Format::OpenAi, messages, true),
-            &unbatched(),
+            &seed_rule(),
         );
         let error = outcome.expect_err("refused");
         assert_eq!(error.path, "messages[4]");
@@ -252,7 +262,7 @@ fn facts_that_cannot_decide_are_refused() {
     let outcome = run(
         Tier::None,
         &ctx(Format::OpenAi, messages, true),
-        &unbatched(),
+        &seed_rule(),
     );
     assert!(outcome.expect_err("refused").problem.contains("elided"));
 }
@@ -272,24 +282,29 @@ fn content_reading_modes_refuse_elided_input() {
         Tier::Micro,
         Tier::TimeBased,
     ] {
-        let error = run(tier, &elided, &unbatched()).expect_err("refused");
+        let error = run(tier, &elided, &seed_rule()).expect_err("refused");
         assert_eq!(error.path, "messages");
         assert!(error.problem.contains("reads whole"), "{error}");
     }
     let heuristic = CompactOptions {
-        token_estimator: TokenEstimator::Heuristic,
-        ..unbatched()
+        token_estimator: Some(TokenEstimator::Heuristic),
+        ..seed_rule()
     };
     assert!(run(Tier::None, &elided, &heuristic).is_err());
-    assert!(run(Tier::None, &elided, &unbatched()).is_ok());
+    assert!(run(Tier::None, &elided, &seed_rule()).is_ok());
 }
 
-/// The seed's rule as a host counter: the same counts, but a host counter reads texts whole.
+/// The seed's rule as a host counter: the same counts, media included (as base64 text), but a
+/// host counter reads texts whole.
 struct SeedAsHost;
 
 impl tiered_compaction::tokens::TokenCounter for SeedAsHost {
     fn count(&self, text: &str) -> u64 {
         tiered_compaction::tokens::estimate_tokens(text)
+    }
+
+    fn count_media(&self, block: &tiered_compaction::transcript::Block<'_>) -> Option<u64> {
+        Some(block.tokens(&tiered_compaction::SeedRule::default()))
     }
 }
 
@@ -306,14 +321,14 @@ fn body_both_ways(
     let body = serde_json::to_string_pretty(&request).expect("serialises");
     let whole_options = CompactOptions {
         counter: Some(&SeedAsHost),
-        ..unbatched()
+        ..seed_rule()
     };
     let run = |options: &CompactOptions<'_>| {
         block_on(tiered_compaction::compact_request_body(
             &body, "s-body", pressure, None, options,
         ))
     };
-    let (elided_body, elided) = run(&unbatched()).expect("compacts");
+    let (elided_body, elided) = run(&seed_rule()).expect("compacts");
     let (whole_body, whole) = run(&whole_options).expect("compacts");
     assert_eq!(elided, whole);
     assert_eq!(elided_body, whole_body);
@@ -327,7 +342,7 @@ fn a_body_keeps_the_values_of_its_long_strings() {
         r#"{{"model":"m","messages":[{{"role":"user","content":"Fix it."}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"bash","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"{output}","note":"{output}"}},{{"role":"assistant","content":"ok"}},{{"role":"user","content":"next"}}]}}"#
     );
     // The newest step ("ok") is the protected tail; the tool result is outside it.
-    let mut options = unbatched();
+    let mut options = seed_rule();
     options.policy.keep_recent_steps = 1;
     let (new_body, result) = block_on(tiered_compaction::compact_request_body(
         &body,
@@ -400,7 +415,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
         let whole = run(
             Tier::None,
             &ctx(format, messages.clone(), false),
-            &unbatched(),
+            &seed_rule(),
         )
         .expect("valid");
         let mut elided = Value::Array(messages);
@@ -413,7 +428,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
         let strings = Originals(originals.clone());
         let options = CompactOptions {
             elided_strings: Some(&strings),
-            ..unbatched()
+            ..seed_rule()
         };
         let mut result =
             run(Tier::None, &ctx(format, elided.clone(), true), &options).expect("taken");
@@ -429,7 +444,7 @@ fn a_long_tool_input_is_read_whole_and_nothing_else() {
             .for_each(|e| put_back(&mut e.content, &key, &originals));
         assert_eq!(result, whole);
         // Without the strings the placeholder in the input cannot be read: refused.
-        let refused = run(Tier::None, &ctx(format, elided, true), &unbatched());
+        let refused = run(Tier::None, &ctx(format, elided, true), &seed_rule());
         assert!(refused.expect_err("refused").problem.contains("elided"));
         body_both_ways(format, writes_a_file(format), pressure(6, 0.5, 0.0, false));
     }

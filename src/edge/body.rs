@@ -1060,8 +1060,13 @@ mod tests {
         };
         // Five steps: the two oldest tool results are outside the protected tail.
         let small = tool_body(5, 2000);
-        // Elided (tier none, the one that reads long strings by their facts): nothing changes.
-        let (log, out) = recorded_at(&small, &CompactOptions::default(), 1.0);
+        // Elided (tier none counting by the seed's rule, the one that reads long strings by
+        // their facts): nothing changes.
+        let seed = CompactOptions {
+            token_estimator: Some(crate::tokens::TokenEstimator::Seed),
+            ..CompactOptions::default()
+        };
+        let (log, out) = recorded_at(&small, &seed, 1.0);
         assert_eq!(log, ["laid out 12", "unchanged", "put back"]);
         assert_eq!(out, small);
         // micro reads whole, the messages read in the layout's pass over the text; the edited

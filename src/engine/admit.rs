@@ -17,12 +17,13 @@ pub fn check_limits(limits: &Limits, input: &ContextInput) -> Result<()> {
     }
 }
 
-/// Whether `tier` may run on elided texts under `options`: only `none` counting by the seed's
-/// rule reads long texts through their facts alone. micro and time_based write stubs that keep
-/// the lines that matter and the paths of the whole body, so they read long texts whole (an
-/// elided text's facts would need those lines too: see `docs/design.md`, "Long strings").
+/// Whether `tier` may run on elided messages under `options`: only `none` counting by the
+/// seed's rule (named: messages count by the heuristic by default, which reads every character)
+/// reads long texts through their facts alone. micro and time_based write stubs that keep the
+/// lines that matter and the paths of the whole body, so they read long texts whole (an elided
+/// text's facts would need those lines too: see `docs/design.md`, "Long strings").
 pub fn may_read_elided(tier: Tier, options: &CompactOptions<'_>) -> bool {
     tier == Tier::None
         && options.counter.is_none()
-        && options.token_estimator == TokenEstimator::Seed
+        && options.token_estimator == Some(TokenEstimator::Seed)
 }

@@ -13,6 +13,7 @@ pub use check::{RULE_CHECK_FAILED, RULE_CHECK_FALLBACKS};
 use crate::cache::{CacheModel, prefix_tokens};
 use crate::context::{CompactOptions, ContextInput, TierContext};
 use crate::error::{CompactionError, Result};
+use crate::media::bill::{Billed, Provider};
 use crate::policy::explain_selection;
 use crate::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::tier::{Tier, cost_estimate};
@@ -131,7 +132,8 @@ async fn run(
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
-    let counter: &dyn TokenCounter = match (options.counter, options.token_estimator) {
+    let estimator = options.estimator_for(&ctx.input);
+    let text_counter: &dyn TokenCounter = match (options.counter, estimator) {
         (Some(counter), _) => counter,
         (None, TokenEstimator::Seed) => &seed_rule,
         (None, TokenEstimator::Heuristic) => &Estimator,
@@ -149,6 +151,11 @@ async fn run(
         options.elided_strings,
         ctx.host_values.as_ref(),
     )?;
+    let billed = billed_counter(text_counter, options.counter.is_some(), estimator, &working);
+    let counter: &dyn TokenCounter = match &billed {
+        Some(billed) => billed,
+        None => text_counter,
+    };
     let before_tokens = working.tokens(counter);
     let correlation_id = match &options.correlation_id {
         Some(id) => id.clone(),
@@ -281,6 +288,19 @@ async fn run(
     result.cache = cache;
     result.state = state;
     Ok(result)
+}
+
+/// `text` with media billed as the format's provider bills it (docs/design.md §8, "Counting"), unless the
+/// call counts by the seed's rule (its numbers count media as base64 text) or the context is
+/// flat text.
+fn billed_counter<'a>(
+    text: &'a dyn TokenCounter,
+    host_counter: bool,
+    estimator: TokenEstimator,
+    working: &Working<'_>,
+) -> Option<Billed<'a>> {
+    let provider = Provider::of(working.format())?;
+    (host_counter || estimator == TokenEstimator::Heuristic).then(|| Billed::new(text, provider))
 }
 
 /// Tokens of the output's prefix that is the input's own, unchanged: what a provider's cache of

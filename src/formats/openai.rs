@@ -161,15 +161,17 @@ fn image_url_block<'v>(
     path: &Path<'_>,
     index: usize,
 ) -> Result<Block<'v>> {
-    let url = match lookup(object, "image_url") {
-        Some(Value::String(url)) => url.as_str(),
-        _ => required_str(
-            object_field(object, path, "image_url")?,
-            &path.field("image_url"),
-            "url",
-        )?,
+    let (url, detail) = match lookup(object, "image_url") {
+        Some(Value::String(url)) => (url.as_str(), None),
+        _ => {
+            let image = object_field(object, path, "image_url")?;
+            let url = required_str(image, &path.field("image_url"), "url")?;
+            (url, image.get("detail").and_then(Value::as_str))
+        }
     };
-    Ok(media_block(url, None, "image", vec![index]))
+    let mut block = media_block(url, None, "image", vec![index]);
+    block.low_detail = detail == Some("low");
+    Ok(block)
 }
 
 /// `{type: "input_audio", input_audio: {data, format}}`: always inline base64.
@@ -523,15 +525,17 @@ mod tests {
             messages[0].blocks,
             vec![block(BlockKind::Text, "You are terse.", &[])]
         );
+        let mut low_detail = block(
+            media("image/png", true),
+            "data:image/png;base64,iVBORw0K",
+            &[1],
+        );
+        low_detail.low_detail = true;
         assert_eq!(
             messages[1].blocks,
             vec![
                 block(BlockKind::Text, "What is in these?", &[0]),
-                block(
-                    media("image/png", true),
-                    "data:image/png;base64,iVBORw0K",
-                    &[1]
-                ),
+                low_detail,
                 block(media("image", false), "https://example.com/cat.jpg", &[2]),
                 block(media("audio/wav", true), "UklGRg==", &[3]),
                 block(

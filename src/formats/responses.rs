@@ -203,13 +203,11 @@ fn part_block<'v>(
         "input_text" | "output_text" => text("text"),
         // A refusal is the model's prose; replacing it turns it into an output_text part.
         "refusal" if role == Role::Assistant => text("refusal"),
-        "input_image" => Ok(reference_media(
-            part,
-            object,
-            "image_url",
-            "image",
-            block_path,
-        )),
+        "input_image" => {
+            let mut block = reference_media(part, object, "image_url", "image", block_path);
+            block.low_detail = object.get("detail").and_then(Value::as_str) == Some("low");
+            Ok(block)
+        }
         "input_file" => Ok(file_block(part, object, block_path)),
         "input_audio" => Ok(audio_block(part, object, block_path)),
         _ => Ok(other_block(part, block_path)),

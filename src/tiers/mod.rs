@@ -22,7 +22,8 @@ use crate::pressure::BudgetPressure;
 use crate::summarise::{Summariser, SummaryRequest};
 use crate::tier::Tier;
 use crate::tokens::TokenCounter;
-use crate::transcript::{Block, Transcript, message_tokens};
+use crate::transcript::counting::message_tokens;
+use crate::transcript::{Block, Transcript};
 use crate::working::Working;
 use std::ops::Range;
 

@@ -10,6 +10,8 @@ pub struct Binary {
     pub bytes: u64,
     /// The SHA-256 of its bytes, 64 lowercase hex digits.
     pub sha256: String,
+    /// An image's size, read from the first bytes the binding sent with the facts.
+    pub size: Option<crate::media::header::Size>,
 }
 
 impl Binary {

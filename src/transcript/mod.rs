@@ -5,6 +5,7 @@
 
 pub mod binary;
 mod char_count;
+pub mod counting;
 pub mod facts;
 pub mod pairing;
 pub mod protect;
@@ -86,10 +87,15 @@ pub struct Block<'a> {
     /// head, and these are the facts of the whole.
     pub elided: Option<Elided<'a>>,
     /// Set when the block's data is a binary value the binding keeps in the host (see
-    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text.
+    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text (or as
+    /// billed: [`crate::media::bill`]).
     pub binary: Option<Binary>,
+    /// Media sent with OpenAI's `detail: "low"` (a fixed 85 tokens as OpenAI bills it).
+    pub low_detail: bool,
     /// The text's code points, once counted.
     chars: CharCount,
+    /// Its tokens, once counted (a call counts with one counter).
+    tokens: CharCount,
 }
 
 impl BlockKind<'_> {
@@ -122,7 +128,9 @@ impl<'a> Block<'a> {
             path,
             elided: None,
             binary: None,
+            low_detail: false,
             chars: CharCount::default(),
+            tokens: CharCount::default(),
         }
     }
 
@@ -130,6 +138,7 @@ impl<'a> Block<'a> {
     pub fn set_text(&mut self, text: Cow<'a, str>) {
         self.text = text;
         self.chars.clear();
+        self.tokens.clear();
     }
 
     /// The block with its text owned.
@@ -140,7 +149,9 @@ impl<'a> Block<'a> {
             path: self.path,
             elided: self.elided.map(Elided::into_owned),
             binary: self.binary,
+            low_detail: self.low_detail,
             chars: self.chars,
+            tokens: self.tokens,
         }
     }
 
@@ -159,32 +170,6 @@ impl<'a> Block<'a> {
     fn text_chars(&self) -> usize {
         self.chars
             .get_or(|| crate::base::bytes::count_chars(&self.text))
-    }
-
-    /// [`Self::tokens`], for a caller that has [`Self::chars`] already (`chars` must be it).
-    pub fn tokens_with_chars(
-        &self,
-        counter: &dyn crate::tokens::TokenCounter,
-        chars: usize,
-    ) -> u64 {
-        match &self.binary {
-            Some(binary) => counter.count_base64(binary.base64_len()),
-            None => counter.count_with_chars(&self.text, chars),
-        }
-    }
-
-    /// Tokens of the text under `counter`.
-    pub fn tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
-        if let Some(binary) = &self.binary {
-            return counter.count_base64(binary.base64_len());
-        }
-        match &self.elided {
-            Some(facts) => counter.count_with_chars(&self.text, facts.chars),
-            None if counter.counts_chars() => {
-                counter.count_with_chars(&self.text, self.text_chars())
-            }
-            None => counter.count(&self.text),
-        }
     }
 
     /// The text has a CRLF line end.
@@ -333,14 +318,6 @@ impl Transcript<'_> {
         }
     }
 
-    /// Tokens of the whole context under `counter`: the sum over top-level blocks and nested media.
-    pub fn count_tokens(&self, counter: &dyn crate::tokens::TokenCounter) -> u64 {
-        self.messages
-            .iter()
-            .map(|message| message_tokens(message, counter))
-            .sum()
-    }
-
     /// Index of the first message with user words (the task), if any.
     pub fn task_index(&self) -> Option<usize> {
         self.messages.iter().position(Message::has_user_words)
@@ -364,15 +341,6 @@ impl Transcript<'_> {
         }
         ages
     }
-}
-
-/// Tokens of one message: the sum over its blocks' text.
-pub fn message_tokens(message: &Message<'_>, counter: &dyn crate::tokens::TokenCounter) -> u64 {
-    message
-        .blocks
-        .iter()
-        .map(|block| block.tokens(counter))
-        .sum()
 }
 
 /// Whether `text` has a CR LF line end (one fast byte search settles most texts).

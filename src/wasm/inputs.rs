@@ -223,7 +223,7 @@ pub struct HostOptions {
     counter: Option<JsCounter>,
     correlation_id: Option<String>,
     instructions: Option<String>,
-    token_estimator: TokenEstimator,
+    token_estimator: Option<TokenEstimator>,
 }
 
 impl HostOptions {
@@ -238,7 +238,7 @@ impl HostOptions {
                 counter: None,
                 correlation_id: None,
                 instructions: None,
-                token_estimator: TokenEstimator::default(),
+                token_estimator: None,
             });
         };
         let known: Vec<&str> = OPTION_KEYS.iter().chain(extra).copied().collect();
@@ -343,13 +343,12 @@ impl HostOptions {
     }
 }
 
-/// The `tokenEstimator` field of an options object: `"seed"` (default) or `"heuristic"`.
-/// Errors are relative to the options object.
-pub fn token_estimator(fields: &Fields) -> Result<TokenEstimator> {
-    match optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)? {
-        None => Ok(TokenEstimator::default()),
-        Some(name) => TokenEstimator::parse(&name, "tokenEstimator"),
-    }
+/// The `tokenEstimator` field of an options object: `"seed"` or `"heuristic"`; absent, the
+/// input's default (see [`crate::CompactOptions::estimator_for`]).
+pub fn token_estimator(fields: &Fields) -> Result<Option<TokenEstimator>> {
+    optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)?
+        .map(|name| TokenEstimator::parse(&name, "tokenEstimator"))
+        .transpose()
 }
 
 fn optional_function(name: &str, value: &JsValue) -> Result<Option<js_sys::Function>> {

@@ -362,19 +362,21 @@ fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
     Ok((session_id, pressure, cost, state))
 }
 
-/// A token estimate: the seed's rule by default (0 for `""`, else `max(1, ⌊code points / 4⌋)`),
-/// the heuristic estimator with `{ tokenEstimator: "heuristic" }`.
+/// A token estimate of a text: the seed's rule by default, as for flat text (0 for `""`, else
+/// `max(1, ⌊code points / 4⌋)`), the heuristic estimator (the default of structured messages)
+/// with `{ tokenEstimator: "heuristic" }`.
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> {
     install_panic_hook();
     let text = string_argument("text", &text).map_err(throw)?;
     let estimator = match Fields::read_optional(&options).map_err(|e| throw(e.under("options")))? {
-        None => crate::tokens::TokenEstimator::default(),
+        None => None,
         Some(fields) => fields
             .reject_unknown(&["tokenEstimator"])
             .and_then(|()| inputs::token_estimator(&fields))
             .map_err(|error| throw(error.under("options")))?,
-    };
+    }
+    .unwrap_or(crate::tokens::TokenEstimator::Seed);
     Ok(crate::tokens::estimate_tokens_with(&text, estimator) as f64)
 }
 

@@ -28,16 +28,24 @@ describe("binary values in every tier", () => {
 describe("measured by byte length, named by the bytes' hash", () => {
   const pressure = { turnCount: 9, contextPctUsed: 0.9, idleSeconds: 0, sessionComplete: false };
 
-  it("a 1 MB image counts as its base64 text, in every form", async () => {
+  it("a 1 MB image counts the same in every form: as billed, or as its base64 text under the seed's rule", async () => {
     const bytes = imageBytes(1024 * 1024);
-    const counts = new Set();
-    for (const data of [bytes, Buffer.from(bytes), bytes.buffer, Buffer.from(bytes).toString("base64")]) {
-      const messages = [{ role: "user", content: [{ type: "image", image: data, mediaType: "image/png" }] }];
-      const result = await api.compactWithTier("none", { sessionId: "b", pressure, messages });
-      counts.add(result.beforeTokens);
+    // A PNG header of 1000 × 1000 before the random bytes.
+    bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 3, 0xe8, 0, 0, 3, 0xe8]);
+    for (const [options, expected] of [
+      // AI SDK messages are billed by Anthropic's rule: ⌈1000 × 1000 / 750⌉.
+      [undefined, 1334],
+      // 1,048,576 bytes -> 1,398,104 base64 characters -> 349,526 tokens under the seed's rule.
+      [{ tokenEstimator: "seed" }, 349526],
+    ]) {
+      const counts = new Set();
+      for (const data of [bytes, Buffer.from(bytes), bytes.buffer, Buffer.from(bytes).toString("base64")]) {
+        const messages = [{ role: "user", content: [{ type: "image", image: data, mediaType: "image/png" }] }];
+        const result = await api.compactWithTier("none", { sessionId: "b", pressure, messages }, options);
+        counts.add(result.beforeTokens);
+      }
+      assert.deepEqual([...counts], [expected]);
     }
-    // 1,048,576 bytes -> 1,398,104 base64 characters -> 349,526 tokens under the seed's rule.
-    assert.deepEqual([...counts], [349526]);
   });
 
   it("a 4 MB image is accepted in every tier (it was refused by maxInputBytes)", async () => {

@@ -1,5 +1,6 @@
 // Long strings are read elided (src/wasm/skeleton.rs, src/elision.rs): tier none under the
-// seed's counting rule sees a long text's head, tail, length and CRLF flag, never its content.
+// seed's counting rule (named: messages count by the heuristic by default, which reads every
+// string whole) sees a long text's head, tail, length and CRLF flag, never its content.
 // micro and time_based read long strings whole (their stubs keep lines from the whole body: the
 // lines that matter, the last line, paths), as auto and session_memory do. Either way the results
 // must be exactly those of the same call reading everything: a `countTokens` callback that
@@ -77,7 +78,9 @@ const ctxOf = (format, messages, idle = 0) => ({ sessionId: "elision", pressure:
  * its "Done."): with the default three steps protected, anthropic and ai-sdk would leave only
  * three of the six outputs outside the tail.
  */
-const TAIL_OF_ONE = { policy: { keepRecentSteps: 1 } };
+const TAIL_OF_ONE = { tokenEstimator: "seed", policy: { keepRecentSteps: 1 } };
+/** The seed's rule, named: what lets tier none read long strings elided. */
+const ELIDED = { tokenEstimator: "seed" };
 
 describe("elided reading", () => {
   for (const [format, build] of Object.entries(FORMATS)) {
@@ -93,7 +96,7 @@ describe("elided reading", () => {
     it(`${format} compact(): the policy's tier on elided input, as on whole input`, async () => {
       const messages = build(OUTPUTS);
       for (const idle of [0, 400]) {
-        const elided = await compact(ctxOf(format, messages, idle));
+        const elided = await compact(ctxOf(format, messages, idle), ELIDED);
         assert.deepEqual(elided, await compact(ctxOf(format, messages, idle), whole));
         if (idle === 0) assert.ok(elided.tokensSaved > 0, `${elided.tier} saves tokens`);
       }
@@ -102,7 +105,7 @@ describe("elided reading", () => {
 
   it("micro archives the caller's own strings and keeps untouched messages", async () => {
     const messages = openai(OUTPUTS);
-    const result = await compactWithTier("micro", ctxOf("openai", messages));
+    const result = await compactWithTier("micro", ctxOf("openai", messages), ELIDED);
     for (const entry of result.archive) assert.ok(OUTPUTS.includes(entry.content), `${entry.id} holds a caller's string`);
     assert.ok(result.messages.filter((m) => messages.includes(m)).length >= messages.length - OUTPUTS.length);
   });
@@ -112,7 +115,7 @@ describe("elided reading", () => {
     // Three more steps after LOG's, so LOG's step is outside the protected tail (three steps).
     const messages = aiSdk([LOG, "short output", "short output", "short output"]);
     messages[3].content[0].providerOptions = { host: { note } };
-    const result = await compactWithTier("micro", ctxOf("ai-sdk", messages));
+    const result = await compactWithTier("micro", ctxOf("ai-sdk", messages), ELIDED);
     const edited = result.messages[3];
     assert.notEqual(edited, messages[3]);
     assert.equal(edited.content[0].providerOptions.host.note, note);
@@ -168,7 +171,7 @@ describe("elided reading", () => {
   it("a long string with a lone surrogate: accepted, the same elided or whole, given back as it was (issue 16)", async () => {
     const messages = openai([`${LOG}\uD800`]);
     for (const tier of ["none", "micro"]) {
-      const elided = await compactWithTier(tier, ctxOf("openai", messages));
+      const elided = await compactWithTier(tier, ctxOf("openai", messages), ELIDED);
       const read = await compactWithTier(tier, ctxOf("openai", messages), whole);
       assert.deepEqual(elided, read);
       assert.deepEqual(restore(elided), messages);
@@ -178,8 +181,8 @@ describe("elided reading", () => {
   it("agrees with the body path, which reads everything", async () => {
     const messages = openai(OUTPUTS);
     const body = JSON.stringify({ model: "m", messages });
-    const fromBody = await compactRequestBody(body, { sessionId: "elision", pressure: pressure(12, 0.5) });
-    const fromObjects = await compactWithTier(fromBody.result.tier, ctxOf("openai", messages));
+    const fromBody = await compactRequestBody(body, { sessionId: "elision", pressure: pressure(12, 0.5), ...ELIDED });
+    const fromObjects = await compactWithTier(fromBody.result.tier, ctxOf("openai", messages), ELIDED);
     assert.deepEqual(JSON.parse(fromBody.body).messages, fromObjects.messages);
     assert.equal(fromBody.result.correlationId, fromObjects.correlationId);
     assert.equal(fromBody.result.afterTokens, fromObjects.afterTokens);
@@ -192,7 +195,7 @@ describe("elided reading", () => {
     const huge = long("0123456789abcdef", 10_000_000);
     const messages = openai([huge]);
     const diagnostics = () => [...registry.values()][0].diagnostics();
-    const first = await compactWithTier("none", ctxOf("openai", messages));
+    const first = await compactWithTier("none", ctxOf("openai", messages), ELIDED);
     const elidedMemory = diagnostics().memoryBytes;
     assert.ok(elidedMemory < 10_000_000, `wasm memory ${elidedMemory} bytes after an elided 10 MB string`);
     assert.equal(first.messages[3], messages[3], "none returns the caller's message");

@@ -181,7 +181,7 @@ fn cheap_reductions_that_meet_the_target_call_no_summariser() {
     assert!(
         result
             .reason
-            .ends_with("; target 0.5 met after stubs (0.8 -> 0.39)"),
+            .ends_with("; target 0.5 met after stubs (0.8 -> 0.4)"),
         "{}",
         result.reason
     );

@@ -44,15 +44,17 @@ fn pairs_stay_intact_when_runs_are_replaced_regression() {
     }
 }
 
-/// A host counter that counts a text it has seen before as 10,000 tokens more (a tokenizer with
-/// a broken cache): a tier checks each stub once, the engine counts it again and sees the
-/// context grow.
-struct SecondLook(std::cell::RefCell<std::collections::HashSet<String>>);
+/// A host counter that counts a text it has seen twice before as 10,000 tokens more (a
+/// tokenizer with a broken cache): micro checks each stub twice (its batch, its plan), the
+/// engine counts it a third time and sees the context grow.
+struct SecondLook(std::cell::RefCell<std::collections::HashMap<String, u32>>);
 
 impl tiered_compaction::TokenCounter for SecondLook {
     fn count(&self, text: &str) -> u64 {
-        let again = !self.0.borrow_mut().insert(text.to_string());
-        text.chars().count() as u64 / 4 + if again { 10_000 } else { 0 }
+        let mut seen = self.0.borrow_mut();
+        let looks = seen.entry(text.to_string()).or_default();
+        *looks += 1;
+        text.chars().count() as u64 / 4 + if *looks > 2 { 10_000 } else { 0 }
     }
 }
 

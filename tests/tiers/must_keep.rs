@@ -67,8 +67,9 @@ fn request_for(messages: Vec<Value>) -> SummaryRequest {
     fake.requests.into_inner().remove(0)
 }
 
+/// Tokens as the library counts a structured context's text (its default estimator).
 fn tokens(item: &str) -> u64 {
-    (item.chars().count() / 4).max(1) as u64
+    tiered_compaction::TokenCounter::count(&tiered_compaction::tokens::Estimator, item)
 }
 
 #[test]

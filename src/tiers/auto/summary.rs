@@ -16,8 +16,9 @@ use crate::plan::{Edit, Plan};
 use crate::result::SummariserUsage;
 use crate::summarise::{self, SummaryRequest};
 use crate::tiers::{TierEnv, range_tokens};
+use crate::transcript::counting::message_tokens;
 use crate::transcript::render::render;
-use crate::transcript::{Message, Role, Transcript, message_tokens};
+use crate::transcript::{Message, Role, Transcript};
 use crate::working::{Current, Working};
 use std::ops::Range;
 

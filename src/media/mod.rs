@@ -3,6 +3,10 @@
 //! sent them: a base64 string, a data URL, or binary data the binding keeps in the host (whose
 //! length and hash it hands over, see [`crate::host_value`]). Base64 is decoded to be hashed;
 //! data that is not base64 (a plain-text data URL, a text document) is hashed as its UTF-8.
+//! What media costs in a request, as each provider bills it, is [`bill`]'s.
+
+pub mod bill;
+pub mod header;
 
 use crate::markers;
 use crate::transcript::{Block, BlockKind};
@@ -89,6 +93,7 @@ mod tests {
         binary.binary = Some(Binary {
             bytes: 5,
             sha256: sha.to_string(),
+            size: None,
         });
         assert_eq!(placeholder(&binary), expected);
         // Not base64: hashed as text.
