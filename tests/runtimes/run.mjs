@@ -239,8 +239,8 @@ ${packageModules("../node_modules/tiered-compaction")}
     try {
       await waitForPort(port, server);
       const messages = agentRun("anthropic", 60);
-      const post = async (body, session) => {
-        const response = await fetch(`http://127.0.0.1:${port}/v1/messages`, {
+      const post = async (body, session, route = "/v1/messages", list = "messages") => {
+        const response = await fetch(`http://127.0.0.1:${port}${route}`, {
           method: "POST",
           headers: { "content-type": "application/json", "x-api-key": "test-key", ...(session ? { "x-session-id": session } : {}) },
           body,
@@ -248,8 +248,8 @@ ${packageModules("../node_modules/tiered-compaction")}
         const text = await response.text();
         if (response.status !== 200) throw new Error(`worker-proxy answered ${response.status}: ${text}`);
         const sent = upstream.seen.at(-1);
-        if (sent.apiKey !== "test-key" || sent.path !== "/v1/messages") throw new Error(`worker-proxy forwarded ${JSON.stringify(sent)}`);
-        return { tier: response.headers.get("x-compaction-tier"), text, sent: JSON.parse(sent.body).messages };
+        if (sent.apiKey !== "test-key" || sent.path !== route) throw new Error(`worker-proxy forwarded ${JSON.stringify(sent)}`);
+        return { tier: response.headers.get("x-compaction-tier"), text, sent: JSON.parse(sent.body)[list] };
       };
       const calls = [];
       for (let k = 2; k <= 50; k += 1) calls.push(await post(callBody(messages, k), "session-1"));
@@ -277,10 +277,19 @@ ${packageModules("../node_modules/tiered-compaction")}
       if (JSON.stringify(raw.sent) !== JSON.stringify(JSON.parse(callBody(messages, 50)).messages)) throw new Error("worker-proxy: a request without a session was changed");
       const streamed = await post(JSON.stringify({ ...JSON.parse(callBody(messages, 51)), stream: true }), "session-1");
       if (streamed.text !== STREAM) throw new Error(`worker-proxy: the stream changed: ${JSON.stringify(streamed.text)}`);
+      // OpenAI Chat Completions and Responses: forwarded to their routes, compacted in their own shape.
+      const chat = agentRun("openai", 60);
+      const chatCall = await post(JSON.stringify({ model: "gpt-test", messages: chat }), "openai-chat", "/v1/chat/completions");
+      const smaller = (call, list) => call.tier !== null && JSON.stringify(call.sent).length < JSON.stringify(list).length && call.sent.every((m) => m !== null && typeof m === "object");
+      if (!smaller(chatCall, chat)) throw new Error(`worker-proxy: Chat Completions: ${chatCall.tier}`);
+      const items = chat.flatMap((m) => (m.role === "tool" ? [{ type: "function_call_output", call_id: m.tool_call_id, output: m.content }] : m.tool_calls ? m.tool_calls.map((c) => ({ type: "function_call", call_id: c.id, name: c.function.name, arguments: c.function.arguments })) : [{ type: "message", role: m.role, content: m.content }]));
+      const responsesCall = await post(JSON.stringify({ model: "gpt-test", instructions: "Be brief.", input: items }), "openai-responses", "/v1/responses", "input");
+      if (!smaller(responsesCall, items)) throw new Error(`worker-proxy: Responses: ${responsesCall.tier}`);
       console.log(
         `worker-proxy: ${calls.length} calls of one session through its Durable Object: ${rewrites} prefix rewrites, all by auto; ` +
           `auto summarised at call ${summary + 2} (${calls[summary - 1].sent.length} -> ${calls[summary].sent.length} messages) and the ${after} calls after it repeated it byte for byte ` +
-          `(without state, the next two calls rewrote it); no session header: forwarded unchanged; a streamed answer passed through byte for byte`,
+          `(without state, the next two calls rewrote it); no session header: forwarded unchanged; a streamed answer passed through byte for byte; ` +
+          `OpenAI Chat Completions and Responses bodies forwarded to their routes, compacted (${chatCall.tier}, ${responsesCall.tier})`,
       );
     } finally {
       server.kill("SIGTERM");
