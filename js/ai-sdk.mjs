@@ -13,28 +13,22 @@
 // It imports the package by its own name, so it loads through the entry point of the runtime
 // (node.mjs, browser.mjs, workerd.mjs, ...); in browsers it awaits init() itself.
 import { compact, estimateTokens, init } from "tiered-compaction";
+import { hostOptions, pressureOf, sumCounts } from "./integrations.mjs";
+
+/** Cached input tokens of an AI SDK step's usage (read + written), or undefined when it says nothing. */
+function cachedTokens(usage) {
+  const details = usage?.inputTokenDetails;
+  return sumCounts(details?.cacheReadTokens ?? usage?.cachedInputTokens, details?.cacheWriteTokens);
+}
 
 /**
  * @param {{ contextWindow: number, sessionId?: string, compactOptions?: object, costPer1kTokens?: number,
  *   onCompact?: (result: object, step: { stepNumber: number, pressure: object }) => unknown, now?: () => number }} options
  */
-/** Cached input tokens of an AI SDK step's usage (read + written), or undefined when it says nothing. */
-function cachedTokens(usage) {
-  const details = usage?.inputTokenDetails;
-  const read = details?.cacheReadTokens ?? usage?.cachedInputTokens;
-  const written = details?.cacheWriteTokens;
-  const numbers = [read, written].filter((value) => typeof value === "number" && Number.isFinite(value) && value >= 0);
-  return numbers.length === 0 ? undefined : numbers.reduce((sum, value) => sum + value, 0);
-}
-
 export function prepareStep(options) {
-  if (options === null || typeof options !== "object") throw invalid("options", `must be an object, got ${typeName(options)}`);
-  const { contextWindow, sessionId = `ai-sdk-${Math.random().toString(36).slice(2, 10)}`, compactOptions, costPer1kTokens, onCompact, now = Date.now } = options;
-  if (typeof contextWindow !== "number") throw invalid("options.contextWindow", `must be a number (the model's context window in tokens), got ${typeName(contextWindow)}`);
-  if (!Number.isFinite(contextWindow) || contextWindow <= 0) throw outOfRange("options.contextWindow", `must be a finite number > 0, got ${contextWindow}`);
-  if (typeof sessionId !== "string") throw invalid("options.sessionId", `must be a string, got ${typeName(sessionId)}`);
-  if (onCompact !== undefined && typeof onCompact !== "function") throw invalid("options.onCompact", `must be a function, got ${typeName(onCompact)}`);
-  if (typeof now !== "function") throw invalid("options.now", `must be a function, got ${typeName(now)}`);
+  const checked = hostOptions(options);
+  const { contextWindow, compactOptions, costPer1kTokens, onCompact, now } = checked;
+  const sessionId = checked.sessionId ?? `ai-sdk-${Math.random().toString(36).slice(2, 10)}`;
   let calls = 0;
   let last = null;
   let lastInputTokens = null;
@@ -49,13 +43,11 @@ export function prepareStep(options) {
     const usage = Array.isArray(steps) && steps.length > 0 ? steps[steps.length - 1]?.usage : undefined;
     if (typeof usage?.inputTokens === "number" && usage.inputTokens >= 0) lastInputTokens = usage.inputTokens;
     await init();
-    const used = lastInputTokens ?? estimateTokens(JSON.stringify(messages) ?? "");
-    const pressure = { turnCount: calls, contextPctUsed: Math.min(1, used / contextWindow), idleSeconds, sessionComplete: false };
+    const usedTokens = lastInputTokens ?? estimateTokens(JSON.stringify(messages) ?? "");
     // The cache facts of the last step, where the provider reported them (SPEC §11): what was
     // read from and written to the prompt cache, on the provider's scale (the window puts it on
     // the library's).
-    const cached = cachedTokens(usage);
-    if (cached !== undefined) Object.assign(pressure, { cachedTokens: cached, contextWindowTokens: contextWindow });
+    const pressure = pressureOf({ turnCount: calls, usedTokens, contextWindow, idleSeconds, cachedTokens: cachedTokens(usage) });
     calls += 1;
     const ctx = { sessionId, pressure, messages, format: "ai-sdk", state };
     if (costPer1kTokens !== undefined) ctx.costPer1kTokens = costPer1kTokens;
@@ -64,24 +56,4 @@ export function prepareStep(options) {
     if (onCompact !== undefined) await onCompact(result, { stepNumber, pressure });
     return { messages: result.messages };
   };
-}
-
-function invalid(path, problem) {
-  const error = new TypeError(`${path} ${problem}`);
-  error.code = "ERR_TC_INVALID_TYPE";
-  error.path = path;
-  return error;
-}
-
-function outOfRange(path, problem) {
-  const error = new RangeError(`${path} ${problem}`);
-  error.code = "ERR_TC_OUT_OF_RANGE";
-  error.path = path;
-  return error;
-}
-
-function typeName(value) {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
 }

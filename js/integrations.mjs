@@ -1,6 +1,7 @@
-// What the framework integrations (tiered-compaction/langchain, tiered-compaction/openai-agents)
-// share: their common options checked with errors that name the field, the budget pressure built
-// from a model call's facts, and the way back from compacted wire messages to the framework's own.
+// What the host integrations (tiered-compaction/ai-sdk, /langchain and /openai-agents) share:
+// their common options checked with errors that name the field, the budget pressure built from a
+// model call's facts, and (LangChain, OpenAI Agents) the way back from compacted wire messages to
+// the framework's own.
 //
 // The way back: each framework message is converted to a wire message carrying its index in the
 // history under SOURCE (a field the library passes through untouched, and never counts). The

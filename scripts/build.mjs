@@ -207,7 +207,10 @@ fs.writeFileSync(
   }),
 );
 // tiered-compaction/ai-sdk for `require`: it requires the package by name (node.cjs in Node).
-fs.writeFileSync(path.join(pkg, "ai-sdk.cjs"), commonJs(source("ai-sdk.mjs"), "js/ai-sdk.mjs", { requires: { "tiered-compaction": "tiered-compaction" } }));
+fs.writeFileSync(
+  path.join(pkg, "ai-sdk.cjs"),
+  commonJs(source("ai-sdk.mjs"), "js/ai-sdk.mjs", { requires: { "tiered-compaction": "tiered-compaction", "./integrations.mjs": "./integrations.cjs" } }),
+);
 // The framework integrations for `require` (each framework ships CommonJS too): the package by
 // name, their shared helpers, and the framework's own modules (optional peer dependencies).
 fs.writeFileSync(path.join(pkg, "integrations.cjs"), commonJs(source("integrations.mjs"), "js/integrations.mjs"));

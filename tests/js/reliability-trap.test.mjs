@@ -10,7 +10,6 @@ import { execFileSync, spawn } from "node:child_process";
 import { getEventListeners, setMaxListeners } from "node:events";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
-import * as net from "node:net";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,6 +19,7 @@ import * as reference from "tiered-compaction";
 import { flatText, openaiMessages, random } from "../../scripts/samples.mjs";
 import { inWorker } from "./helpers.mjs";
 import { callFor, outcome, settle } from "./reliability-workload.mjs";
+import { freePort, waitForPort } from "../net.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const trapPkg = path.join(root, "target", "pkg-trap");
@@ -399,34 +399,6 @@ const trap :Workerd.Worker = (
     }
   });
 });
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port, server) {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`workerd exited with ${server.exitCode}`);
-    const open = await new Promise((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("workerd did not start listening within 20 s");
-}
 
 describe("many traps in one process", () => {
   it("200 traps and recoveries: each dead instance is collected (memory stays flat)", async (t) => {

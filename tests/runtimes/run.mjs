@@ -13,11 +13,11 @@
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
-import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { anthropicRequestBody } from "../../scripts/samples.mjs";
 import { agentRun } from "../js/helpers.mjs";
+import { freePort, waitForPort } from "../net.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const consumer = path.join(root, "target", "pkg-consumer");
@@ -312,34 +312,6 @@ function packageModules(pkg) {
     (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
     (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
     (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),`;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port, server) {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`workerd exited with ${server.exitCode}`);
-    const open = await new Promise((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("workerd did not start listening within 20 s");
 }
 
 const which = process.argv[2];

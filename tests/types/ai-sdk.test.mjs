@@ -113,4 +113,10 @@ describe("tiered-compaction/ai-sdk prepareStep in generateText", () => {
     assert.throws(() => prepareStep({}), { name: "TypeError", code: "ERR_TC_INVALID_TYPE", path: "options.contextWindow" });
     assert.throws(() => prepareStep({ contextWindow: 0 }), { name: "RangeError", code: "ERR_TC_OUT_OF_RANGE" });
   });
+
+  it("checks its other options as the framework integrations do, naming the field", () => {
+    assert.throws(() => prepareStep({ contextWindow: 1000, compactOptions: "fast" }), { name: "TypeError", path: "options.compactOptions" });
+    assert.throws(() => prepareStep({ contextWindow: 1000, costPer1kTokens: -1 }), { name: "RangeError", path: "options.costPer1kTokens" });
+    assert.throws(() => prepareStep({ contextWindow: 1000, sessionId: 7 }), { name: "TypeError", path: "options.sessionId" });
+  });
 });
