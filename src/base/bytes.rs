@@ -1,9 +1,15 @@
-//! Byte searches over JSON text, eight bytes at a time, and serde_json's string escapes (counted
-//! here, and written by [`push_json_string`]). The body path skips every string of a request
-//! body and the limits measure every string's escaped length; a byte-by-byte loop over
-//! megabytes of tool output was most of a call's time in wasm. (The `memchr` crate builds for
-//! wasm32, but this crate's wasm enables no SIMD, so its searches there fall back to a loop that
-//! is no faster than these word tricks.)
+//! Byte-class scans over JSON text, eight bytes at a time: code points, UTF-16 units, the first
+//! digit, a JSON string's plain run, and serde_json's string escapes (counted here, and written
+//! by [`push_json_string`]). The body path skips every string of a request body and the limits
+//! measure every string's escaped length; a byte-by-byte loop over megabytes of tool output was
+//! most of a call's time in wasm.
+//!
+//! Searches for one, two or three given bytes are the `memchr` crate's (serde_json links it
+//! already): in this crate's wasm (no SIMD) its word loop took 1.4-1.7x the time of the word
+//! tricks here per search (a 1 MB tool output searched line by line), but whole calls stayed
+//! within noise of them (0.97-1.05x, micro on generated and real sessions) and the module within
+//! 51 bytes gzipped. What stays here is what `memchr` does not do: a class of bytes (`"`, `\` or
+//! below 0x20; digits) and counts.
 //!
 //! The word tricks are the classic ones. To find: for a word `x`, `(x - 0x01..01) & !x &
 //! 0x80..80` is nonzero when some byte of `x` is zero, and its lowest set bit marks the first such
@@ -47,28 +53,6 @@ fn below_exact(x: u64, n: u8) -> u64 {
     !(((x & LOWS).wrapping_add(ONES * u64::from(0x80 - n))) | x) & HIGHS
 }
 
-/// Position of the first `"` or `\` in `bytes`.
-pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    // Plain index loops: the crate is built for size, and at that level an iterator adaptor in
-    // a loop stays a function call per step.
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        let hits = equal(x, b'"') | equal(x, b'\\');
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    while at < bytes.len() {
-        if matches!(bytes[at], b'"' | b'\\') {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
-}
-
 /// Code points in `text`: its bytes less its continuation bytes (`10xxxxxx`), eight at a time
 /// (bit 7 set and bit 6, shifted onto it, clear). `str::chars().count()` reads four bytes at a
 /// time on wasm32, where `usize` is 32 bits; each long body's length is counted several times a
@@ -107,33 +91,6 @@ pub(crate) fn utf16_units(bytes: &[u8]) -> usize {
     units + chunks.remainder().iter().map(|&b| unit(b)).sum::<usize>()
 }
 
-/// Position of the first `a` or `b` in `bytes`, eight bytes at a time.
-pub(crate) fn find_either(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        let hits = equal(x, a) | equal(x, b);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    (at..bytes.len()).find(|&here| bytes[here] == a || bytes[here] == b)
-}
-
-/// Position of the first `byte` in `bytes`, eight bytes at a time.
-pub(crate) fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let hits = equal(word(&bytes[at..at + 8]), byte);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    (at..bytes.len()).find(|&here| bytes[here] == byte)
-}
-
 /// Position of the first ASCII digit in `bytes`, eight bytes at a time (`^ 0x30` maps exactly
 /// the digits below 10).
 pub(crate) fn find_digit(bytes: &[u8]) -> Option<usize> {
@@ -146,21 +103,6 @@ pub(crate) fn find_digit(bytes: &[u8]) -> Option<usize> {
         at += 8;
     }
     (at..bytes.len()).find(|&here| bytes[here].is_ascii_digit())
-}
-
-/// Position of the last `byte` in `bytes`, eight bytes at a time from the end (each byte
-/// marked exactly, since the highest mark is the one taken). A line's start was found a byte
-/// at a time, about four instructions a byte.
-pub(crate) fn rfind_byte(bytes: &[u8], byte: u8) -> Option<usize> {
-    let mut end = bytes.len();
-    while end >= 8 {
-        let hits = equal_exact(word(&bytes[end - 8..end]), byte);
-        if hits != 0 {
-            return Some(end - 8 + (63 - hits.leading_zeros() as usize) / 8);
-        }
-        end -= 8;
-    }
-    (0..end).rev().find(|&here| bytes[here] == byte)
 }
 
 /// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
@@ -198,25 +140,12 @@ pub(crate) fn string_run(bytes: &[u8]) -> (usize, usize) {
 pub(crate) fn json_string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut at = start + 1;
     loop {
-        at += find_quote_or_backslash(bytes.get(at..)?)?;
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         if bytes[at] == b'"' {
             return Some(at + 1);
         }
         at += 2;
     }
-}
-
-/// Whether `bytes` holds a NUL or a `\` (a placeholder's opening, raw or JSON-escaped).
-pub(crate) fn has_nul_or_backslash(bytes: &[u8]) -> bool {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        if equal(x, 0) | equal(x, b'\\') != 0 {
-            return true;
-        }
-        at += 8;
-    }
-    bytes[at..].iter().any(|&byte| byte == 0 || byte == b'\\')
 }
 
 /// The value of four hex digits (a `\u` escape's), upper or lower case.
@@ -333,36 +262,21 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn naive_find(bytes: &[u8]) -> Option<usize> {
-        bytes.iter().position(|&b| b == b'"' || b == b'\\')
-    }
-
     #[test]
-    fn finds_the_first_quote_or_backslash() {
-        assert_eq!(find_quote_or_backslash(b""), None);
-        assert_eq!(find_quote_or_backslash(b"abcdefghijklmnop"), None);
-        assert_eq!(find_quote_or_backslash(b"abcdefgh\"jk"), Some(8));
-        assert_eq!(find_quote_or_backslash(b"abcdefghij\\k\""), Some(10));
-        assert_eq!(find_quote_or_backslash(b"\x01\x21\x5b\"\""), Some(3));
-        assert_eq!(find_quote_or_backslash("é€😀\"".as_bytes()), Some(9));
+    fn string_tokens_end_after_their_closing_quote() {
+        let text = br#"x "ab\"c\\" "d"#;
+        assert_eq!(json_string_end(text, 2), Some(11));
+        assert_eq!(json_string_end(text, 12), None);
+        assert_eq!(json_string_end("\"é€😀\"".as_bytes(), 0), Some(11));
     }
 
     proptest! {
         #[test]
-        fn count_chars_and_find_either_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}09:/@]{0,40}") {
+        fn counts_and_digits_agree_with_std(text in "[a\\\\/é€😀\u{80}\u{7ff}09:/@]{0,40}") {
             prop_assert_eq!(count_chars(&text), text.chars().count());
             prop_assert_eq!(utf16_units(text.as_bytes()), text.encode_utf16().count());
             let bytes = text.as_bytes();
-            prop_assert_eq!(
-                find_either(bytes, b'/', b'\\'),
-                bytes.iter().position(|&b| b == b'/' || b == b'\\')
-            );
-            prop_assert_eq!(find_either(bytes, 0xE2, 0xE2), bytes.iter().position(|&b| b == 0xE2));
             prop_assert_eq!(find_digit(bytes), bytes.iter().position(u8::is_ascii_digit));
-            for byte in [b'/', 0xE2, 0x80, b'a'] {
-                prop_assert_eq!(find_byte(bytes, byte), bytes.iter().position(|&b| b == byte));
-                prop_assert_eq!(rfind_byte(bytes, byte), bytes.iter().rposition(|&b| b == byte));
-            }
         }
     }
 
@@ -378,11 +292,6 @@ mod tests {
 
     proptest! {
         #[test]
-        fn finds_nul_or_backslash(bytes in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'\\'), Just(b'a'), any::<u8>()], 0..40)) {
-            prop_assert_eq!(has_nul_or_backslash(&bytes), bytes.iter().any(|&b| b == 0 || b == b'\\'));
-        }
-
-        #[test]
         fn string_runs_count_code_points(text in "[a-z\\\\é€😀\\n\"]{0,40}") {
             let stop = text.find(['"', '\\', '\n']).unwrap_or(text.len());
             prop_assert_eq!(string_run(text.as_bytes()), (stop, text[..stop].chars().count()));
@@ -390,8 +299,8 @@ mod tests {
 
         #[test]
         fn agree_with_byte_loops(bytes in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(b'a'), any::<u8>()], 0..64)) {
-            prop_assert_eq!(find_quote_or_backslash(&bytes), naive_find(&bytes));
             let stop = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            prop_assert_eq!(find_escaped(&bytes), stop);
             prop_assert_eq!(string_run(&bytes).0, stop.unwrap_or(bytes.len()));
             let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
             prop_assert_eq!(json_escape_overhead(&bytes), naive);

@@ -1,5 +1,11 @@
 //! `f64` as text, byte for byte what `format!("{value}")` and `format!("{value:.6}")` print,
-//! without core's `flt2dec` (Grisu with a Dragon4 bignum fallback, about 17 KB of wasm).
+//! without core's `flt2dec` (Grisu with a Dragon4 bignum fallback). The reasons and traces the
+//! library returns print thresholds and pressures this way (`idle 400 s >= 300 s on a live
+//! session`), so the text must stay `Display`'s. Measured for issue 30: `format!` in place of
+//! this module made the wasm 17,507 bytes larger, 6,993 gzipped (262,716 -> 269,709;
+//! scripts/build.mjs refuses a module with `flt2dec` in it). zmij or serde_json alone print
+//! another text: `1.0`, `60000.0`, `1e+16`, `1e-7` where `Display` prints `1`, `60000`,
+//! `10000000000000000`, `0.0000001`.
 //!
 //! [`shortest`] takes the shortest round-trip digits from `zmij` (serde_json's float printer, so
 //! already in the module) and lays them out the way `Display` does: never an exponent. [`fixed6`]

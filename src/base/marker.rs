@@ -22,6 +22,6 @@ impl Opening {
     pub fn mentions(&self, text: &str) -> bool {
         // A placeholder brings a NUL, raw or escaped: one byte scan settles most texts before a
         // substring search is set up.
-        super::bytes::has_nul_or_backslash(text.as_bytes()) && text.contains(&self.0[1..])
+        memchr::memchr2(0, b'\\', text.as_bytes()).is_some() && text.contains(&self.0[1..])
     }
 }

@@ -158,7 +158,7 @@ fn starts_at_either(line: &[u8], a: u8, b: u8, report: &[u8]) -> bool {
     let mut from = 0;
     while let Some(at) = line
         .get(from..)
-        .and_then(|rest| bytes::find_either(rest, a, b))
+        .and_then(|rest| memchr::memchr2(a, b, rest))
     {
         let at = from + at;
         if line
@@ -284,7 +284,7 @@ pub(super) fn last_nonblank(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
     let space = |b: &u8| matches!(b, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' | b' ');
     let last = bytes.iter().rposition(|b| !space(b))?;
-    let start = bytes::rfind_byte(&bytes[..last], b'\n').map_or(0, |at| at + 1);
+    let start = memchr::memrchr(b'\n', &bytes[..last]).map_or(0, |at| at + 1);
     let first = bytes.iter().position(|b| !space(b))?;
     if bytes[last] >= 0x80 || bytes[first] >= 0x80 {
         return last_nonblank_by_lines(text);
@@ -293,7 +293,7 @@ pub(super) fn last_nonblank(text: &str) -> Option<&str> {
     if first >= start {
         return None;
     }
-    let end = bytes::find_byte(&bytes[last..], b'\n').map_or(bytes.len(), |at| last + at);
+    let end = memchr::memchr(b'\n', &bytes[last..]).map_or(bytes.len(), |at| last + at);
     let line = text.get(start..end)?;
     // `str::lines` drops the `\r` of a `\r\n` only.
     match end < bytes.len() && line.ends_with('\r') {

@@ -1,6 +1,5 @@
 //! The file paths and URLs a body names (and `backticked` identifiers' paths).
 
-use crate::base::bytes;
 use crate::base::hash::FastSet;
 
 /// The distinct file paths and URLs `text` names, in order, at most `max`.
@@ -128,7 +127,7 @@ const WORD_BYTES: [u8; 256] = {
 };
 
 /// The words of `text` split at [`DELIMITER`] bytes and non-ASCII whitespace, those with a `/`
-/// or `\` only, in order. Each `/` or `\` is found eight bytes at a time and its word read
+/// or `\` only, in order. Each `/` or `\` is found by `memchr2` and its word read
 /// outwards from it byte by byte, a character decoded only where a byte may belong to a Unicode
 /// space: splitting the whole text by a `char` predicate decoded every character of every body,
 /// a third of a micro call, for the few words that have one; reading each word outwards with
@@ -144,7 +143,7 @@ impl<'a> Words<'a> {
     /// The next word and where it starts.
     fn next_at(&mut self) -> Option<(usize, &'a str)> {
         let (text, from) = (self.text, self.from);
-        let hit = from + bytes::find_either(text.as_bytes().get(from..)?, b'/', b'\\')?;
+        let hit = from + memchr::memchr2(b'/', b'\\', text.as_bytes().get(from..)?)?;
         let start = word_start(text, from, hit);
         let (end, next) = word_end(text, hit);
         self.from = next;

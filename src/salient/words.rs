@@ -1,7 +1,5 @@
 //! Where the error words are: one search over a body finds every line that holds one.
 
-use crate::base::bytes;
-
 /// The words that make a line matter (any case, inside a word too: `TypeError`,
 /// `AssertionFailed`).
 pub(super) const WORDS: [&[u8]; 6] = [
@@ -114,8 +112,8 @@ pub(super) fn lines_with_words(text: &str) -> impl Iterator<Item = (usize, &str)
     let mut from = 0;
     std::iter::from_fn(move || {
         let hit = find_word(bytes, from)?;
-        let start = bytes::rfind_byte(&bytes[..hit], b'\n').map_or(0, |at| at + 1);
-        let end = bytes::find_byte(&bytes[hit..], b'\n').map_or(bytes.len(), |at| hit + at);
+        let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |at| at + 1);
+        let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |at| hit + at);
         from = end + 1;
         let line = text.get(start..end).unwrap_or_default();
         // `str::lines` drops the `\r` of a `\r\n` only.
