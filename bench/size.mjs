@@ -18,8 +18,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-/** Issue 21's limit on the shipped module, gzipped. */
-export const TARGET_GZIP_BYTES = 150 * 1024;
+/** The limit on the shipped module with every feature, gzipped: issue 30 (it replaced issue 21's 150 KiB). */
+export const TARGET_GZIP_BYTES = 200 * 1024;
 
 const SECTION_NAMES = ["custom", "type", "import", "function", "table", "memory", "global", "export", "start", "element", "code", "data", "data count"];
 
