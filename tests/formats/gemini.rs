@@ -5,11 +5,10 @@
 //! `systemInstruction`); detection; the recall tool.
 
 use crate::common::provider::{self, gemini_problems};
-use crate::common::restore::restore;
 use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::transcript::Format;
-use tiered_compaction::{CompactOptions, ContextData, Tier, TierResult, compact_request_body};
+use tiered_compaction::{Tier, TierResult, compact_request_body};
 
 /// An ADK-style run: the task with a screenshot, then per step a model content (a thought
 /// summary, a call carrying the step's thought signature, and every third step a second,
@@ -75,16 +74,10 @@ fn signatures_stay(input: &[Value], output: &[Value]) {
     }
 }
 
+/// What holds for every tier's output: the provider takes it, it restores, and signatures stay.
 fn check(tier: Tier, input: &[Value], result: &TierResult) -> Vec<Value> {
-    let output = result.messages().expect("messages").to_vec();
-    assert_eq!(result.format, "gemini");
+    let output = crate::output_of("gemini", tier, input, result);
     assert_eq!(gemini_problems(&output), vec![], "{tier}");
-    assert_eq!(
-        restore(&result.context, &result.archive),
-        ContextData::Messages(input.to_vec()),
-        "{tier} restores"
-    );
-    assert!(result.after_tokens <= result.before_tokens);
     signatures_stay(input, &output);
     output
 }
@@ -93,25 +86,18 @@ fn check(tier: Tier, input: &[Value], result: &TierResult) -> Vec<Value> {
 fn every_tier_keeps_the_contents_valid() {
     let input = run(10);
     assert_eq!(gemini_problems(&input), vec![]);
-    for tier in Tier::ALL {
-        for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
-            let options = CompactOptions {
-                summariser: summariser.as_ref().map(|s| s as _),
-                ..unbatched()
-            };
-            let result = compact_late(tier, &input, &options);
-            let output = check(tier, &input, &result);
-            if tier != Tier::SessionMemory {
-                assert_eq!(
-                    output[0]["parts"][0], input[0]["parts"][0],
-                    "{tier}: the task"
-                );
-                // The protected tail: the three newest steps (a model content and its answer).
-                let tail = input.len() - 5;
-                assert!(output.ends_with(&input[tail..]), "{tier}: tail");
-            }
+    crate::every_tier(&input, |tier, result| {
+        let output = check(tier, &input, result);
+        if tier != Tier::SessionMemory {
+            assert_eq!(
+                output[0]["parts"][0], input[0]["parts"][0],
+                "{tier}: the task"
+            );
+            // The protected tail: the three newest steps (a model content and its answer).
+            let tail = input.len() - 5;
+            assert!(output.ends_with(&input[tail..]), "{tier}: tail");
         }
-    }
+    });
 }
 
 #[test]

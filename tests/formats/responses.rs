@@ -5,11 +5,10 @@
 //! `input`, `previous_response_id`); repair; detection; the recall tool.
 
 use crate::common::provider::{self, reasoning_problems};
-use crate::common::restore::restore;
 use crate::common::*;
 use serde_json::{Value, json};
 use tiered_compaction::transcript::Format;
-use tiered_compaction::{CompactOptions, ContextData, Tier, TierResult, compact_request_body};
+use tiered_compaction::{Tier, TierResult, compact_request_body};
 
 fn reasoning(step: usize) -> Value {
     json!({"type": "reasoning", "id": format!("rs_{step}"), "summary": [],
@@ -47,44 +46,30 @@ fn run(steps: usize) -> Vec<Value> {
 /// What holds for every tier's output: the provider takes it, reasoning items are untouched and
 /// still before what followed them, the input comes back, and the output is the input's format.
 fn check(tier: Tier, input: &[Value], result: &TierResult) -> Vec<Value> {
-    let output = result.messages().expect("messages").to_vec();
-    assert_eq!(result.format, "responses");
+    let output = crate::output_of("responses", tier, input, result);
     assert_eq!(
         provider::problems(Format::Responses, &output),
         vec![],
         "{tier}"
     );
     assert_eq!(reasoning_problems(input, &output), vec![], "{tier}");
-    assert_eq!(
-        restore(&result.context, &result.archive),
-        ContextData::Messages(input.to_vec()),
-        "{tier} restores"
-    );
-    assert!(result.after_tokens <= result.before_tokens);
     output
 }
 
 #[test]
 fn every_tier_keeps_the_items_valid_and_the_reasoning_with_its_call() {
     let input = run(10);
-    for tier in Tier::ALL {
-        for summariser in [None, Some(FakeSummariser::new(Mode::Good))] {
-            let options = CompactOptions {
-                summariser: summariser.as_ref().map(|s| s as _),
-                ..unbatched()
-            };
-            let result = compact_late(tier, &input, &options);
-            let output = check(tier, &input, &result);
-            assert_eq!(output[0], input[0], "{tier}: the developer's instructions");
-            if tier != Tier::SessionMemory {
-                assert_eq!(output[1], input[1], "{tier}: the task");
-                // The protected tail: the three newest model calls, each reasoning + call +
-                // output (the last one reasoning + message).
-                let tail = input.len() - 8;
-                assert!(output.ends_with(&input[tail..]), "{tier}: tail");
-            }
+    crate::every_tier(&input, |tier, result| {
+        let output = check(tier, &input, result);
+        assert_eq!(output[0], input[0], "{tier}: the developer's instructions");
+        if tier != Tier::SessionMemory {
+            assert_eq!(output[1], input[1], "{tier}: the task");
+            // The protected tail: the three newest model calls, each reasoning + call +
+            // output (the last one reasoning + message).
+            let tail = input.len() - 8;
+            assert!(output.ends_with(&input[tail..]), "{tier}: tail");
         }
-    }
+    });
 }
 
 #[test]
