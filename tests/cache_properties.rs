@@ -58,15 +58,12 @@ fn locations(result: &TierResult) -> Vec<&str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::cases::config(32))]
 
     #[test]
     fn never_more_edits_and_none_deferred_when_cold(
         conversation in generate::conversation(),
-        format in prop::sample::select(vec![Format::OpenAi, Format::Anthropic, Format::AiSdk, Format::Responses, Format::Gemini]),
+        format in common::cases::format(),
         tier in prop::sample::select(vec![Tier::Micro, Tier::TimeBased]),
         cached_share in 0.0f64..1.2,
         idle in prop::sample::select(vec![0.0, 120.0, 299.0, 300.0, 900.0]),

@@ -84,10 +84,7 @@ fn assert_clean_prefix(text: &str, part: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::cases::config(512))]
 
     #[test]
     fn head_is_the_longest_clean_prefix_within_the_budget(text in hard_string(), max in 0usize..120) {

@@ -2,6 +2,8 @@
 //! panics a reader or detection, and any set of block edits a tier may plan keeps untouched
 //! messages equal, unknown fields intact, and the output readable again.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tiered_compaction::formats::{apply_messages, detect::detect, read_messages};
@@ -85,7 +87,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(common::cases::config(512))]
 
     #[test]
     fn readers_and_detection_never_panic(messages in prop::collection::vec(json_value(), 0..6)) {
@@ -168,13 +170,14 @@ fn replaceable(format: Format) -> Vec<(usize, usize, ArchiveKind)> {
 }
 
 proptest! {
+    #![proptest_config(common::cases::config(256))]
+
     #[test]
     fn block_edits_keep_everything_else(
-        format_index in 0..3usize,
+        format in prop_oneof![Just(Format::OpenAi), Just(Format::Anthropic), Just(Format::AiSdk)],
         picks in prop::collection::vec(any::<bool>(), 8),
         text in "[a-z \\[\\]:]{0,12}",
     ) {
-        let format = FORMATS[format_index];
         let messages = conversation(format);
         let transcript = read_messages(&messages, format).expect("sample reads");
         let mut edits = Vec::new();

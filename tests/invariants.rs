@@ -534,26 +534,8 @@ fn alternates(messages: &[Value]) -> bool {
 }
 
 proptest! {
-    // 48 cases per format keep `cargo test` quick; PROPTEST_CASES=N runs more.
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
-        ..ProptestConfig::default()
-    })]
-
-    #[test]
-    fn openai_invariants(conversation in generate::conversation()) {
-        check_all_tiers(Format::OpenAi, &conversation)?;
-    }
-
-    #[test]
-    fn anthropic_invariants(conversation in generate::conversation()) {
-        check_all_tiers(Format::Anthropic, &conversation)?;
-    }
-
-    #[test]
-    fn ai_sdk_invariants(conversation in generate::conversation()) {
-        check_all_tiers(Format::AiSdk, &conversation)?;
-    }
+    // 48 cases keep `cargo test` quick; PROPTEST_CASES=N runs more.
+    #![proptest_config(common::cases::config(48))]
 
     #[test]
     fn chats_and_agent_runs_keep_the_invariants_and_reach_the_budget(
@@ -591,49 +573,6 @@ proptest! {
     }
 
     #[test]
-    fn openai_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
-        check_broken_tiers(Format::OpenAi, &conversation, &breaks, false)?;
-    }
-
-    #[test]
-    fn anthropic_broken_input_is_repaired(
-        conversation in generate::conversation(),
-        breaks in generate::breaks(),
-        split_roles in any::<bool>(),
-    ) {
-        check_broken_tiers(Format::Anthropic, &conversation, &breaks, split_roles)?;
-    }
-
-    #[test]
-    fn ai_sdk_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
-        check_broken_tiers(Format::AiSdk, &conversation, &breaks, false)?;
-    }
-
-    #[test]
-    fn responses_invariants(conversation in generate::conversation()) {
-        check_all_tiers(Format::Responses, &conversation)?;
-    }
-
-    #[test]
-    fn gemini_invariants(conversation in generate::conversation()) {
-        check_all_tiers(Format::Gemini, &conversation)?;
-    }
-
-    #[test]
-    fn responses_broken_input_is_repaired(conversation in generate::conversation(), breaks in generate::breaks()) {
-        check_broken_tiers(Format::Responses, &conversation, &breaks, false)?;
-    }
-
-    #[test]
-    fn gemini_broken_input_is_repaired(
-        conversation in generate::conversation(),
-        breaks in generate::breaks(),
-        split_roles in any::<bool>(),
-    ) {
-        check_broken_tiers(Format::Gemini, &conversation, &breaks, split_roles)?;
-    }
-
-    #[test]
     fn flat_text_never_grows_is_idempotent_and_loses_nothing(conversation in generate::conversation()) {
         let text = generate::flat_text(&conversation);
         for tier in Tier::ALL {
@@ -647,5 +586,30 @@ proptest! {
                 check_idempotent(tier, &context, &result, summariser)?;
             }
         }
+    }
+}
+
+proptest! {
+    // 48 cases per format, as when each format had its own copy of these properties.
+    #![proptest_config(common::cases::per_format(48))]
+
+    #[test]
+    fn every_format_keeps_the_invariants(
+        conversation in generate::conversation(),
+        format in common::cases::format(),
+    ) {
+        check_all_tiers(format, &conversation)?;
+    }
+
+    #[test]
+    fn broken_input_is_repaired_in_every_format(
+        conversation in generate::conversation(),
+        breaks in generate::breaks(),
+        split_roles in any::<bool>(),
+        format in common::cases::format(),
+    ) {
+        // Roles split into runs of one side only where they must alternate.
+        let split_roles = split_roles && matches!(format, Format::Anthropic | Format::Gemini);
+        check_broken_tiers(format, &conversation, &breaks, split_roles)?;
     }
 }

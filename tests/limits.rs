@@ -427,6 +427,8 @@ fn depth_recursive(value: &Value) -> usize {
 }
 
 proptest! {
+    #![proptest_config(common::cases::config(256))]
+
     #[test]
     fn json_len_is_the_serialised_length(value in any_json()) {
         prop_assert_eq!(limits::json_len(&value), serde_json::to_string(&value).unwrap().len());

@@ -16,14 +16,6 @@ use tiered_compaction::{
     CompactOptions, ContextData, ContextInput, FormatChoice, TierContext, TierResult, compact,
 };
 
-const FORMATS: [Format; 5] = [
-    Format::OpenAi,
-    Format::Anthropic,
-    Format::AiSdk,
-    Format::Responses,
-    Format::Gemini,
-];
-
 /// One call at turn `turn`: the cache warm (idle 5 s) and no cache facts, so only the batches
 /// decide; `batch` tokens a batch (small, so the generated runs close several).
 fn call(
@@ -76,15 +68,12 @@ fn check_extension(before: &[Value], now: &[Value]) -> Result<(), TestCaseError>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(12),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::cases::config(12))]
 
     #[test]
     fn each_extension_repeats_the_previous_output_up_to_a_batch(
         run in generate::agent_run(),
-        format in prop::sample::select(FORMATS.to_vec()),
+        format in common::cases::format(),
         batch in prop_oneof![Just(0u64), Just(200u64), Just(2_000u64)],
     ) {
         let messages = generate::render(format, &run);

@@ -45,10 +45,7 @@ fn kind(item: &str) -> &'static str {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::cases::config(32))]
 
     #[test]
     fn directives_first_repeats_once_every_kind_its_share(

@@ -88,33 +88,14 @@ fn check_format(format: Format, conversation: &Conversation) -> Result<(), TestC
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32),
-        ..ProptestConfig::default()
-    })]
+    // 32 cases per format, as when each format had its own copy of the property.
+    #![proptest_config(common::cases::per_format(32))]
 
     #[test]
-    fn openai_owned_equals_borrowed(conversation in generate::conversation()) {
-        check_format(Format::OpenAi, &conversation)?;
-    }
-
-    #[test]
-    fn anthropic_owned_equals_borrowed(conversation in generate::conversation()) {
-        check_format(Format::Anthropic, &conversation)?;
-    }
-
-    #[test]
-    fn ai_sdk_owned_equals_borrowed(conversation in generate::conversation()) {
-        check_format(Format::AiSdk, &conversation)?;
-    }
-
-    #[test]
-    fn responses_owned_equals_borrowed(conversation in generate::conversation()) {
-        check_format(Format::Responses, &conversation)?;
-    }
-
-    #[test]
-    fn gemini_owned_equals_borrowed(conversation in generate::conversation()) {
-        check_format(Format::Gemini, &conversation)?;
+    fn owned_equals_borrowed_in_every_format(
+        conversation in generate::conversation(),
+        format in common::cases::format(),
+    ) {
+        check_format(format, &conversation)?;
     }
 }

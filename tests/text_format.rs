@@ -2,6 +2,8 @@
 //! input exactly, any valid plan applies and the archive restores the input, a collapsed tool
 //! result stays a tool result, and CRLF reads like LF.
 
+mod common;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use std::ops::Range;
@@ -144,7 +146,7 @@ fn is_tool_result(message: &Message) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(common::cases::config(512))]
 
     #[test]
     fn segments_cover_the_input(text in text()) {

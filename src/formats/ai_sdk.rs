@@ -7,50 +7,33 @@
 //! `content[i].output.value[j]` inside a tool result whose output is of type `content`. Text
 //! items of such an output are part of the result's body.
 
-use super::adapter::{Adapter, MessageFields, Structured};
+use super::adapter::MessageFields;
 use super::common::{
-    Content, Path, compact_json, content_location, content_of, finish_message, input_value,
-    media_block, message_path, missing_block, object_at, optional_str, other_block, part_of,
-    plain_payload, read_each, removed_plain_path, replace_plain_block, required_str, role_of,
-    string_content, text_or_json, text_part, tool_call_not_replaceable,
+    Path, compact_json, content_location, input_value, lookup, message_path, object_at,
+    optional_str, part_object_mut, part_of, plain_payload, removed_plain_path, replace_nested,
+    replace_plain_block, required_str, role_of, text_or_json, tool_call_not_replaceable,
 };
 use super::evidence::{Field, Seen};
+use super::walk::{
+    self, Part, call_block, finish_message, media, media_block, other_block, text_field,
+    thinking_field,
+};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
-use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
+use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
-/// Wire role names, in the order error messages list them.
-const ROLES: [(&str, Role); 4] = [
-    ("system", Role::System),
-    ("user", Role::User),
-    ("assistant", Role::Assistant),
-    ("tool", Role::Tool),
-];
+/// The key of the message list in a request body, and the start of error paths.
+pub(crate) const LIST_KEY: &str = "messages";
 
-/// The Vercel AI SDK `ModelMessage` format's registration.
-pub(crate) static ADAPTER: Adapter = Adapter {
-    format: Format::AiSdk,
-    name: "ai-sdk",
-    label: "AI SDK",
-    list_key: "messages",
-    structured: Some(Structured {
-        read_message,
-        writer: &Writer,
-        message_evidence,
-        part_evidence,
-        tool_definition,
-        unique_tool_ids: false,
-        string_list: false,
-        link: None,
-    }),
-};
+/// Wire role names, in the order error messages list them.
+const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 
 /// An AI SDK tool's parts: `{ description, inputSchema }` (a plain JSON Schema; the host wraps
 /// it with `jsonSchema()` and names the tool by its key in `tools`).
-fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
+pub(crate) fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
     super::common::object(vec![
         ("description", description.into()),
         ("inputSchema", schema),
@@ -60,7 +43,10 @@ fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
 /// An AI SDK tool message names its calls in its parts (its content is always an array); an
 /// OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence was
 /// compacted away would read as OpenAI on the next call.
-fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)) {
+pub(crate) fn message_evidence(
+    fields: &MessageFields<'_>,
+    found: &mut dyn FnMut(Field, Seen<'static>),
+) {
     if fields.role == Some("tool")
         && fields.tool_call_id.is_none()
         && fields.content.is_some_and(Value::is_array)
@@ -73,7 +59,7 @@ fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, See
 }
 
 /// Part types only the AI SDK has.
-fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
+pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
     match part_type {
         "file" if part.get("data").is_some() => Some(Seen::Words("\"file\" with a data field")),
         "image" if part.get("image").is_some() => {
@@ -86,71 +72,35 @@ fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
     }
 }
 
-/// Reads AI SDK model messages into a transcript, validating what the model needs.
-pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
-    read_each(messages, Format::AiSdk, read_message)
-}
-
+/// Reads message `index` of an AI SDK list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(ADAPTER.list_key, index);
+    let path = message_path(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
-    let blocks = match content_of(object, &path, false)? {
-        // A tool message has no prose: its content is always an array of results.
-        Content::Text(_) if role == Role::Tool => {
-            return Err(CompactionError::type_error(
-                format!("{path}.content"),
-                ": expected an array of tool-result parts, got string",
-            ));
-        }
-        Content::Text(text) => string_content(text),
-        Content::Parts(parts) => parts_blocks(parts, &path)?,
-        Content::Absent => Vec::new(),
-    };
+    // A tool message has no prose: its content is always an array of results.
+    if role == Role::Tool && lookup(object, "content").is_some_and(Value::is_string) {
+        return Err(CompactionError::type_error(
+            format!("{path}.content"),
+            ": expected an array of tool-result parts, got string",
+        ));
+    }
+    let blocks =
+        walk::parts_with_results(object, &path, "tool-result", tool_result_blocks, part_block)?;
     Ok(finish_message(role, blocks, index))
 }
 
-/// Blocks of an array content; a tool result's nested media follow the result.
-fn parts_blocks<'v>(parts: &'v [Value], path: &Path<'_>) -> Result<Vec<Block<'v>>> {
-    let mut blocks = Vec::with_capacity(parts.len());
-    for (index, part) in parts.iter().enumerate() {
-        let part_path = path.item("content", index);
-        let (object, part_type) = part_of(part, &part_path)?;
-        match part_type {
-            "tool-result" => blocks.extend(tool_result_blocks(object, &part_path, index)?),
-            _ => blocks.push(part_block(part, object, part_type, &part_path, index)?),
-        }
-    }
-    Ok(blocks)
-}
-
 /// A top-level part other than a tool result.
-fn part_block<'v>(
-    part: &Value,
-    object: &'v Map<String, Value>,
-    part_type: &str,
-    path: &Path<'_>,
-    index: usize,
-) -> Result<Block<'v>> {
-    let (kind, text) = match part_type {
-        "text" => (
-            BlockKind::Text,
-            Cow::Borrowed(required_str(object, path, "text")?),
-        ),
-        "image" => return data_block(object, path, "image", "image", index),
-        "file" | "reasoning-file" => return data_block(object, path, "data", "file", index),
-        "reasoning" => (
-            BlockKind::Thinking,
-            Cow::Borrowed(optional_str(object, "text").unwrap_or_default()),
-        ),
-        "redacted-reasoning" => (
-            BlockKind::Thinking,
-            Cow::Borrowed(optional_str(object, "data").unwrap_or_default()),
-        ),
-        "tool-call" => tool_call(object, path)?,
-        _ => return Ok(other_block(part, vec![index])),
-    };
-    Ok(Block::new(kind, text, vec![index]))
+fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
+    let (object, path, index) = (part.object, part.path, part.index);
+    Ok(match part.kind {
+        "text" => text_field(object, path, "text", vec![index])?,
+        "image" => data_block(object, path, "image", "image", index)?,
+        "file" | "reasoning-file" => data_block(object, path, "data", "file", index)?,
+        "reasoning" => thinking_field(object, "text", vec![index]),
+        "redacted-reasoning" => thinking_field(object, "data", vec![index]),
+        "tool-call" => tool_call(object, path, index)?,
+        _ => other_block(part.value, vec![index]),
+    })
 }
 
 /// An `image` (`image` field) or `file` (`data` field) part. The data is a base64 string, a data
@@ -175,14 +125,15 @@ fn data_block<'v>(
             format!("{path}.{field}"),
             "is required",
         )),
-        Some(other) => Ok(Block::new(
-            BlockKind::Media {
-                media_type: media_type.unwrap_or(fallback).to_string(),
-                inline: true,
-            },
-            Cow::Owned(compact_json(other)),
-            vec![index],
-        )),
+        Some(other) => {
+            let text = Cow::Owned(compact_json(other));
+            Ok(media(
+                media_type.unwrap_or(fallback),
+                true,
+                text,
+                vec![index],
+            ))
+        }
     }
 }
 
@@ -199,29 +150,18 @@ fn tagged_data(tagged: &Map<String, Value>) -> Option<&str> {
 fn tool_call<'v>(
     object: &'v Map<String, Value>,
     path: &Path<'_>,
-) -> Result<(BlockKind<'v>, Cow<'v, str>)> {
+    index: usize,
+) -> Result<Block<'v>> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
-    let input = object
-        .get("input")
-        .or_else(|| object.get("args"))
-        .map(text_or_json)
-        .unwrap_or_default();
-    Ok((
-        BlockKind::ToolCall {
-            id: Cow::Borrowed(id),
-            name: Cow::Borrowed(name),
-        },
-        input,
-    ))
+    let input = object.get("input").or_else(|| object.get("args"));
+    let input = input.map(text_or_json).unwrap_or_default();
+    Ok(call_block(id, name, input, vec![index]))
 }
 
 /// A `tool-result` part and the media nested in its `content` output.
-fn tool_result_blocks<'v>(
-    object: &'v Map<String, Value>,
-    path: &Path<'_>,
-    index: usize,
-) -> Result<Vec<Block<'v>>> {
+fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
+    let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "toolCallId")?;
     let name = optional_str(object, "toolName").map(str::to_string);
     let body = if let Some(output) = object.get("output") {
@@ -305,15 +245,18 @@ fn content_output<'v>(
         let media_type = optional_str(object, "mediaType");
         match item_type {
             "text" => texts.push(required_str(object, &item_path, "text")?.to_string()),
-            "media" | "file-data" => {
-                let data = required_str(object, &item_path, "data")?;
-                nested.push(inline_media(data, media_type.unwrap_or("file"), block_path));
-            }
-            "image-data" => {
-                let data = required_str(object, &item_path, "data")?;
-                nested.push(inline_media(
+            // Base64 data is inline whatever it looks like.
+            "media" | "file-data" | "image-data" => {
+                let data = Cow::Borrowed(required_str(object, &item_path, "data")?);
+                let fallback = if item_type == "image-data" {
+                    "image"
+                } else {
+                    "file"
+                };
+                nested.push(media(
+                    media_type.unwrap_or(fallback),
+                    true,
                     data,
-                    media_type.unwrap_or("image"),
                     block_path,
                 ));
             }
@@ -342,18 +285,6 @@ fn content_output<'v>(
     Ok((texts.join("\n"), nested))
 }
 
-/// Base64 data is inline whatever it looks like.
-fn inline_media<'v>(data: &'v str, media_type: &str, path: Vec<usize>) -> Block<'v> {
-    Block::new(
-        BlockKind::Media {
-            media_type: media_type.to_string(),
-            inline: true,
-        },
-        Cow::Borrowed(data),
-        path,
-    )
-}
-
 /// Writes edited AI SDK model messages.
 pub(crate) struct Writer;
 
@@ -366,26 +297,17 @@ impl super::json::Writer for Writer {
         match (&block.kind, block.path.as_slice()) {
             // A call keeps its ids and name; its input (v4 `args`), stubbed, keeps its shape.
             (BlockKind::ToolCall { .. }, [index]) => {
-                let call = content_part_mut(&mut message, *index)
-                    .and_then(Value::as_object_mut)
-                    .ok_or_else(|| missing_block(block))?;
+                let call = part_object_mut(&mut message, *index, block)?;
                 let field = input_field(call);
                 let input = input_value(call.get(field), text);
                 call.insert(field.into(), input);
             }
             (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
             (BlockKind::ToolResult { is_error, .. }, [index]) => {
-                let result = content_part_mut(&mut message, *index)
-                    .and_then(Value::as_object_mut)
-                    .ok_or_else(|| missing_block(block))?;
+                let result = part_object_mut(&mut message, *index, block)?;
                 replace_result_body(result, *is_error, text);
             }
-            (_, [index, inner]) => {
-                let item = content_part_mut(&mut message, *index)
-                    .and_then(|result| result.get_mut("output")?.get_mut("value")?.get_mut(*inner))
-                    .ok_or_else(|| missing_block(block))?;
-                *item = text_part(item, text);
-            }
+            (_, [_, _]) => replace_nested(&mut message, block, &["output", "value"], text)?,
             _ => replace_plain_block(&mut message, block, text)?,
         }
         Ok(message)
@@ -438,12 +360,7 @@ impl super::json::Writer for Writer {
     }
 
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        let location = content_location(
-            ADAPTER.list_key,
-            message_index,
-            &block.path,
-            ".output.value",
-        );
+        let location = content_location(LIST_KEY, message_index, &block.path, ".output.value");
         match (&block.kind, block.path.as_slice()) {
             // The body (v5 `output`, v4 `result`), not the whole part: the ids stay in the output.
             (BlockKind::ToolResult { .. }, [index]) => {
@@ -489,387 +406,4 @@ fn replace_result_body(result: &mut Map<String, Value>, is_error: bool, text: &s
         object.insert("providerOptions".into(), options);
     }
     result.insert("output".into(), output);
-}
-
-fn content_part_mut(message: &mut Value, index: usize) -> Option<&mut Value> {
-    message.get_mut("content")?.get_mut(index)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formats::Applied;
-    use crate::formats::json::Writer as _;
-    use crate::formats::test_support::{apply_with, array, replace};
-    use crate::plan::{ArchiveKind, Edit};
-
-    fn conversation() -> Vec<Value> {
-        array(json!([
-            {"role": "system", "content": "Be useful.", "providerOptions": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}},
-            {"role": "user", "content": [
-                {"type": "text", "text": "Look"},
-                {"type": "image", "image": "data:image/webp;base64,UklGR", "providerOptions": {"openai": {"imageDetail": "low"}}},
-                {"type": "image", "image": "https://x/a.png"},
-                {"type": "file", "data": "JVBERi0=", "mediaType": "application/pdf", "filename": "a.pdf"}
-            ]},
-            {"role": "assistant", "content": [
-                {"type": "reasoning", "text": "Need two tools.", "providerOptions": {"anthropic": {"signature": "s"}}},
-                {"type": "tool-call", "toolCallId": "c1", "toolName": "read", "input": {"path": "a.rs"}},
-                {"type": "tool-call", "toolCallId": "c2", "toolName": "shot", "input": {}},
-                {"type": "tool-call", "toolCallId": "c3", "toolName": "lint", "input": {}}
-            ]},
-            {"role": "tool", "content": [
-                {"type": "tool-result", "toolCallId": "c1", "toolName": "read", "output": {"type": "text", "value": "fn main() {}"}},
-                {"type": "tool-result", "toolCallId": "c2", "toolName": "shot", "output": {"type": "content", "value": [
-                    {"type": "text", "text": "screen"},
-                    {"type": "media", "data": "iVBORw0K", "mediaType": "image/png"},
-                    {"type": "image-url", "url": "https://x/b.png"}
-                ]}, "providerOptions": {"x": 1}},
-                {"type": "tool-result", "toolCallId": "c3", "toolName": "lint", "output": {"type": "error-json", "value": {"errors": 2}}}
-            ]},
-            {"role": "assistant", "content": "[age:9] Done."},
-            {"role": "user", "content": "ok"}
-        ]))
-    }
-
-    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
-        Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
-    }
-
-    fn media(media_type: &str, inline: bool) -> BlockKind<'static> {
-        BlockKind::Media {
-            media_type: media_type.to_string(),
-            inline,
-        }
-    }
-
-    fn result<'a>(id: &'a str, name: &str, is_error: bool) -> BlockKind<'a> {
-        BlockKind::ToolResult {
-            id: Some(id.into()),
-            name: Some(name.into()),
-            is_error,
-        }
-    }
-
-    #[test]
-    fn reads_a_realistic_conversation() {
-        let messages = conversation();
-        let transcript = read(&messages).expect("reads");
-        assert_eq!(transcript.format, Format::AiSdk);
-        let m = &transcript.messages;
-        let roles: Vec<Role> = m.iter().map(|message| message.role).collect();
-        assert_eq!(
-            roles,
-            vec![
-                Role::System,
-                Role::User,
-                Role::Assistant,
-                Role::Tool,
-                Role::Assistant,
-                Role::User
-            ]
-        );
-        assert_eq!(
-            m[1].blocks,
-            vec![
-                block(BlockKind::Text, "Look", &[0]),
-                block(
-                    media("image/webp", true),
-                    "data:image/webp;base64,UklGR",
-                    &[1]
-                ),
-                block(media("image", false), "https://x/a.png", &[2]),
-                block(media("application/pdf", true), "JVBERi0=", &[3]),
-            ]
-        );
-        let call = |id: &str, name: &str| BlockKind::ToolCall {
-            id: id.to_string().into(),
-            name: name.to_string().into(),
-        };
-        assert_eq!(
-            m[2].blocks,
-            vec![
-                block(BlockKind::Thinking, "Need two tools.", &[0]),
-                block(call("c1", "read"), r#"{"path":"a.rs"}"#, &[1]),
-                block(call("c2", "shot"), "{}", &[2]),
-                block(call("c3", "lint"), "{}", &[3]),
-            ]
-        );
-        assert_eq!(
-            m[3].blocks,
-            vec![
-                block(result("c1", "read", false), "fn main() {}", &[0]),
-                block(result("c2", "shot", false), "screen", &[1]),
-                block(media("image/png", true), "iVBORw0K", &[1, 1]),
-                block(media("image", false), "https://x/b.png", &[1, 2]),
-                block(result("c3", "lint", true), r#"{"errors":2}"#, &[2]),
-            ]
-        );
-        assert!(crate::transcript::pairing::is_result_carrier(&m[3]));
-        assert_eq!(m[4].explicit_age, Some(9));
-        assert_eq!(
-            crate::transcript::pairing::misplaced_results(&transcript),
-            Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn reads_v4_shapes_and_unknown_parts() {
-        let messages = array(json!([
-            {"role": "assistant", "content": [
-                {"type": "tool-call", "toolCallId": "c", "toolName": "f", "args": {"a": 1}},
-                {"type": "redacted-reasoning", "data": "xyz"},
-                {"type": "image", "image": "AAAA", "mimeType": "image/gif"},
-                {"type": "source", "sourceType": "url", "url": "https://x"}
-            ]},
-            {"role": "tool", "content": [
-                {"type": "tool-result", "toolCallId": "c", "toolName": "f", "result": {"ok": true}, "isError": true},
-                {"type": "tool-result", "toolCallId": "d", "toolName": "g", "result": "plain"},
-                {"type": "tool-result", "toolCallId": "e", "toolName": "h", "output": {"type": "execution-denied", "reason": "no"}},
-                {"type": "tool-result", "toolCallId": "f", "toolName": "i", "output": {"type": "json", "value": [1, "two"]}}
-            ]}
-        ]));
-        let m = read(&messages).expect("reads").messages;
-        assert_eq!(m[0].blocks[0].text, r#"{"a":1}"#);
-        assert_eq!(m[0].blocks[1], block(BlockKind::Thinking, "xyz", &[1]));
-        assert_eq!(
-            m[0].blocks[2],
-            block(media("image/gif", true), "AAAA", &[2])
-        );
-        assert_eq!(m[0].blocks[3].kind, BlockKind::Other);
-        assert_eq!(
-            m[1].blocks[0],
-            block(result("c", "f", true), r#"{"ok":true}"#, &[0])
-        );
-        assert_eq!(
-            m[1].blocks[1],
-            block(result("d", "g", false), "plain", &[1])
-        );
-        assert_eq!(
-            m[1].blocks[2],
-            block(
-                result("e", "h", false),
-                r#"{"type":"execution-denied","reason":"no"}"#,
-                &[2]
-            )
-        );
-        assert_eq!(m[1].blocks[3].text, r#"[1,"two"]"#);
-    }
-
-    #[test]
-    fn errors_name_the_field() {
-        let cases = [
-            (
-                json!([true]),
-                "messages[0]: expected an object, got boolean",
-            ),
-            (
-                json!([{"role": "developer", "content": "x"}]),
-                "messages[0].role: expected one of \"system\", \"user\", \"assistant\", \"tool\", got \"developer\"",
-            ),
-            (
-                json!([{"role": "tool", "content": "x"}]),
-                "messages[0].content: expected an array of tool-result parts, got string",
-            ),
-            (
-                json!([{"role": "user", "content": {"type": "text"}}]),
-                "messages[0].content: expected string or array of parts, got object",
-            ),
-            (
-                json!([{"role": "assistant", "content": [{"type": "tool-call", "toolName": "f", "input": {}}]}]),
-                "messages[0].content[0].toolCallId is required",
-            ),
-            (
-                json!([{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c", "toolName": "f"}]}]),
-                "messages[0].content[0].output is required",
-            ),
-            (
-                json!([{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c", "output": "x"}]}]),
-                "messages[0].content[0].output: expected an object, got string",
-            ),
-            (
-                json!([{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c", "output": {"type": "content", "value": "x"}}]}]),
-                "messages[0].content[0].output.value: expected an array of content items, got string",
-            ),
-            (
-                json!([{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c", "output": {"type": "content", "value": [{"type": "media", "mediaType": "image/png"}]}}]}]),
-                "messages[0].content[0].output.value[0].data is required",
-            ),
-            (
-                json!([{"role": "user", "content": [{"type": "image"}]}]),
-                "messages[0].content[0].image is required",
-            ),
-        ];
-        for (messages, expected) in cases {
-            assert_eq!(read(&array(messages)).unwrap_err().to_string(), expected);
-        }
-    }
-
-    fn apply(messages: &[Value], edits: &[Edit]) -> Applied<Vec<Value>> {
-        apply_with(read, messages, edits)
-    }
-
-    #[test]
-    fn tool_result_outputs_become_text() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[
-                replace(3, 0, "fn [pruned]", ArchiveKind::ToolResult),
-                replace(3, 4, "{\"errors\" [pruned]", ArchiveKind::ToolResult),
-            ],
-        );
-        let content = &applied.output[3]["content"];
-        assert_eq!(
-            content[0],
-            json!({"type": "tool-result", "toolCallId": "c1", "toolName": "read", "output": {"type": "text", "value": "fn [pruned]"}})
-        );
-        assert_eq!(content[1], messages[3]["content"][1]);
-        assert_eq!(
-            content[2]["output"],
-            json!({"type": "error-text", "value": "{\"errors\" [pruned]"})
-        );
-        assert_eq!(
-            applied.archive[0].content,
-            json!({"type": "text", "value": "fn main() {}"})
-        );
-        assert_eq!(applied.archive[0].location, "messages[3].content[0].output");
-        assert_eq!(
-            applied.archive[1].content,
-            messages[3]["content"][2]["output"]
-        );
-        for index in [0, 1, 2, 4, 5] {
-            assert_eq!(applied.output[index], messages[index]);
-        }
-        let reread = read(&applied.output).expect("reads back");
-        assert_eq!(
-            reread.messages[3].blocks[4].kind,
-            result("c3", "lint", true)
-        );
-    }
-
-    #[test]
-    fn v4_results_keep_their_shape() {
-        let messages = array(json!([
-            {"role": "tool", "content": [
-                {"type": "tool-result", "toolCallId": "c", "toolName": "f", "result": {"big": "x"}, "isError": true}
-            ]}
-        ]));
-        let applied = apply(
-            &messages,
-            &[replace(0, 0, "short", ArchiveKind::ToolResult)],
-        );
-        assert_eq!(
-            applied.output[0]["content"][0],
-            json!({"type": "tool-result", "toolCallId": "c", "toolName": "f", "result": "short", "isError": true})
-        );
-        assert_eq!(applied.archive[0].content, json!({"big": "x"}));
-    }
-
-    #[test]
-    fn output_provider_options_survive() {
-        let messages = array(json!([
-            {"role": "tool", "content": [
-                {"type": "tool-result", "toolCallId": "c", "toolName": "f",
-                 "output": {"type": "text", "value": "long", "providerOptions": {"p": {"q": 1}}}}
-            ]}
-        ]));
-        let applied = apply(
-            &messages,
-            &[replace(0, 0, "short", ArchiveKind::ToolResult)],
-        );
-        assert_eq!(
-            applied.output[0]["content"][0]["output"],
-            json!({"type": "text", "value": "short", "providerOptions": {"p": {"q": 1}}})
-        );
-    }
-
-    #[test]
-    fn media_top_level_and_nested_become_text_parts() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[
-                replace(1, 1, "[media removed: image/webp]", ArchiveKind::Media),
-                replace(1, 3, "[media removed: application/pdf]", ArchiveKind::Media),
-                replace(3, 2, "[media removed: image/png]", ArchiveKind::Media),
-            ],
-        );
-        assert_eq!(
-            applied.output[1]["content"][1],
-            json!({"type": "text", "text": "[media removed: image/webp]", "providerOptions": {"openai": {"imageDetail": "low"}}})
-        );
-        assert_eq!(
-            applied.output[1]["content"][3],
-            json!({"type": "text", "text": "[media removed: application/pdf]"})
-        );
-        let shot = &applied.output[3]["content"][1];
-        assert_eq!(
-            shot["output"]["value"][1],
-            json!({"type": "text", "text": "[media removed: image/png]"})
-        );
-        assert_eq!(shot["providerOptions"], json!({"x": 1}));
-        assert_eq!(
-            shot["output"]["value"][2],
-            messages[3]["content"][1]["output"]["value"][2]
-        );
-        assert_eq!(
-            applied.archive[2].content,
-            messages[3]["content"][1]["output"]["value"][1]
-        );
-        assert_eq!(
-            applied.archive[2].location,
-            "messages[3].content[1].output.value[1]"
-        );
-        let reread = read(&applied.output).expect("reads back");
-        assert_eq!(
-            reread.messages[3].blocks[1].text,
-            "screen\n[media removed: image/png]"
-        );
-    }
-
-    #[test]
-    fn replacing_messages_and_text() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[
-                Edit::ReplaceMessages {
-                    range: 2..4,
-                    text: Some("[digest of earlier tool runs] read, shot, lint".into()),
-                    kind: ArchiveKind::Run,
-                    is_summary: true,
-                },
-                replace(4, 0, "[stale block pruned]", ArchiveKind::Turn),
-            ],
-        );
-        assert_eq!(
-            applied.output[2],
-            json!({"role": "assistant", "content": [{"type": "text", "text": "[digest of earlier tool runs] read, shot, lint"}]})
-        );
-        assert_eq!(
-            applied.output[3],
-            json!({"role": "assistant", "content": "[stale block pruned]"})
-        );
-        assert_eq!(applied.output.len(), 5);
-        assert_eq!(applied.archive[1].content, json!("[age:9] Done."));
-        assert_eq!(applied.archive[1].location, "messages[4].content");
-    }
-
-    #[test]
-    fn locations() {
-        let messages = conversation();
-        let transcript = read(&messages).expect("reads");
-        let location = |message: usize, block: usize| {
-            Writer.location(
-                &conversation()[message],
-                message,
-                &transcript.messages[message].blocks[block],
-            )
-        };
-        assert_eq!(location(0, 0), "messages[0].content");
-        assert_eq!(location(2, 1), "messages[2].content[1].input");
-        assert_eq!(location(3, 1), "messages[3].content[1].output");
-        assert_eq!(location(3, 3), "messages[3].content[1].output.value[2]");
-    }
 }

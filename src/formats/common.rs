@@ -1,11 +1,12 @@
-//! Message-shape helpers the JSON adapters share: field access whose errors name the
-//! field path, building the final [`Message`], the text part that replaces a block.
+//! Message-shape helpers the JSON adapters share: field access whose errors name the field path,
+//! roles, and the edits of a message their writers share (the text part that replaces a block,
+//! parts removed, messages merged). What reading a message shares is in `walk`.
 
 pub(crate) use crate::base::json::compact_json;
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
-use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
+use crate::transcript::{Block, BlockKind, Role};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -101,22 +102,40 @@ pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'
 /// Objects of at most this many fields are searched key by key ([`lookup`]).
 const SCANNED_FIELDS: usize = 8;
 
-/// The message's role, looked up in `roles` (wire name → role). The error lists the wire names.
+/// The role a wire role name stands for, whichever format uses it: Gemini's `model` is the
+/// assistant's, its `function` (function responses) the tool's.
+fn wire_role(name: &str) -> Option<Role> {
+    Some(match name {
+        "system" => Role::System,
+        "developer" => Role::Developer,
+        "user" => Role::User,
+        "assistant" | "model" => Role::Assistant,
+        "tool" | "function" => Role::Tool,
+        _ => return None,
+    })
+}
+
+/// The role of a wire role `name` when the format has it (`names`, the format's wire role names).
+pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
+    names.contains(&name).then(|| wire_role(name)).flatten()
+}
+
+/// The message's role, one of the format's wire role `names`. The error lists them.
 pub(crate) fn role_of(
     object: &Map<String, Value>,
     path: &Path<'_>,
-    roles: &[(&str, Role)],
+    names: &[&str],
 ) -> Result<Role> {
     let value = lookup(object, "role");
-    let known = value
+    if let Some(role) = value
         .and_then(Value::as_str)
-        .and_then(|name| roles.iter().find(|(wire, _)| *wire == name));
-    if let Some((_, role)) = known {
-        return Ok(*role);
+        .and_then(|name| named_role(name, names))
+    {
+        return Ok(role);
     }
-    let expected = roles
+    let expected = names
         .iter()
-        .map(|(wire, _)| format!("{wire:?}"))
+        .map(|name| format!("{name:?}"))
         .collect::<Vec<_>>()
         .join(", ");
     let got = match value {
@@ -161,6 +180,43 @@ pub(crate) fn content_of<'a>(
             ),
         )),
     }
+}
+
+/// Part `index` of `message.content` as an object to edit (a tool call, a tool result), or the
+/// error for a block that is not there.
+pub(crate) fn part_object_mut<'m>(
+    message: &'m mut Value,
+    index: usize,
+    block: &Block,
+) -> Result<&'m mut Map<String, Value>> {
+    message
+        .get_mut("content")
+        .and_then(|content| content.get_mut(index))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| missing_block(block))
+}
+
+/// Replaces `block`, media nested at `[index, inner]` (item `inner` of the list at `list` inside
+/// part `index` of `message.content`: a tool result's `content`, an output's `value`), by a text
+/// part.
+pub(crate) fn replace_nested(
+    message: &mut Value,
+    block: &Block,
+    list: &[&str],
+    text: &str,
+) -> Result<()> {
+    let [index, inner] = block.path[..] else {
+        return Err(missing_block(block));
+    };
+    let mut at = message.get_mut("content").and_then(|c| c.get_mut(index));
+    for key in list {
+        at = at.and_then(|value| value.get_mut(*key));
+    }
+    let item = at
+        .and_then(|list| list.get_mut(inner))
+        .ok_or_else(|| missing_block(block))?;
+    *item = text_part(item, text);
+    Ok(())
 }
 
 /// A content part as an object, with its `type`.
@@ -223,55 +279,6 @@ pub(crate) fn data_uri_media_type(uri: &str) -> Option<&str> {
     let end = rest.find([';', ','])?;
     let media_type = &rest[..end];
     (!media_type.is_empty()).then_some(media_type)
-}
-
-/// A media block for data that may be a `data:` URI, a URL or bare base64.
-pub(crate) fn media_block<'v>(
-    data: &'v str,
-    media_type: Option<&str>,
-    fallback: &str,
-    path: Vec<usize>,
-) -> Block<'v> {
-    let is_url = data.starts_with("http://") || data.starts_with("https://");
-    let media_type = media_type
-        .or_else(|| data_uri_media_type(data))
-        .unwrap_or(fallback)
-        .to_string();
-    Block::new(
-        BlockKind::Media {
-            media_type,
-            inline: !is_url,
-        },
-        Cow::Borrowed(data),
-        path,
-    )
-}
-
-/// A part kept as it is and counted by its JSON text.
-pub(crate) fn other_block(part: &Value, path: Vec<usize>) -> Block<'static> {
-    Block::new(BlockKind::Other, Cow::Owned(compact_json(part)), path)
-}
-
-/// The blocks of a plain-string content: one text block at path `[]`.
-pub(crate) fn string_content(text: &str) -> Vec<Block<'_>> {
-    vec![Block::new(BlockKind::Text, Cow::Borrowed(text), Vec::new())]
-}
-
-/// The finished message: its explicit age and library-summary flag come from its first text block.
-pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -> Message<'_> {
-    let first_text = blocks
-        .iter()
-        .find(|block| block.kind == BlockKind::Text)
-        .map(|block| &*block.text);
-    Message {
-        role,
-        explicit_age: first_text.and_then(crate::transcript::parse_age_tag),
-        is_library_summary: first_text.is_some_and(crate::markers::is_library_text),
-        blocks,
-        source: Source::Index(index),
-        bound_to_next: false,
-        output_item: false,
-    }
 }
 
 /// Fields of a replaced part that a text part carries on: prompt-cache breakpoints and provider
@@ -397,22 +404,6 @@ pub(crate) fn content_location(
     location
 }
 
-/// Reads every message with `read_message` (which names `messages[i]` in its errors).
-pub(crate) fn read_each(
-    messages: &[Value],
-    format: Format,
-    read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
-) -> Result<Transcript<'_>> {
-    let mut read = Vec::with_capacity(messages.len());
-    for (index, message) in messages.iter().enumerate() {
-        read.push(read_message(message, index)?);
-    }
-    Ok(Transcript {
-        format,
-        messages: read,
-    })
-}
-
 /// `message` without the top-level content parts of `dropped` (blocks at `[i]`, their nested
 /// blocks going with them; a dropped string content leaves an empty list). Every other field
 /// stays.
@@ -534,5 +525,50 @@ mod tests {
             json!({"role": "user", "content": []})
         );
         assert!(without_parts(json!({"role": "user"}), &[&block(&[0])]).is_err());
+    }
+
+    #[test]
+    fn data_uris() {
+        assert_eq!(
+            data_uri_media_type("data:image/png;base64,AAA"),
+            Some("image/png")
+        );
+        assert_eq!(
+            data_uri_media_type("data:text/plain,hi"),
+            Some("text/plain")
+        );
+        assert_eq!(data_uri_media_type("data:;base64,AAA"), None);
+        assert_eq!(data_uri_media_type("https://x/y.png"), None);
+        assert_eq!(data_uri_media_type("data:nothing"), None);
+    }
+
+    #[test]
+    fn text_part_carries_cache_and_provider_fields() {
+        let part = json!({"type":"image","source":{},"cache_control":{"type":"ephemeral"},
+                          "providerOptions":{"a":1},"custom":true});
+        assert_eq!(
+            text_part(&part, "gone"),
+            json!({"type":"text","text":"gone","cache_control":{"type":"ephemeral"},"providerOptions":{"a":1}})
+        );
+    }
+
+    #[test]
+    fn content_locations() {
+        assert_eq!(
+            content_location("messages", 3, &[], ".content"),
+            "messages[3].content"
+        );
+        assert_eq!(
+            content_location("messages", 3, &[1], ".content"),
+            "messages[3].content[1]"
+        );
+        assert_eq!(
+            content_location("messages", 3, &[1, 0], ".content"),
+            "messages[3].content[1].content[0]"
+        );
+        assert_eq!(
+            content_location("messages", 3, &[0, 1], ".output.value"),
+            "messages[3].content[0].output.value[1]"
+        );
     }
 }

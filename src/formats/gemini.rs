@@ -22,47 +22,29 @@
 //! (media a response carries, kept as unknown blocks: counted, never edited, as the API has no
 //! text part there to put a placeholder in).
 
-use super::adapter::{Adapter, MessageFields, Structured};
+use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, finish_message, input_value, message_path, missing_block, object,
-    object_at, object_field, optional_str, other_block, read_each, required_str, role_of,
+    Path, compact_json, input_value, message_path, missing_block, object, object_at, object_field,
+    optional_str, required_str, role_of,
 };
 use super::evidence::{Field, Seen};
+use super::walk::{finish_message, media, other_block};
 use crate::error::{CompactionError, Result};
 use crate::pressure::json_type;
 use crate::result::PathStep;
-use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript};
+use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
-/// Wire role names, in the order error messages list them.
-const ROLES: [(&str, Role); 3] = [
-    ("user", Role::User),
-    ("model", Role::Assistant),
-    ("function", Role::Tool),
-];
+/// The key of the contents list in a request body, and the start of error paths.
+pub(crate) const LIST_KEY: &str = "contents";
 
-/// The Gemini format's registration.
-pub(crate) static ADAPTER: Adapter = Adapter {
-    format: Format::Gemini,
-    name: "gemini",
-    label: "Gemini",
-    list_key: "contents",
-    structured: Some(Structured {
-        read_message,
-        writer: &Writer,
-        message_evidence,
-        part_evidence,
-        tool_definition,
-        unique_tool_ids: false,
-        string_list: false,
-        link: Some(link),
-    }),
-};
+/// Wire role names, in the order error messages list them.
+const ROLES: [&str; 3] = ["user", "model", "function"];
 
 /// A Gemini `FunctionDeclaration`: `{ name, description, parameters }` (an entry of a tool's
 /// `functionDeclarations`). Gemini's schema has no `additionalProperties`, so it is left out.
-fn tool_definition(name: &str, description: &str, mut schema: Value) -> Value {
+pub(crate) fn tool_definition(name: &str, description: &str, mut schema: Value) -> Value {
     if let Some(fields) = schema.as_object_mut() {
         fields.remove("additionalProperties");
     }
@@ -74,7 +56,10 @@ fn tool_definition(name: &str, description: &str, mut schema: Value) -> Value {
 }
 
 /// A content's `parts` and a `model` role are Gemini's alone.
-fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)) {
+pub(crate) fn message_evidence(
+    fields: &MessageFields<'_>,
+    found: &mut dyn FnMut(Field, Seen<'static>),
+) {
     if fields.parts.is_some() {
         found(Field::Named("parts"), Seen::Words("\"parts\""));
     }
@@ -84,20 +69,14 @@ fn message_evidence(fields: &MessageFields<'_>, found: &mut dyn FnMut(Field, See
 }
 
 /// Gemini parts have no `type`: the evidence is in the message's fields.
-fn part_evidence<'v>(_part_type: &'v str, _part: &Value) -> Option<Seen<'v>> {
+pub(crate) fn part_evidence<'v>(_part_type: &'v str, _part: &Value) -> Option<Seen<'v>> {
     None
 }
 
-/// Reads Gemini contents into a transcript, validating what the model needs.
-pub fn read(messages: &[Value]) -> Result<Transcript<'_>> {
-    let mut transcript = read_each(messages, Format::Gemini, read_message)?;
-    let values: Vec<&Value> = messages.iter().collect();
-    link(&mut transcript, &values);
-    Ok(transcript)
-}
-
+/// Reads content `index` of a Gemini list, validating what the model needs (its tool results'
+/// ids are set by [`link`], once the whole list is read).
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(ADAPTER.list_key, index);
+    let path = message_path(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = match object.get("role") {
         None | Some(Value::Null) => Role::User,
@@ -141,27 +120,9 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
         } else if let Some(response) = object.get("functionResponse") {
             blocks.extend(response_blocks(response, &part_path, at)?);
         } else if object.contains_key("inlineData") {
-            let data_path = part_path.field("inlineData");
-            let data = object_field(object, &part_path, "inlineData")?;
-            blocks.push(Block::new(
-                BlockKind::Media {
-                    media_type: optional_str(data, "mimeType").unwrap_or("file").into(),
-                    inline: true,
-                },
-                Cow::Borrowed(required_str(data, &data_path, "data")?),
-                vec![at],
-            ));
+            blocks.push(data_part(object, &part_path, ("inlineData", "data"), at)?);
         } else if object.contains_key("fileData") {
-            let file_path = part_path.field("fileData");
-            let file = object_field(object, &part_path, "fileData")?;
-            blocks.push(Block::new(
-                BlockKind::Media {
-                    media_type: optional_str(file, "mimeType").unwrap_or("file").into(),
-                    inline: false,
-                },
-                Cow::Borrowed(required_str(file, &file_path, "fileUri")?),
-                vec![at],
-            ));
+            blocks.push(data_part(object, &part_path, ("fileData", "fileUri"), at)?);
         } else if object.contains_key("text") {
             let text = required_str(object, &part_path, "text")?;
             let kind = if object.get("thought") == Some(&Value::Bool(true)) {
@@ -175,6 +136,20 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
         }
     }
     Ok(finish_message(role, blocks, index))
+}
+
+/// Media of part `at`: inline data (`inlineData.data`) or a file's reference (`fileData.fileUri`),
+/// its `mimeType` the media type.
+fn data_part<'v>(
+    part: &'v Map<String, Value>,
+    path: &Path<'_>,
+    (field, data): (&str, &str),
+    at: usize,
+) -> Result<Block<'v>> {
+    let fields = object_field(part, path, field)?;
+    let media_type = optional_str(fields, "mimeType").unwrap_or("file");
+    let text = Cow::Borrowed(required_str(fields, &path.field(field), data)?);
+    Ok(media(media_type, field == "inlineData", text, vec![at]))
 }
 
 /// A call's or a response's `id`, when it has a non-empty one.
@@ -279,7 +254,7 @@ fn body(response: Option<&Value>) -> Body<'_> {
 /// unanswered one of its name. A response that answers none keeps its own id, or a key no call
 /// has (`name (no call)`), and is an orphan to the repair. Keys are worked out from the values
 /// each time, so a re-read after an edit keys the list the same way.
-fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
+pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
     // The current model turn's calls: key, name, wire id, answered.
     let mut calls: Vec<(String, String, Option<String>, bool)> = Vec::new();
     let mut previous_model = false;
@@ -538,18 +513,6 @@ impl super::json::Writer for Writer {
         payload.is_string().then_some(payload)
     }
 
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        // Archive locations name the list the host passed as `messages` (what `restore` reads).
-        let mut location = format!("messages[{message_index}]");
-        for step in self.removed_path(message, block).unwrap_or_default() {
-            match step {
-                PathStep::Key(key) => location.push_str(&format!(".{key}")),
-                PathStep::Index(index) => location.push_str(&format!("[{index}]")),
-            }
-        }
-        location
-    }
-
     fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
         let Some(first) = dropped.first() else {
             return Ok(message);
@@ -567,364 +530,4 @@ impl super::json::Writer for Writer {
 /// whole response (`restore` puts the response back, the field's old value with it).
 fn static_key(key: &str) -> Option<&'static str> {
     ["output", "result"].into_iter().find(|name| *name == key)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formats::json::Writer as _;
-    use crate::formats::test_support::{apply_with, array, replace};
-    use crate::formats::{Applied, detect};
-    use crate::plan::{ArchiveKind, Edit};
-
-    fn conversation() -> Vec<Value> {
-        array(json!([
-            {"role": "user", "parts": [
-                {"text": "Fix the build"},
-                {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}},
-                {"fileData": {"mimeType": "application/pdf", "fileUri": "gs://b/spec.pdf"}}
-            ]},
-            {"role": "model", "parts": [
-                {"text": "Two reads.", "thought": true, "thoughtSignature": "sig-1"},
-                {"functionCall": {"name": "read", "args": {"path": "a.rs"}}, "thoughtSignature": "sig-2"},
-                {"functionCall": {"name": "read", "args": {"path": "b.rs"}}},
-                {"functionCall": {"id": "c9", "name": "grep", "args": {"q": "fn"}}}
-            ]},
-            {"role": "user", "parts": [
-                {"functionResponse": {"id": "c9", "name": "grep", "response": {"output": "a.rs:1"}}},
-                {"functionResponse": {"name": "read", "response": {"result": "fn a() {}"}}},
-                {"functionResponse": {"name": "read", "response": {"stdout": "fn b() {}", "exit_code": 0},
-                  "parts": [{"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}}
-            ]},
-            {"role": "model", "parts": [
-                {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
-                {"text": "Done."}
-            ]},
-            {"role": "user", "parts": [{"text": "[session summary]\nall good"}]}
-        ]))
-    }
-
-    fn block<'a>(kind: BlockKind<'a>, text: &str, path: &[usize]) -> Block<'a> {
-        Block::new(kind, Cow::Owned(text.to_string()), path.to_vec())
-    }
-
-    fn call<'a>(id: &'a str, name: &'a str) -> BlockKind<'a> {
-        BlockKind::ToolCall {
-            id: id.into(),
-            name: name.into(),
-        }
-    }
-
-    fn result<'a>(id: &'a str, name: &str) -> BlockKind<'a> {
-        BlockKind::ToolResult {
-            id: Some(id.into()),
-            name: Some(name.into()),
-            is_error: false,
-        }
-    }
-
-    #[test]
-    fn reads_contents_and_pairs_by_id_then_name_and_order() {
-        let messages = conversation();
-        let transcript = read(&messages).expect("reads");
-        let m = &transcript.messages;
-        assert_eq!(transcript.format, Format::Gemini);
-        assert_eq!(m[0].role, Role::User);
-        assert_eq!(
-            m[0].blocks[1..],
-            [
-                block(
-                    BlockKind::Media {
-                        media_type: "image/png".into(),
-                        inline: true
-                    },
-                    "iVBORw0K",
-                    &[1]
-                ),
-                block(
-                    BlockKind::Media {
-                        media_type: "application/pdf".into(),
-                        inline: false
-                    },
-                    "gs://b/spec.pdf",
-                    &[2]
-                ),
-            ]
-        );
-        assert_eq!(m[1].role, Role::Assistant);
-        assert_eq!(
-            m[1].blocks,
-            vec![
-                block(BlockKind::Thinking, "Two reads.", &[0]),
-                block(call("read#0", "read"), r#"{"path":"a.rs"}"#, &[1]),
-                block(call("read#1", "read"), r#"{"path":"b.rs"}"#, &[2]),
-                block(call("c9", "grep"), r#"{"q":"fn"}"#, &[3]),
-            ]
-        );
-        assert_eq!(
-            m[2].blocks,
-            vec![
-                block(result("c9", "grep"), "a.rs:1", &[0]),
-                block(result("read#0", "read"), "fn a() {}", &[1]),
-                block(result("read#1", "read"), "fn b() {}", &[2]),
-                block(
-                    BlockKind::Other,
-                    r#"{"inlineData":{"mimeType":"image/png","data":"AAAA"}}"#,
-                    &[2, 0]
-                ),
-            ]
-        );
-        assert!(!m[2].has_user_words(), "responses are the agent's");
-        assert_eq!(m[3].blocks[0].kind, BlockKind::Other);
-        assert!(m[4].is_library_summary);
-        assert_eq!(
-            crate::transcript::pairing::paired_ids(&transcript),
-            vec!["c9".to_string(), "read#0".into(), "read#1".into()]
-        );
-        assert_eq!(
-            crate::repair::find(&transcript).faults,
-            Vec::new(),
-            "valid contents need no repair"
-        );
-    }
-
-    #[test]
-    fn a_response_without_a_call_in_the_turn_before_is_an_orphan() {
-        let messages = array(json!([
-            {"role": "user", "parts": [{"text": "go"}]},
-            {"role": "model", "parts": [{"functionCall": {"id": "x1", "name": "read", "args": {}}}]},
-            // No id here although the call has one: paired by name.
-            {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "ok"}}},
-                                        {"functionResponse": {"name": "ghost", "response": {"output": "?"}}}]},
-            {"role": "model", "parts": [{"text": "ok"}]}
-        ]));
-        let transcript = read(&messages).expect("reads");
-        assert_eq!(transcript.messages[2].blocks[0].tool_id(), Some("x1"));
-        assert_eq!(
-            transcript.messages[2].blocks[1].tool_id(),
-            Some("ghost (no call)")
-        );
-        let faults = crate::repair::find(&transcript).faults;
-        assert_eq!(faults.len(), 1);
-        assert_eq!(
-            faults[0].to_string(),
-            "repair: removed the tool result at messages[2] (id \"ghost (no call)\"): no call with its id comes before it"
-        );
-    }
-
-    #[test]
-    fn detected_by_parts_and_the_model_role() {
-        assert_eq!(detect::detect(&conversation()), Ok(Format::Gemini));
-        let model = array(json!([{"role": "model", "parts": []}]));
-        assert_eq!(detect::detect(&model), Ok(Format::Gemini));
-        let mixed = array(json!([
-            {"role": "user", "parts": [{"text": "hi"}]},
-            {"role": "assistant", "content": null, "tool_calls": []}
-        ]));
-        assert_eq!(
-            detect::detect(&mixed).unwrap_err().to_string(),
-            "contents[1].tool_calls: \"tool_calls\" is OpenAI but contents[0] is Gemini"
-        );
-    }
-
-    #[test]
-    fn errors_name_the_field() {
-        let cases = [
-            (json!([{"role": "user"}]), "contents[0].parts is required"),
-            (
-                json!([{"role": "user", "parts": {}}]),
-                "contents[0].parts: expected an array of parts, got object",
-            ),
-            (
-                json!([{"role": "bot", "parts": []}]),
-                "contents[0].role: expected one of \"user\", \"model\", \"function\", got \"bot\"",
-            ),
-            (
-                json!([{"role": "model", "parts": [{"functionCall": {"args": {}}}]}]),
-                "contents[0].parts[0].functionCall.name is required",
-            ),
-            (
-                json!([{"role": "user", "parts": [{"functionResponse": {"response": {}}}]}]),
-                "contents[0].parts[0].functionResponse.name is required",
-            ),
-            (
-                json!([{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png"}}]}]),
-                "contents[0].parts[0].inlineData.data is required",
-            ),
-            (
-                json!([{"role": "user", "parts": [{"text": 3}]}]),
-                "contents[0].parts[0].text must be a string, got number",
-            ),
-            (
-                json!([{"role": "user", "parts": ["x"]}]),
-                "contents[0].parts[0]: expected an object, got string",
-            ),
-        ];
-        for (messages, expected) in cases {
-            assert_eq!(read(&array(messages)).unwrap_err().to_string(), expected);
-        }
-    }
-
-    fn apply(messages: &[Value], edits: &[Edit]) -> Applied<Vec<Value>> {
-        apply_with(read, messages, edits)
-    }
-
-    #[test]
-    fn stubs_go_where_the_body_was() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[
-                replace(1, 1, r#"{"path":"[stub]"}"#, ArchiveKind::ToolInput),
-                replace(2, 0, "a.rs [pruned]", ArchiveKind::ToolResult),
-                replace(2, 1, "fn [pruned]", ArchiveKind::ToolResult),
-                replace(2, 2, "fn b [pruned]", ArchiveKind::ToolResult),
-            ],
-        );
-        let out = &applied.output;
-        assert_eq!(
-            out[1]["parts"][1],
-            json!({"functionCall": {"name": "read", "args": {"path": "[stub]"}}, "thoughtSignature": "sig-2"})
-        );
-        assert_eq!(
-            out[2]["parts"][0]["functionResponse"],
-            json!({"id": "c9", "name": "grep", "response": {"output": "a.rs [pruned]"}})
-        );
-        assert_eq!(
-            out[2]["parts"][1]["functionResponse"]["response"],
-            json!({"result": "fn [pruned]"})
-        );
-        assert_eq!(
-            out[2]["parts"][2]["functionResponse"],
-            json!({"name": "read", "response": {"stdout": "fn b [pruned]", "exit_code": 0},
-                   "parts": [{"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]})
-        );
-        assert_eq!(
-            applied.archive[0].location,
-            "messages[1].parts[1].functionCall.args"
-        );
-        assert_eq!(applied.archive[0].content, json!({"path": "a.rs"}));
-        assert_eq!(
-            applied.archive[1].location,
-            "messages[2].parts[0].functionResponse.response.output"
-        );
-        assert_eq!(applied.archive[1].content, json!("a.rs:1"));
-        // The only string field under another name: archived with its whole response.
-        assert_eq!(
-            applied.archive[3].location,
-            "messages[2].parts[2].functionResponse.response"
-        );
-        assert_eq!(
-            applied.archive[3].content,
-            messages[2]["parts"][2]["functionResponse"]["response"]
-        );
-        let reread = read(out).expect("reads back");
-        assert_eq!(reread.messages[2].blocks[2].text, "fn b [pruned]");
-        assert_eq!(reread.messages[2].blocks[1].tool_id(), Some("read#0"));
-    }
-
-    #[test]
-    fn a_response_without_one_string_body_becomes_an_output() {
-        let messages = array(json!([
-            {"role": "user", "parts": [{"text": "go"}]},
-            {"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}]},
-            {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"files": ["a", "b"], "dir": "/", "cwd": "/x"}}}]}
-        ]));
-        let transcript = read(&messages).expect("reads");
-        assert_eq!(
-            transcript.messages[2].blocks[0].text,
-            r#"{"files":["a","b"],"dir":"/","cwd":"/x"}"#
-        );
-        let applied = apply(
-            &messages,
-            &[replace(2, 0, "[pruned]", ArchiveKind::ToolResult)],
-        );
-        assert_eq!(
-            applied.output[2]["parts"][0]["functionResponse"]["response"],
-            json!({"output": "[pruned]"})
-        );
-        assert_eq!(
-            applied.archive[0].content,
-            messages[2]["parts"][0]["functionResponse"]["response"]
-        );
-    }
-
-    #[test]
-    fn thoughts_and_media_become_text_keeping_their_signature() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[
-                replace(0, 1, "[media removed]", ArchiveKind::Media),
-                replace(1, 0, "[thinking archived]", ArchiveKind::Thinking),
-                replace(3, 1, "[stale]", ArchiveKind::Turn),
-            ],
-        );
-        let out = &applied.output;
-        assert_eq!(out[0]["parts"][1], json!({"text": "[media removed]"}));
-        assert_eq!(
-            out[1]["parts"][0],
-            json!({"text": "[thinking archived]", "thoughtSignature": "sig-1"})
-        );
-        assert_eq!(out[3]["parts"][1], json!({"text": "[stale]"}));
-        assert_eq!(applied.archive[1].content, messages[1]["parts"][0]);
-        assert_eq!(applied.archive[1].location, "messages[1].parts[0]");
-        assert_eq!(applied.archive[2].location, "messages[3].parts[1].text");
-    }
-
-    #[test]
-    fn replacements_merges_and_removals_keep_gemini_shapes() {
-        let messages = conversation();
-        let applied = apply(
-            &messages,
-            &[Edit::ReplaceMessages {
-                range: 1..3,
-                text: Some("[digest of earlier tool runs] read".into()),
-                kind: ArchiveKind::Run,
-                is_summary: true,
-            }],
-        );
-        // Between the user's content and a model content no one side fits: the digest takes
-        // the model's side, and a bridge of the user's follows it.
-        let roles: Vec<&Value> = applied.output.iter().map(|m| &m["role"]).collect();
-        assert_eq!(
-            roles,
-            [
-                &json!("user"),
-                &json!("model"),
-                &json!("user"),
-                &json!("model"),
-                &json!("user")
-            ]
-        );
-        assert_eq!(
-            applied.output[1]["parts"][0]["text"],
-            "[digest of earlier tool runs] read"
-        );
-        let merged = Writer
-            .merged(vec![messages[1].clone(), messages[3].clone()])
-            .expect("merges");
-        assert_eq!(merged["parts"].as_array().map(Vec::len), Some(6));
-        assert_eq!(merged["role"], "model");
-        let transcript = read(&messages).expect("reads");
-        let blocks = &transcript.messages[1].blocks;
-        let without = Writer
-            .without_blocks(messages[1].clone(), &[&blocks[1], &blocks[3]])
-            .expect("removes");
-        assert_eq!(
-            without["parts"],
-            json!([messages[1]["parts"][0], messages[1]["parts"][2]])
-        );
-        assert_eq!(Writer.side(&json!({"parts": []})), Some("user"));
-        assert_eq!(Writer.side(&json!({"role": "model"})), Some("assistant"));
-    }
-
-    #[test]
-    fn the_recall_tool_is_a_function_declaration() {
-        let tool = crate::recall::recall_tool_definition(Format::Gemini).expect("a tool");
-        assert_eq!(tool["name"], crate::recall::TOOL_NAME);
-        assert_eq!(tool["parameters"]["required"], json!(["id"]));
-        assert!(tool["parameters"].get("additionalProperties").is_none());
-        assert!(tool.get("type").is_none());
-    }
 }

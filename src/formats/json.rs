@@ -53,7 +53,12 @@ pub(crate) trait Writer {
 
     /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
     /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String;
+    /// `apply` asks only for a block without a [`Self::removed_path`]; by default the message.
+    /// Archive locations name the list the host passed as `messages` (what `restore` reads).
+    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
+        let path = self.removed_path(message, block).unwrap_or_default();
+        path_location(message_index, &path)
+    }
 
     /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
     /// their parts leave the message, with what is nested in them; every other field stays.
@@ -122,21 +127,16 @@ pub(crate) fn apply<'a>(
                 } else {
                     (preferred, None)
                 };
-                // Unchanged input messages stay where they are until the call is done; the
-                // entry says where (their places hold `null` meanwhile).
                 let mut removed = Vec::with_capacity(range.len());
                 let mut from = Vec::with_capacity(range.len());
                 for i in range.clone() {
-                    match take_message(&mut messages, transcript, i)? {
-                        Cow::Borrowed(_) => {
-                            removed.push(Value::Null);
-                            from.push(Some(source_index(transcript, i)));
-                        }
-                        Cow::Owned(value) => {
-                            removed.push(value);
-                            from.push(None);
-                        }
-                    }
+                    let message = take_message(&mut messages, transcript, i)?;
+                    archive_message(
+                        message,
+                        source_index(transcript, i),
+                        &mut removed,
+                        &mut from,
+                    );
                 }
                 archive_origins.push(
                     from.iter()
@@ -310,17 +310,12 @@ fn rewrite<'a>(
             .collect::<Result<Vec<&Block>>>()?;
         let message = take_message(messages, transcript, index)?;
         kept.push(writer.without_blocks(message.as_ref().clone(), &dropped)?);
-        // Input messages stay where they are until the call is done (see `ReplaceMessages`).
-        match message {
-            Cow::Borrowed(_) => {
-                removed.push(Value::Null);
-                from.push(Some(source_index(transcript, index)));
-            }
-            Cow::Owned(value) => {
-                removed.push(value);
-                from.push(None);
-            }
-        }
+        archive_message(
+            message,
+            source_index(transcript, index),
+            &mut removed,
+            &mut from,
+        );
     }
     let message = match kept.len() {
         1 => kept.pop().unwrap_or_default(),
@@ -338,6 +333,26 @@ fn rewrite<'a>(
         replacement: String::new(),
     };
     Ok((message, entry, origin))
+}
+
+/// Records a message an edit removes: an owned one goes into the entry; an input message stays
+/// where it is until the call is done, its entry saying where (`null` in its place meanwhile).
+fn archive_message(
+    message: Cow<'_, Value>,
+    source: usize,
+    removed: &mut Vec<Value>,
+    from: &mut Vec<Option<usize>>,
+) {
+    match message {
+        Cow::Borrowed(_) => {
+            removed.push(Value::Null);
+            from.push(Some(source));
+        }
+        Cow::Owned(value) => {
+            removed.push(value);
+            from.push(None);
+        }
+    }
 }
 
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.

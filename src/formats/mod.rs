@@ -16,6 +16,7 @@ pub mod openai;
 pub mod registry;
 pub mod responses;
 pub mod text;
+pub(crate) mod walk;
 
 use crate::error::Result;
 use crate::plan::Edit;
@@ -43,7 +44,7 @@ pub struct Applied<T> {
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
 pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript<'_>> {
     let structured = registry::structured(format)?;
-    let mut transcript = common::read_each(messages, format, structured.read_message)?;
+    let mut transcript = walk::read_each(messages, format, structured.read_message)?;
     if structured.link.is_some() {
         let values: Vec<&Value> = messages.iter().collect();
         registry::link(&mut transcript, &values);
@@ -119,42 +120,4 @@ pub(crate) fn apply_current<'a>(
 ) -> Result<Applied<Vec<Cow<'a, Value>>>> {
     let writer = registry::structured(transcript.format)?.writer;
     json::apply(writer, messages, transcript, edits)
-}
-
-/// Test shorthands the JSON adapters' unit tests share.
-#[cfg(test)]
-pub(crate) mod test_support {
-    use super::{Applied, apply_messages};
-    use crate::error::Result;
-    use crate::plan::{ArchiveKind, Edit};
-    use crate::transcript::Transcript;
-    use serde_json::Value;
-
-    /// A `json!` array as a `Vec` (any other value as a one-element list).
-    pub fn array(value: Value) -> Vec<Value> {
-        match value {
-            Value::Array(items) => items,
-            other => vec![other],
-        }
-    }
-
-    /// Reads `messages` with `read` and applies `edits`.
-    pub fn apply_with(
-        read: fn(&[Value]) -> Result<Transcript<'_>>,
-        messages: &[Value],
-        edits: &[Edit],
-    ) -> Applied<Vec<Value>> {
-        let transcript = read(messages).expect("reads");
-        apply_messages(messages, &transcript, edits).expect("applies")
-    }
-
-    /// A `ReplaceBlock` edit.
-    pub fn replace(message: usize, block: usize, text: &str, kind: ArchiveKind) -> Edit {
-        Edit::ReplaceBlock {
-            message,
-            block,
-            text: text.to_string(),
-            kind,
-        }
-    }
 }

@@ -1,7 +1,9 @@
 //! Every wire format, registered once: its option name, the name people use for it, the key of
 //! its message list in a request body, and — for the structured ones — its reader, its writer
-//! and the evidence that detects it. A new format is one adapter file that declares its
-//! `Adapter` plus one line in `ADAPTERS` (and a variant of [`Format`]).
+//! and the evidence that detects it. A new format is one adapter file (for a structured one:
+//! `LIST_KEY`, `read_message`, `Writer`, `message_evidence`, `part_evidence`,
+//! `tool_definition`) plus one line in `ADAPTERS` (and a variant of [`Format`]), and a folder of
+//! fixtures in `tests/fixtures/formats/` (`tests/README.md`).
 
 pub(crate) use super::adapter::{Adapter, MessageFields, Structured};
 use crate::error::{CompactionError, Result};
@@ -17,13 +19,40 @@ static TEXT: Adapter = Adapter {
     structured: None,
 };
 
+/// The registration of a structured format from its adapter module (which declares what the
+/// module docs list) and what sets the format apart: its variant, option name and label, then
+/// any [`Structured`] field that is not the default (`unique_tool_ids: true`).
+macro_rules! structured {
+    ($module:ident, $format:ident, $name:literal, $label:literal $(, $field:ident: $value:expr)*) => {
+        Adapter {
+            format: Format::$format,
+            name: $name,
+            label: $label,
+            list_key: super::$module::LIST_KEY,
+            structured: Some(Structured {
+                $($field: $value,)*
+                ..Structured {
+                    read_message: super::$module::read_message,
+                    writer: &super::$module::Writer,
+                    message_evidence: super::$module::message_evidence,
+                    part_evidence: super::$module::part_evidence,
+                    tool_definition: super::$module::tool_definition,
+                    unique_tool_ids: false,
+                    string_list: false,
+                    link: None,
+                }
+            }),
+        }
+    };
+}
+
 /// Every format, structured ones in detection order (the first is the default of a plain list).
 pub(crate) static ADAPTERS: [&Adapter; 6] = [
-    &super::openai::ADAPTER,
-    &super::anthropic::ADAPTER,
-    &super::ai_sdk::ADAPTER,
-    &super::responses::ADAPTER,
-    &super::gemini::ADAPTER,
+    &structured!(openai, OpenAi, "openai", "OpenAI"),
+    &structured!(anthropic, Anthropic, "anthropic", "Anthropic", unique_tool_ids: true),
+    &structured!(ai_sdk, AiSdk, "ai-sdk", "AI SDK"),
+    &structured!(responses, Responses, "responses", "OpenAI Responses", string_list: true),
+    &structured!(gemini, Gemini, "gemini", "Gemini", link: Some(super::gemini::link)),
     &TEXT,
 ];
 

@@ -106,7 +106,7 @@ fn remove_left_behind(transcript: &Transcript, findings: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{ai_sdk, anthropic, openai};
+    use crate::formats::read_messages;
     use serde_json::{Value, json};
 
     fn list(value: Value) -> Vec<Value> {
@@ -138,7 +138,7 @@ mod tests {
             {"role": "user", "content": "well?"},
             {"role": "assistant", "content": null, "tool_calls": [call("call_1")]}
         ]));
-        let transcript = openai::read(&messages).expect("reads");
+        let transcript = read_messages(&messages, Format::OpenAi).expect("reads");
         assert_eq!(find(&transcript), Findings::new(&transcript));
     }
 
@@ -153,7 +153,7 @@ mod tests {
             {"role": "user", "content": "next"},
             {"role": "assistant", "content": null, "tool_calls": [call("c")]}
         ]));
-        let transcript = openai::read(&messages).expect("reads");
+        let transcript = read_messages(&messages, Format::OpenAi).expect("reads");
         let findings = find(&transcript);
         assert_eq!(
             faults(&findings),
@@ -187,7 +187,7 @@ mod tests {
             {"role": "assistant", "content": "done"},
             {"role": "user", "content": "thanks"}
         ]));
-        let transcript = anthropic::read(&messages).expect("reads");
+        let transcript = read_messages(&messages, Format::Anthropic).expect("reads");
         let findings = find(&transcript);
         assert_eq!(
             faults(&findings),
@@ -220,7 +220,7 @@ mod tests {
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}
         ]));
-        let transcript = anthropic::read(&messages).expect("reads");
+        let transcript = read_messages(&messages, Format::Anthropic).expect("reads");
         assert!(find(&transcript).faults.is_empty());
     }
 
@@ -235,7 +235,7 @@ mod tests {
             ]},
             {"role": "assistant", "content": "done"}
         ]));
-        let transcript = ai_sdk::read(&messages).expect("reads");
+        let transcript = read_messages(&messages, Format::AiSdk).expect("reads");
         let findings = find(&transcript);
         assert_eq!(
             faults(&findings),

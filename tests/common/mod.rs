@@ -1,7 +1,8 @@
 //! Shared test helpers: a deterministic fake summariser, a blocking runner for the async entry
-//! points, and shorthands for building contexts.
+//! points, shorthands for building contexts, and the proptest setup (`cases`).
 #![allow(dead_code)]
 
+pub mod cases;
 pub mod generate;
 pub mod provider;
 pub mod restore;

@@ -14,8 +14,6 @@ mod batches;
 mod cache;
 mod directives;
 mod every_tier;
-mod formats_gemini;
-mod formats_responses;
 mod micro;
 mod must_keep;
 mod repair;

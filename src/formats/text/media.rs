@@ -174,139 +174,7 @@ fn is_payload(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::read;
-    use super::super::test_support::{apply_ok, pieces, replace_block, tool_body};
-    use crate::markers;
-    use crate::plan::ArchiveKind;
-    use crate::transcript::BlockKind;
-
-    #[test]
-    fn markdown_data_image_is_media() {
-        let text = "[age:3] look ![a chart](data:image/PNG;base64,iVBO+/=) here\nnext";
-        let transcript = read(text);
-        assert_eq!(
-            pieces(text, &transcript),
-            [
-                "[age:3] look ",
-                "![a chart](data:image/PNG;base64,iVBO+/=)",
-                " here\nnext"
-            ]
-        );
-        let media = &transcript.messages[1];
-        assert_eq!(
-            media.blocks[0].kind,
-            BlockKind::Media {
-                media_type: "image/png".into(),
-                inline: true
-            }
-        );
-        assert_eq!(media.blocks[0].text, "iVBO+/=");
-        assert_eq!(media.explicit_age, Some(3));
-        let placeholder = markers::media_placeholder("image/png", 5, "00");
-        let applied = apply_ok(text, &[replace_block(1, &placeholder, ArchiveKind::Media)]);
-        assert_eq!(
-            applied.output,
-            format!("[age:3] look {placeholder} here\nnext")
-        );
-        assert_eq!(
-            applied.archive[0].content,
-            serde_json::Value::String("![a chart](data:image/PNG;base64,iVBO+/=)".into())
-        );
-        assert_eq!(read(&applied.output).messages.len(), 1);
-    }
-
-    #[test]
-    fn url_images_and_broken_data_images_stay_prose() {
-        for text in [
-            "![x](https://example.com/a.png)",
-            "![x](data:image/png;base64,AAAA \"title\")",
-            "![x](data:image/png;base64AAAA)",
-            "![x] (data:image/png;base64,AAAA)",
-            "![x](data:image/png;base64,AAAA",
-            "![![![![x",
-        ] {
-            let transcript = read(text);
-            assert_eq!(transcript.messages.len(), 1, "{text}");
-            assert_eq!(transcript.messages[0].blocks[0].kind, BlockKind::Text);
-        }
-        let two = read("![](data:,a)![b](data:text/csv,x,y)");
-        let types: Vec<_> = two
-            .messages
-            .iter()
-            .map(|m| m.blocks[0].kind.clone())
-            .collect();
-        assert_eq!(
-            types,
-            [
-                BlockKind::Media {
-                    media_type: "text/plain".into(),
-                    inline: true
-                },
-                BlockKind::Media {
-                    media_type: "text/csv".into(),
-                    inline: true
-                }
-            ]
-        );
-        assert_eq!(two.messages[1].blocks[0].text, "x,y");
-    }
-
-    #[test]
-    fn fenced_data_uri_is_media() {
-        let text = "before\n```png\ndata:image/png;base64,AAAA\nBBBB\n```\nafter";
-        let transcript = read(text);
-        assert_eq!(
-            pieces(text, &transcript),
-            [
-                "before\n",
-                "```png\ndata:image/png;base64,AAAA\nBBBB\n```",
-                "\nafter"
-            ]
-        );
-        assert_eq!(transcript.messages[1].blocks[0].text, "AAAABBBB");
-        let applied = apply_ok(text, &[replace_block(1, "[media]", ArchiveKind::Media)]);
-        assert_eq!(applied.output, "before\n[media]\nafter");
-        // Unclosed, or not a data URI: prose.
-        for text in ["```\ndata:image/png;base64,AAAA\n", "```\nnot data\n```"] {
-            assert!(
-                read(text)
-                    .messages
-                    .iter()
-                    .all(|m| m.blocks[0].kind == BlockKind::Text)
-            );
-        }
-    }
-
-    #[test]
-    fn fenced_data_body_is_payload_only() {
-        // An unclosed data fence must not find its closer inside a later tool result: otherwise
-        // rewriting (or lengthening) that tool result's body would change how the text before
-        // it reads.
-        let text = "````\ndata:image/png;base64,AAAA\n```tool_result name=bash\n```\n````";
-        let transcript = read(text);
-        assert_eq!(
-            pieces(text, &transcript),
-            [
-                "````\ndata:image/png;base64,AAAA\n",
-                "```tool_result name=bash\n```",
-                "\n````"
-            ]
-        );
-        let applied = apply_ok(
-            text,
-            &[replace_block(1, "```python\nx", ArchiveKind::ToolResult)],
-        );
-        let again = read(&applied.output);
-        assert_eq!(again.messages.len(), 3);
-        assert_eq!(again.messages[0].blocks[0].kind, BlockKind::Text);
-        assert_eq!(tool_body(&again.messages[1]), Some("```python\nx"));
-        // Wrapped base64 is payload; a line with spaces is not.
-        let wrapped = read("```\n  data:image/gif;base64,AA\nBB==\n```");
-        assert_eq!(wrapped.messages[0].blocks[0].text, "AABB==");
-        assert_eq!(
-            read("```\ndata:,x\nnot payload\n```").messages[0].blocks[0].kind,
-            BlockKind::Text
-        );
-    }
+    use crate::transcript::Source;
 
     #[test]
     fn adversarial_lines_stay_fast() {
@@ -318,7 +186,16 @@ mod tests {
         );
         let started = std::time::Instant::now();
         let transcript = read(&text);
-        pieces(&text, &transcript);
         assert!(started.elapsed().as_secs() < 5);
+        // The segments still cover the text, one after another.
+        let mut at = 0;
+        for message in &transcript.messages {
+            let Source::Span { start, end } = message.source else {
+                panic!("text messages have spans");
+            };
+            assert_eq!(start, at);
+            at = end;
+        }
+        assert_eq!(at, text.len());
     }
 }

@@ -384,227 +384,30 @@ impl<'a> CharOffsets<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::read;
-    use super::super::test_support::{
-        apply_ok, collapsed, pieces, replace_block, replace_messages, tool_body,
-    };
     use super::apply;
-    use crate::markers;
     use crate::plan::{ArchiveKind, Edit};
     use crate::transcript::Format;
 
+    /// Plans made for other text, or for another format, are errors, not panics (the fixtures in
+    /// `tests/fixtures/formats/text/bad_plans/` hold bad plans for the right text).
     #[test]
-    fn separator_is_kept_from_the_first_line_break() {
-        // Spaces before an inline image stay (no line break); CRLF separators stay whole.
-        let text = "[age:9] a  ![i](data:,x)\r\n[age:9] b \t\r\n\r\n[age:1] c";
-        let transcript = read(text);
-        assert_eq!(
-            pieces(text, &transcript),
-            [
-                "[age:9] a  ",
-                "![i](data:,x)",
-                "\r\n",
-                "[age:9] b \t\r\n\r\n",
-                "[age:1] c"
-            ]
-        );
-        let applied = apply_ok(
-            text,
-            &[
-                replace_messages(0..1, Some("A")),
-                replace_messages(3..4, Some("B")),
-            ],
-        );
-        assert_eq!(applied.output, "A  ![i](data:,x)\r\nB\r\n\r\n[age:1] c");
-    }
-
-    #[test]
-    fn lengthening_keeps_indentation_and_padding() {
-        let text = "  ```tool_result name=a\r\nx\r\n  ```  \r\nafter";
-        let applied = apply_ok(text, &[replace_block(0, "````", ArchiveKind::ToolResult)]);
-        assert_eq!(
-            applied.output,
-            "  `````tool_result name=a\r\n````\r\n  `````  \r\nafter"
-        );
-        assert_eq!(
-            applied.archive[0].content,
-            serde_json::Value::String("  ```tool_result name=a\r\nx\r\n  ```  ".into())
-        );
-        assert_eq!(tool_body(&read(&applied.output).messages[0]), Some("````"));
-    }
-
-    #[test]
-    fn empty_body_gets_its_own_line() {
-        let text = "```tool_result\n```";
-        let transcript = read(text);
-        assert_eq!(tool_body(&transcript.messages[0]), Some(""));
-        let applied = apply_ok(text, &[replace_block(0, "x", ArchiveKind::ToolResult)]);
-        assert_eq!(applied.output, "```tool_result\nx\n```");
-        let emptied = apply_ok(
-            "```tool_result\nabc\n```",
-            &[replace_block(0, "", ArchiveKind::ToolResult)],
-        );
-        assert_eq!(emptied.output, "```tool_result\n\n```");
-        assert_eq!(tool_body(&read(&emptied.output).messages[0]), Some(""));
-    }
-
-    #[test]
-    fn a_body_that_would_break_the_fence_gets_longer_fences() {
-        let body = format!("```python\n{}\n```\nrest", "x = 1\n".repeat(60));
-        let text = format!("```tool_result name=py\n{body}\n```\nafter");
-        // The collapsed head cuts the nested fence open; so would a bare fence line.
-        for new in [
-            collapsed(&body, 80),
-            "```\nhead".to_string(),
-            "`````\n".to_string(),
-        ] {
-            let applied = apply_ok(&text, &[replace_block(0, &new, ArchiveKind::ToolResult)]);
-            let again = read(&applied.output);
-            assert_eq!(tool_body(&again.messages[0]), Some(new.as_str()), "{new}");
-            assert_eq!(again.messages.len(), 2);
-            assert!(applied.output.ends_with("\nafter"));
-        }
-        let unclosed = "```tool_result\nabc";
-        let applied = apply_ok(
-            unclosed,
-            &[replace_block(0, "x\n```\ny", ArchiveKind::ToolResult)],
-        );
-        assert_eq!(applied.output, "````tool_result\nx\n```\ny");
-        assert_eq!(
-            tool_body(&read(&applied.output).messages[0]),
-            Some("x\n```\ny")
-        );
-    }
-
-    #[test]
-    fn micro_twice_keeps_the_structure() {
-        let body = "line of output\n".repeat(40);
-        let text = format!("[age:1] run\n```tool_result name=bash\n{body}```\ndone\n");
-        let first = apply_ok(
-            &text,
-            &[replace_block(
-                1,
-                &collapsed(&body, 80),
-                ArchiveKind::ToolResult,
-            )],
-        );
-        let again = read(&first.output);
-        let new_body = tool_body(&again.messages[1]).expect("still a tool result");
-        assert!(markers::is_collapsed_body(new_body));
-        let second = apply_ok(
-            &first.output,
-            &[replace_block(1, new_body, ArchiveKind::ToolResult)],
-        );
-        assert_eq!(second.output, first.output);
-    }
-
-    #[test]
-    fn replacing_after_a_fence_keeps_the_closing_line() {
-        let text = "```tool_result\nx\n```\nprose after\n\n```tool_result\ny\n```";
-        let transcript = read(text);
-        assert_eq!(pieces(text, &transcript)[1], "\nprose after\n\n");
-        let applied = apply_ok(text, &[replace_messages(1..2, Some(markers::STALE_BLOCK))]);
-        assert_eq!(
-            applied.output,
-            "```tool_result\nx\n```\n[stale block pruned]\n\n```tool_result\ny\n```"
-        );
-        assert_eq!(read(&applied.output).messages.len(), 4);
-        let removed = apply_ok(text, &[replace_messages(0..2, None)]);
-        assert_eq!(removed.output, "\n\n```tool_result\ny\n```");
-        assert_eq!(removed.archive[0].replacement, "");
-    }
-
-    #[test]
-    fn whole_text_replacement() {
-        let text = "[age:9] a\n```tool_result\nb\n```\n[age:1] c\n\n";
-        let n = read(text).messages.len();
-        let applied = apply_ok(
-            text,
-            &[replace_messages(0..n, Some("[session summary]\nall"))],
-        );
-        assert_eq!(applied.output, "[session summary]\nall\n\n");
-    }
-
-    #[test]
-    fn whitespace_only_range_is_left_alone() {
-        let text = "```tool_result\nx\n```\n```tool_result\ny\n```";
-        let transcript = read(text);
-        assert_eq!(pieces(text, &transcript)[1], "\n");
-        let applied = apply_ok(text, &[replace_messages(1..2, Some("gone"))]);
-        assert_eq!(applied.output, text);
-        assert_eq!(
-            applied.archive[0].content,
-            serde_json::Value::String(String::new())
-        );
-    }
-
-    #[test]
-    fn several_edits_and_code_point_locations() {
-        let text = "日本語 [age:8] no\n[age:8] 古い 🦀\n```tool_result name=a\nΩ body ω\n```\n![é](data:image/gif;base64,R0lG)\n[age:0] 新しい";
-        let transcript = read(text);
-        let kinds: Vec<_> = transcript
-            .messages
-            .iter()
-            .map(|m| m.blocks[0].kind.clone())
-            .collect();
-        assert_eq!(kinds.len(), 7);
-        let applied = apply_ok(
-            text,
-            &[
-                replace_messages(1..2, Some(markers::STALE_BLOCK)),
-                replace_block(2, "Ω", ArchiveKind::ToolResult),
-                replace_block(4, "[img]", ArchiveKind::Media),
-            ],
-        );
-        assert_eq!(
-            applied.output,
-            "日本語 [age:8] no\n[stale block pruned]\n```tool_result name=a\nΩ\n```\n[img]\n[age:0] 新しい"
-        );
-        assert_eq!(applied.archive[0].location, "text[15..27]");
-        assert_eq!(applied.archive[1].location, "text[50..58]");
-        assert_eq!(applied.archive[2].location, "text[63..95]");
-    }
-
-    #[test]
-    fn bad_plans_are_errors_not_panics() {
-        let text = "[age:9] a\n```tool_result\nb\n```";
-        let transcript = read(text);
-        let cases = [
-            vec![replace_block(5, "x", ArchiveKind::ToolResult)],
-            vec![Edit::ReplaceBlock {
-                message: 1,
-                block: 1,
-                text: "x".into(),
-                kind: ArchiveKind::ToolResult,
-            }],
-            vec![replace_messages(1..1, None)],
-            vec![replace_messages(0..3, None)],
-            vec![
-                replace_block(1, "x", ArchiveKind::ToolResult),
-                replace_messages(0..1, None),
-            ],
-            vec![
-                replace_messages(0..2, None),
-                replace_block(1, "x", ArchiveKind::ToolResult),
-            ],
-            vec![
-                replace_block(1, "x", ArchiveKind::ToolResult),
-                replace_block(1, "y", ArchiveKind::ToolResult),
-            ],
-        ];
-        for edits in cases {
-            assert!(apply(text, &transcript, &edits).is_err(), "{edits:?}");
-        }
-        // A transcript of some other text.
+    fn a_transcript_of_other_text_is_an_error() {
         let other = read("```tool_result\nb\n```");
-        assert!(
-            apply(
-                "prose only",
-                &other,
-                &[replace_block(0, "x", ArchiveKind::ToolResult)]
-            )
-            .is_err()
-        );
-        assert!(apply("日本", &other, &[replace_messages(0..1, None)]).is_err());
+        let replace = Edit::ReplaceBlock {
+            message: 0,
+            block: 0,
+            text: "x".into(),
+            kind: ArchiveKind::ToolResult,
+        };
+        assert!(apply("prose only", &other, &[replace]).is_err());
+        let remove = Edit::ReplaceMessages {
+            range: 0..1,
+            text: None,
+            kind: ArchiveKind::Turn,
+            is_summary: false,
+        };
+        assert!(apply("日本", &other, &[remove]).is_err());
+        let text = "[age:9] a\n```tool_result\nb\n```";
         let mut json = read(text);
         json.format = Format::OpenAi;
         assert!(apply(text, &json, &[]).is_err());
