@@ -177,16 +177,16 @@ mod tests {
     use crate::transcript::Source;
 
     #[test]
-    fn adversarial_lines_stay_fast() {
+    fn adversarial_lines_keep_their_spans() {
         let text = format!(
             "{}\n{}\n{}",
             "![".repeat(20_000),
             "![](data:".repeat(20_000),
             "```\ndata:,x\n".repeat(5_000)
         );
-        let started = std::time::Instant::now();
+        // No timed assertion here (speed is the bench's business); a quadratic scan of these
+        // lines would show as this test taking minutes.
         let transcript = read(&text);
-        assert!(started.elapsed().as_secs() < 5);
         // The segments still cover the text, one after another.
         let mut at = 0;
         for message in &transcript.messages {
