@@ -2,7 +2,7 @@
 //! ([`Structured`]), and its registration ([`Adapter`]). `registry` lists the adapters.
 
 use super::evidence::{Field, Seen};
-use super::json::Writer;
+use super::json::WireWriter;
 use crate::error::Result;
 use crate::transcript::{Format, Message, Transcript};
 use serde_json::Value;
@@ -32,7 +32,7 @@ pub(crate) struct Structured {
     /// Reads message `index` into the internal model; errors name `<list_key>[index]...`.
     pub read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
     /// Writes a plan's edits back into messages of the format.
-    pub writer: &'static (dyn Writer + Sync),
+    pub writer: &'static (dyn WireWriter + Sync),
     /// Evidence from a message's own fields, each given to `found` with where it was seen and
     /// what.
     pub message_evidence: fn(&MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)),

@@ -288,7 +288,7 @@ fn content_output<'v>(
 /// Writes edited AI SDK model messages.
 pub(crate) struct Writer;
 
-impl super::json::Writer for Writer {
+impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         json!({"role": role, "content": [{"type": "text", "text": text}]})
     }

@@ -176,7 +176,7 @@ fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
 /// Writes edited Messages API messages.
 pub(crate) struct Writer;
 
-impl super::json::Writer for Writer {
+impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         serde_json::json!({"role": role, "content": [{"type": "text", "text": text}]})
     }

@@ -384,7 +384,7 @@ impl Writer {
     }
 }
 
-impl super::json::Writer for Writer {
+impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         let role = if role == "assistant" { "model" } else { "user" };
         json!({"role": role, "parts": [{"text": text}]})

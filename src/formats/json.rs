@@ -1,5 +1,5 @@
 //! The part of applying a plan that is the same for every JSON message format: walk the edits in
-//! order, copy untouched messages through, ask the format's [`Writer`] for the edited ones, and
+//! order, copy untouched messages through, ask the format's [`WireWriter`] for the edited ones, and
 //! record what each edit removed.
 
 use crate::error::{CompactionError, Result};
@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// What a JSON format must provide to have plans applied to it.
-pub(crate) trait Writer {
+pub(crate) trait WireWriter {
     /// A new message of `role` (`"assistant"` or `"user"`) whose only content is `text`.
     fn text_message(&self, text: &str, role: &str) -> Value;
 
@@ -71,7 +71,7 @@ pub(crate) trait Writer {
 /// Untouched messages move to the output as they are (borrowed input stays borrowed); edited
 /// ones are copied without the content they lose.
 pub(crate) fn apply<'a>(
-    writer: &dyn Writer,
+    writer: &dyn WireWriter,
     messages: Vec<Cow<'a, Value>>,
     transcript: &Transcript,
     edits: &[Edit],
@@ -84,7 +84,7 @@ pub(crate) fn apply<'a>(
     let mut next = 0; // next transcript message to copy through
     let mut edits = edits.iter().peekable();
     // A replaced message's edits and payloads, the buffers kept from message to message.
-    let mut steps = Vec::new();
+    let mut replacements = Vec::new();
     let mut payloads: Vec<&'a Value> = Vec::new();
     while next < transcript.messages.len() {
         let Some(edit) = edits.peek() else {
@@ -246,14 +246,14 @@ pub(crate) fn apply<'a>(
                         location,
                         replacement: text.clone(),
                     });
-                    steps.push((block, text));
+                    replacements.push((block, text));
                     edits.next();
                 }
                 let mut current = match original {
                     Cow::Borrowed(value) => {
                         payloads.clear();
                         payloads.extend(
-                            steps
+                            replacements
                                 .iter()
                                 .filter_map(|(block, _)| writer.payload(value, block)),
                         );
@@ -261,7 +261,7 @@ pub(crate) fn apply<'a>(
                     }
                     Cow::Owned(value) => value,
                 };
-                for (block, text) in steps.drain(..) {
+                for (block, text) in replacements.drain(..) {
                     current = writer.replace_block(current, block, text)?;
                 }
                 output.push(Cow::Owned(current));
@@ -282,7 +282,7 @@ pub(crate) fn apply<'a>(
 /// dropped blocks; several merged into the first's shape), and the archive entry (kind and
 /// replacement left to the caller) and origin of the messages it takes.
 fn rewrite<'a>(
-    writer: &dyn Writer,
+    writer: &dyn WireWriter,
     messages: &mut [Option<Cow<'a, Value>>],
     transcript: &Transcript,
     range: std::ops::Range<usize>,

@@ -267,7 +267,7 @@ fn joined_parts(parts: &[Value], path: &Path<'_>) -> Result<String> {
 /// Writes edited Chat Completions messages.
 pub(crate) struct Writer;
 
-impl super::json::Writer for Writer {
+impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         serde_json::json!({"role": role, "content": text})
     }

@@ -285,7 +285,7 @@ fn replaces_whole_part(part: &Value) -> bool {
 /// Writes edited Responses API items.
 pub(crate) struct Writer;
 
-impl super::json::Writer for Writer {
+impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         json!({"type": "message", "role": role, "content": text})
     }

@@ -83,9 +83,10 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
     })
 }
 
-/// One rewrite of the input: the byte range removed and what replaces it.
+/// One rewrite of the flat text: the byte range removed and what replaces it (named apart from
+/// the edge path's `Splice`, the trait a body is written through).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Splice {
+struct TextEdit {
     range: Range<usize>,
     replacement: String,
 }
@@ -111,7 +112,7 @@ fn edit_kind(edit: &Edit) -> ArchiveKind {
 }
 
 /// What `edit` does to `text`.
-fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<Splice> {
+fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<TextEdit> {
     match edit {
         Edit::ReplaceMessages {
             range, text: new, ..
@@ -174,7 +175,7 @@ fn span_of(text: &str, transcript: &Transcript, index: usize) -> Result<Range<us
 /// e.g. a closing fence, which must stay a line of its own) and its trailing whitespace from the
 /// first line break on (the separator from what follows; see [`content_end`]). A span of
 /// whitespace only is left as is: there is nothing to remove and no safe place to put `new`.
-fn replace_prose(text: &str, span: Range<usize>, new: &str) -> Splice {
+fn replace_prose(text: &str, span: Range<usize>, new: &str) -> TextEdit {
     let own = &text[span.clone()];
     let lead = if span.start > 0 {
         leading_ending(own)
@@ -184,12 +185,12 @@ fn replace_prose(text: &str, span: Range<usize>, new: &str) -> Splice {
     let start = span.start + lead;
     let end = span.start + content_end(own);
     if end <= start {
-        return Splice {
+        return TextEdit {
             range: start..start,
             replacement: String::new(),
         };
     }
-    Splice {
+    TextEdit {
         range: start..end,
         replacement: new.to_string(),
     }
@@ -218,7 +219,7 @@ fn replace_block(
     message: usize,
     block: usize,
     new: &str,
-) -> Result<Splice> {
+) -> Result<TextEdit> {
     let span = span_of(text, transcript, message)?;
     let kind = transcript
         .messages
@@ -238,7 +239,7 @@ fn replace_block(
                 .filter(|fence| fence.end(segment) == segment.len())
                 .ok_or_else(mismatch)?;
             let splice = replace_body(segment, &fence, new);
-            Ok(Splice {
+            Ok(TextEdit {
                 range: span.start + splice.range.start..span.start + splice.range.end,
                 replacement: splice.replacement,
             })
@@ -247,7 +248,7 @@ fn replace_block(
             if !is_media_segment(&text[span.clone()]) {
                 return Err(mismatch());
             }
-            Ok(Splice {
+            Ok(TextEdit {
                 range: span,
                 replacement: new.to_string(),
             })
@@ -273,7 +274,7 @@ fn is_media_segment(segment: &str) -> bool {
 /// closes the tool result early, or a nested fence opened in it swallows the closer), the
 /// header's and closer's fences are lengthened past every fence in the body instead, which
 /// rewrites the whole segment.
-fn replace_body(segment: &str, fence: &ToolFence, new: &str) -> Splice {
+fn replace_body(segment: &str, fence: &ToolFence, new: &str) -> TextEdit {
     let splice = body_splice(segment, fence, new);
     let candidate = spliced(segment, &splice);
     let reads_back = tool_fence_at(&candidate, line_at(&candidate, 0)).is_some_and(|again| {
@@ -283,14 +284,14 @@ fn replace_body(segment: &str, fence: &ToolFence, new: &str) -> Splice {
         return splice;
     }
     let longer = fence.fence_len.max(longest_fence_in(new)) + 1;
-    Splice {
+    TextEdit {
         range: 0..segment.len(),
         replacement: lengthened(segment, fence, &splice, longer),
     }
 }
 
 /// The splice that puts `new` in place of the body, keeping the line endings around it.
-fn body_splice(segment: &str, fence: &ToolFence, new: &str) -> Splice {
+fn body_splice(segment: &str, fence: &ToolFence, new: &str) -> TextEdit {
     let header_ending = fence.opener.ending(segment);
     let (range, replacement) = match fence.closer {
         // The closer follows the header directly: the body needs a line ending of its own.
@@ -303,11 +304,11 @@ fn body_splice(segment: &str, fence: &ToolFence, new: &str) -> Splice {
         }
         _ => (fence.body.clone(), new.to_string()),
     };
-    Splice { range, replacement }
+    TextEdit { range, replacement }
 }
 
 /// `text` with `splice` made.
-fn spliced(text: &str, splice: &Splice) -> String {
+fn spliced(text: &str, splice: &TextEdit) -> String {
     let mut out = String::with_capacity(text.len() + splice.replacement.len());
     out.push_str(&text[..splice.range.start]);
     out.push_str(&splice.replacement);
@@ -326,7 +327,7 @@ fn longest_fence_in(body: &str) -> usize {
 
 /// `segment` with `splice` made and the opener's and closer's backtick runs replaced by `len`
 /// backticks (indentation, info string and padding kept).
-fn lengthened(segment: &str, fence: &ToolFence, splice: &Splice, len: usize) -> String {
+fn lengthened(segment: &str, fence: &ToolFence, splice: &TextEdit, len: usize) -> String {
     let ticks = "`".repeat(len);
     let opener_ticks = fence.opener.start + pad_len(fence.opener.content(segment));
     let mut out = String::with_capacity(segment.len() + splice.replacement.len() + 2 * len);
