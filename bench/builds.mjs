@@ -1,12 +1,13 @@
 // Two builds of the package side by side in one process: a change's speed, as its ratio to the
 // build before it. Copy `pkg/` before the change (`cp -a pkg /tmp/pkg-before`), build, then
 //
-//   node bench/builds.mjs /tmp/pkg-before [--smoke] [--runs N] [--only long|none]
+//   node bench/builds.mjs /tmp/pkg-before [--smoke] [--runs N] [--only long|none] [--match TEXT]
 //
 // Each row times the same call on both builds, in turns (lib.mjs `compare`), and first checks
 // that both give the same result. Rows:
 // - long: every workload of the long-run section (long-runs.mjs; issue 21's and the real
-//   sessions) by body and by objects: micro, time_based and the nothing-to-edit call;
+//   sessions) by body and by objects: micro, time_based and the nothing-to-edit call (with
+//   --match, only the workloads whose name holds TEXT: a noisy row measured again);
 // - none: tier none on the generated conversations of 1 MB and 10 MB (section 7's counting
 //   rows), objects and body, counting by the seed's rule (named) and by the heuristic (the
 //   default), and micro on the objects likewise.
@@ -21,13 +22,14 @@ const flag = (name) => {
   const at = args.indexOf(name);
   return at >= 0 ? args[at + 1] : undefined;
 };
-const beforeDir = args.find((arg, i) => !arg.startsWith("--") && !["--runs", "--only"].includes(args[i - 1]));
+const beforeDir = args.find((arg, i) => !arg.startsWith("--") && !["--runs", "--only", "--match"].includes(args[i - 1]));
 if (!beforeDir) {
-  console.error("usage: node bench/builds.mjs BEFORE_PKG_DIR [--smoke] [--runs N] [--only long|none]");
+  console.error("usage: node bench/builds.mjs BEFORE_PKG_DIR [--smoke] [--runs N] [--only long|none] [--match TEXT]");
   process.exit(2);
 }
 const smoke = args.includes("--smoke");
 const only = flag("--only");
+const match = flag("--match");
 const opts = smoke ? { runs: 1, warmup: 1, warmupMs: 0 } : { runs: Number(flag("--runs") ?? 7) };
 
 const load = (dir) => import(pathToFileURL(path.resolve(dir, "node.mjs")).href);
@@ -66,7 +68,7 @@ const rows = [];
 /** [call, after ÷ before] of every row, for the summary. */
 const ratios = [];
 if (only !== "none") {
-  for (const w of workloads(smoke)) {
+  for (const w of workloads(smoke).filter((w) => match === undefined || w.name.includes(match))) {
     const messages = JSON.parse(w.body).messages;
     const steps = messages.filter((m) => m.role === "assistant").length;
     const call = (idle) => ({ sessionId: "bench", pressure: { turnCount: steps, contextPctUsed: 0.5, idleSeconds: idle, sessionComplete: false } });
