@@ -79,7 +79,7 @@ export async function crossing({ opts = {} } = {}) {
       [
         { name: "round trip", fn: () => JSON.parse(JSON.stringify(messages)) },
         { name: "stringify", fn: () => JSON.stringify(messages) },
-        { name: "skeleton", fn: () => readSkeleton(messages, 240, 0, 0) },
+        { name: "skeleton", fn: () => readSkeleton(messages, 1024) },
         { name: "walk", fn: () => structuredWalk(messages, buffer) },
       ],
       opts,

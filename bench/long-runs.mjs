@@ -22,7 +22,7 @@ export const BODY_TARGET = 1.0;
 export const OBJECTS_TARGET = 0.5;
 
 /** microBodyThresholdChars' largest value: no text is that long, so micro stubs nothing. */
-const NOTHING_LONG = 2 ** 31 - 1;
+export const NOTHING_LONG = 2 ** 31 - 1;
 
 const generated = (smoke) => {
   const agent = gen.agentRun(21, smoke ? 12 : 300);
@@ -51,13 +51,15 @@ const real = (smoke) => {
   );
 };
 
+/** The section's workloads: `{ name, format, body }`, generated then real. */
+export const workloads = (smoke) => [...generated(smoke), ...real(smoke)];
+
 /**
  * Issue 29: what counting by the heuristic (the default of messages since) costs beside the
  * seed's rule, side by side: tier none and micro on the generated conversations of 1 MB and
- * 10 MB (OpenAI objects). The seed's rule counts a text by its length, so tier none reads long
- * strings by their facts alone (they stay in JS); the heuristic reads every character, so every
- * string crosses into wasm and is read once (each block's count is kept for the call). Kept
- * linear, not sampled: a count must stay a sum over the text, the same in every call.
+ * 10 MB (OpenAI objects). The seed's rule counts a text by its length in code points; the
+ * heuristic reads every character once (each block's count is kept for the call). Kept linear,
+ * not sampled: a count must stay a sum over the text, the same in every call.
  */
 export async function countingCost({ tc, smoke = false, opts = {} }) {
   const rows = [];
@@ -99,7 +101,7 @@ export async function countingCost({ tc, smoke = false, opts = {} }) {
  */
 export async function longRuns({ tc, smoke = false, opts = {} }) {
   const rows = [];
-  for (const w of [...generated(smoke), ...real(smoke)]) {
+  for (const w of workloads(smoke)) {
     const messages = JSON.parse(w.body).messages;
     const steps = messages.filter((m) => m.role === "assistant").length;
     const pressure = (idle) => ({ turnCount: steps, contextPctUsed: 0.5, idleSeconds: idle, sessionComplete: false });
@@ -169,7 +171,7 @@ export async function longRuns({ tc, smoke = false, opts = {} }) {
     ),
     "",
     "Counting (issue 29): tier none and micro counting by the seed's rule (named, `tokenEstimator: \"seed\"`) and by the heuristic (messages' default), side by side. " +
-      "The seed's rule lets tier none read long strings by their facts alone, never copying them into wasm; the heuristic reads every character once " +
+      "The seed's rule counts a text by its length in code points; the heuristic reads every character once " +
       "(a byte-class table, ASCII one lookup per character and one per letter pair, each block counted once per call). " +
       "Before this change, on the same machine, the heuristic took 16.8 / 169 ms (none, 1 / 10 MB) and 48 / 489 ms (micro): it counted at 64 MB/s " +
       "and counted a long tool output again for each stub's saving. Sampling the text would be faster still, but a count must stay a sum over its text, " +

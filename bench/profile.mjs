@@ -18,7 +18,7 @@ import { table } from "./lib.mjs";
 const CATEGORIES = [
   ["SHA-256 (correlation id, archive ids)", /sha2::|digest::|sha256/],
   ["serde_json writing (Value → text: archive ids, edited messages)", /serde_json::ser|Value as core::fmt::Display|WriterFormatter|io::Write|fmt::Formatter|fmt::Write|itoa|zmij|ryu/],
-  ["serde_json reading (skeleton, elided messages)", /serde_json::(de|read)|serde_json::value::de/],
+  ["serde_json reading (skeleton, body messages)", /serde_json::(de|read)|serde_json::value::de/],
   ["body: checking pass, unescaping archived strings", /body_scan|tiered_compaction::bytes|tiered_compaction::unescape/],
   ["JS → wasm (reading JS objects and strings)", /__wbindgen_string_get|serde_wasm_bindgen::de|wasm::fields|wasm::inputs|wasm::host|wasm::skeleton|readSkeleton|wasm::text|encodeInto|js_string|__wbindgen_number_get|__wbg_get_|__wbg_String|passStringToWasm|encodeInto|wasm-to-js|__wbg_.*(is|typeof|keys|entries|length|instanceof)/i],
   ["wasm → JS (building result objects and strings)", /serde_wasm_bindgen::ser|wasm::output|getStringFromWasm|decode @|__wbg_set|__wbg_new|__wbg_push|__wbindgen_(number|string|bigint)_new/],

@@ -471,7 +471,7 @@ for (const format of ["openai", "ai-sdk"]) {
   const body = format === "openai" ? probe.openaiBody : probe.aiSdkBody;
   const c = ctx(probe, format);
   measured.set(format, await compare([
-    { name: "skeleton", fn: () => readSkeleton(messages, 1024, 162, 128) },
+    { name: "skeleton", fn: () => readSkeleton(messages, 1024) },
     { name: "none", fn: () => tc.compactWithTier("none", c) },
     { name: "micro", fn: () => tc.compactWithTier("micro", c) },
     { name: "copy", fn: () => JSON.parse(JSON.stringify(messages)) },
@@ -487,7 +487,7 @@ const none = measured.get("openai");
 say(`Differential timings on the ${mb(probe.size)} OpenAI transcript (medians, ms):`);
 say();
 say(table(["call", "ms", "what it contains"], [
-  ["`compactWithTier(\"none\")`", ms(none.none), "reading the messages as a skeleton (one `JSON.stringify` with a replacer in JS; strings over 1,024 code points stay in JS, known by their length, ends and CRLF flag), parsing it in wasm, the transcript, counting, the correlation id; the messages come back as the caller's own objects"],
+  ["`compactWithTier(\"none\")`", ms(none.none), "reading the messages as a skeleton (one `JSON.stringify` with a replacer in JS; strings over 1,024 UTF-16 units are copied into wasm on their own), parsing it in wasm, the transcript, counting, the correlation id; the messages come back as the caller's own objects"],
   ["`compactWithTier(\"micro\")`", ms(none.micro), "the same plus the tier's work; edited messages are built anew, archived content is the caller's own strings"],
   ["`JSON.parse(JSON.stringify(messages))`", ms(none.copy), "a deep copy in plain JS, for scale"],
   ["`compactRequestBody` (tier none)", ms(none["body none"]), "body path, nothing selected"],
@@ -495,11 +495,10 @@ say(table(["call", "ms", "what it contains"], [
 ]));
 say();
 say("Reading: `none` is the price of crossing into wasm at all: the skeleton (about 3 % of the transcript) is built in JS, copied and parsed " +
-  "into JSON values, read into the transcript, counted and hashed; long texts are never copied (a one-byte JS string answers the " +
-  "surrogate test at once; a two-byte one is scanned). The body path copies the whole body into wasm (`TextEncoder.encodeInto`) and " +
-  "reads it once: one pass checks it as JSON, lays out the messages and measures every long string; only the messages with their " +
-  "long strings as placeholders are parsed, and the archived strings are unescaped in wasm and made into JS strings by a " +
-  "`TextDecoder`. The peers only filter arrays and never cross a boundary, which is why pruneMessages and the hand filter stay in " +
+  "into JSON values, read into the transcript, counted and hashed; long texts are copied in on their own, never escaped into the " +
+  "skeleton and parsed (a one-byte JS string answers the surrogate test at once; a two-byte one is scanned). The body path copies " +
+  "the whole body into wasm (`TextEncoder.encodeInto`) and reads it once: one pass checks it as JSON, lays out the messages and " +
+  "parses them as it goes. The peers only filter arrays and never cross a boundary, which is why pruneMessages and the hand filter stay in " +
   "microseconds.");
 say();
 const profile = await breakdown({ root, smoke, messages: probe.openai, body: probe.openaiBody, pressure: pressure(probe) });

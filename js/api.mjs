@@ -131,7 +131,6 @@ function randomWord() {
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-const PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 
 /** A child that crosses as a host-value placeholder: binary data or a URL, not a plain object. */
 function isHostValue(value) {
@@ -145,12 +144,12 @@ function isHostValue(value) {
 }
 
 /**
- * How the binding reads a message array (src/wasm/skeleton.rs, src/elision.rs,
- * src/host_value.rs): one `JSON.stringify` whose replacer
- *   - swaps every string of more than `minChars` code points for a placeholder
- *     `{head}\0{nonce}:{index}:{chars}:{crlf}:{tail}`, so long texts are not copied into wasm
- *     memory unless the binding asks for them (`strings[index]`); a read that will ask for all
- *     of them asks for no head or tail (`headUnits`, `tailUnits` 0);
+ * How the binding reads a message array (src/wasm/skeleton.rs, src/host_value.rs): one
+ * `JSON.stringify` whose replacer
+ *   - swaps every string of more than `longUnits` UTF-16 units for a placeholder
+ *     `\0{nonce}:{index}`: the binding copies `strings[index]` into wasm memory on its own and
+ *     puts it in the placeholder's place, so long texts are neither escaped into the text here
+ *     nor unescaped by the parser there;
  *   - swaps binary data (Uint8Array, Buffer, ArrayBuffer) and URL objects for a host-value
  *     placeholder `\0{nonce}#{index}:b:{bytes}:{sha256}:{head}` (head: base64 of its first
  *     bytes, for an image's size) / `...:u:{href}` (`values[index]`):
@@ -160,22 +159,19 @@ function isHostValue(value) {
  * `base` is the window (0: none needed), `crossing[index]` a long string's mapped text.
  * `exactBytes()` measures the input's JSON size as the core would, without copying it.
  * @param {unknown} messages
- * @param {number} minChars
- * @param {number} headUnits
- * @param {number} tailUnits
+ * @param {number} longUnits
  * @param {string} [body] a request body the strings will be written into (`restore`): the window
  *   must be one the body can take too (see surrogates.mjs `mapBody`)
  */
-export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
+export function readSkeleton(messages, longUnits, body) {
   const nonce = randomWord() + randomWord() + randomWord() + randomWord();
   /** @type {string[]} */
   const strings = [];
-  /** @type {string[]} the placeholders of `strings`, for `exactBytes` */
-  const marks = [];
   /** @type {unknown[]} */
   const values = [];
   let units = 0;
   let valueBytes = 0;
+  /** JSON bytes of every placeholder in the text, for `exactBytes` */
   let markBytes = 0;
   let lone = false;
   const hostValue = (value) => {
@@ -213,23 +209,12 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
       // Bytes or an ArrayBuffer behind a getter (a URL's or a Buffer's `toJSON` has run by now).
       return isHostValue(value) ? hostValue(value) : replaceChildren(value);
     }
-    if (typeof value !== "string" || value.length <= minChars) return value;
-    let chars = value.length;
+    if (typeof value !== "string" || value.length <= longUnits) return value;
     // A one-byte string settles this test at once; a two-byte one is scanned.
-    if (SURROGATE.test(value)) {
-      if (hasLone(value)) lone = true;
-      chars -= value.match(PAIRS)?.length ?? 0;
-      if (chars <= minChars) return value;
-    }
-    const index = strings.push(value) - 1;
+    if (SURROGATE.test(value) && hasLone(value)) lone = true;
+    const mark = `\0${nonce}:${strings.push(value) - 1}`;
     units += value.length;
-    let head = value.slice(0, headUnits);
-    if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-    // `slice(-0)` would be the whole string: no tail asked for is none.
-    let tail = tailUnits > 0 ? value.slice(-tailUnits) : "";
-    if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
-    const mark = `${head}\0${nonce}:${index}:${chars}:${value.includes("\r\n") ? 1 : 0}:${tail}`;
-    marks.push(mark);
+    markBytes += jsonUtf8Length(mark);
     return mark;
   });
   if (text === undefined) return { text, strings, values, nonce, units, valueBytes, base: 0, crossing: [] };
@@ -250,7 +235,6 @@ export function readSkeleton(messages, minChars, headUnits, tailUnits, body) {
   }
   const exactBytes = () => {
     let bytes = utf8Length(crossed) - markBytes + valueBytes;
-    for (const mark of marks) bytes -= jsonUtf8Length(mark);
     for (const value of strings) bytes += jsonUtf8Length(value);
     return bytes;
   };

@@ -1,7 +1,6 @@
 //! [`TierContext`] (what to compact) and [`CompactOptions`] (how), with their validation.
 
 use crate::config::PolicyConfig;
-use crate::elision::ElisionKey;
 use crate::error::{CompactionError, Result, describe_number};
 use crate::formats::registry;
 use crate::pressure::BudgetPressure;
@@ -68,15 +67,12 @@ pub struct TierContext {
     pub cost_per_1k_tokens: f64,
     /// The context.
     pub input: ContextInput,
-    /// Set by a binding whose `input` messages hold placeholders for long strings (see
-    /// [`crate::elision`]); `None` for messages read whole.
-    pub elision: Option<ElisionKey>,
     /// The messages continue a conversation the provider stores (a Responses request body with
     /// `previous_response_id` or `conversation`): a tool result whose call is not in the list
     /// answers a stored call, so it is neither an orphan to repair nor removed with a range.
     pub server_history: bool,
     /// Set by a binding whose `input` messages hold placeholders for values it keeps in the
-    /// host: binary data and URLs (see [`crate::host_value`]); in elided and whole reads alike.
+    /// host: binary data and URLs (see [`crate::host_value`]).
     pub host_values: Option<crate::host_value::HostValueKey>,
     /// The previous call's `TierResult.state` (docs/design.md §11): a stateless host passes it back so
     /// this call repeats the decisions the history alone does not hold.
@@ -95,7 +91,6 @@ impl TierContext {
             pressure,
             cost_per_1k_tokens: DEFAULT_COST_PER_1K_TOKENS,
             input,
-            elision: None,
             server_history: false,
             host_values: None,
             state: None,
@@ -134,9 +129,6 @@ pub struct CompactOptions<'a> {
     pub correlation_id: Option<String>,
     /// Overrides the default summarisation prompt.
     pub instructions: Option<String>,
-    /// The strings behind the placeholders of an elided context ([`TierContext::elision`]), for
-    /// the few a tier must read whole (those inside a serialised tool input).
-    pub elided_strings: Option<&'a dyn crate::elision::ElidedStrings>,
 }
 
 impl CompactOptions<'_> {

@@ -145,7 +145,8 @@ fn rewrite(text: &str, key: &HostValueKey) -> Option<String> {
         if !key.mentions(token) {
             continue;
         }
-        // A Value, not a String: see `elision::rebuild`.
+        // A Value, not a String: a typed read links serde's "invalid type" message and with it
+        // core's float printing (flt2dec).
         let Ok(serde_json::Value::String(decoded)) = serde_json::from_str(token) else {
             continue;
         };

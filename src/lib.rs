@@ -41,10 +41,9 @@
 //! - **Run**: a stretch of tool calls and results outside protected content, closed under
 //!   pairing, that auto replaces by a digest or a summary.
 //! - **Digest**: the structural summary written without a model ([`digest`]).
-//! - **Elided text / facts**: a long string a binding handed over by its facts (ends, length,
-//!   CR LF) instead of its content ([`transcript::facts`], placeholders in [`elision`]).
-//! - **Skeleton** (binding): the JSON of the host's messages with long strings replaced by
-//!   placeholders, read into the core in one crossing.
+//! - **Skeleton** (binding): the JSON of the host's messages with long strings and host values
+//!   replaced by placeholders, read in one crossing; the long strings are copied in on their own
+//!   and put back before the core reads the messages.
 //! - **Host value**: binary data (an image as bytes) or a URL object that the binding keeps in
 //!   the host; the core knows binary data by its length and hash ([`host_value`],
 //!   [`transcript::binary`]) and counts it as its base64 text.
@@ -66,7 +65,6 @@ pub mod context;
 pub mod digest;
 pub mod directives;
 pub mod edge;
-pub mod elision;
 pub mod engine;
 pub mod error;
 pub mod formats;

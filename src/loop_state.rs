@@ -144,13 +144,13 @@ fn digests_at(transcript: &Transcript<'_>, at: &[u64]) -> Vec<Option<String>> {
 }
 
 /// Feeds `block` to a history's digest: its kind and ids, and its text whole when short, by its
-/// length and ends when long (`transcript::facts::fingerprint`), as an elided read has it, so a
-/// history has one digest however the binding read it. A history in a loop only grows at its
-/// end; an edit in the middle of a long text that keeps its length and ends goes unseen.
+/// length and ends when long (`transcript::fingerprint`), as the correlation id covers it. A
+/// history in a loop only grows at its end; an edit in the middle of a long text that keeps its
+/// length and ends goes unseen.
 fn hash_block(hasher: &mut Xxh3, block: &crate::transcript::Block<'_>) {
-    use crate::transcript::facts::{Fingerprint, fingerprint};
+    use crate::transcript::fingerprint::Fingerprint;
     crate::plan::hash_kind(hasher, block);
-    match fingerprint(&block.text, block.elided.as_ref()) {
+    match block.fingerprint() {
         Fingerprint::Whole(text) => {
             hasher.update(&[0xff, 0]);
             hasher.update(text.as_bytes());

@@ -285,18 +285,12 @@ pub(crate) fn hash_kind(hasher: &mut Xxh3, block: &Block<'_>) {
 }
 
 /// Feeds `block`'s kind, tool ids and content to `hasher`, each field closed by a byte no UTF-8
-/// text holds (so `("ab", "c")` and `("a", "bc")` differ). An elided text (only tier `none`
-/// reads one, and only repairs archive there) is known by its length and ends; a binary value by
-/// its SHA-256, which its text already is.
+/// text holds (so `("ab", "c")` and `("a", "bc")` differ). A binary value is known by its
+/// SHA-256, which its text already is.
 fn hash_block(hasher: &mut Xxh3, block: &Block<'_>) {
     hash_kind(hasher, block);
     hasher.update(&[0xff]);
     hasher.update(block.text.as_bytes());
-    if let Some(elided) = &block.elided {
-        hasher.update(&[0xff]);
-        hasher.update(&(elided.chars as u64).to_le_bytes());
-        hasher.update(elided.tail.as_bytes());
-    }
 }
 
 /// `a` and the low 48 bits of `digest` as 12 lowercase hex digits (`format!("a{:012x}")`).

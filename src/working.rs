@@ -6,7 +6,6 @@
 //! caller's input until the result is built, and only edited messages are owned.
 
 use crate::context::{ContextInput, FormatChoice};
-use crate::elision::{ElidedStrings, ElisionKey};
 use crate::error::Result;
 use crate::formats::{self, detect};
 use crate::host_value::HostValueKey;
@@ -54,10 +53,6 @@ pub struct Working<'a> {
     pub origins: Vec<Option<usize>>,
     /// Tokens of each current message once counted (messages a step copied through keep theirs).
     counted: Vec<Option<u64>>,
-    /// The key of the input's placeholders, when the binding elided long texts.
-    elision: Option<&'a ElisionKey>,
-    /// The strings behind them, for those that must be read whole.
-    strings: Option<&'a dyn ElidedStrings>,
     /// The key of the input's host-value placeholders (binary data, URLs).
     host_values: Option<&'a HostValueKey>,
     /// Plans applied so far.
@@ -81,16 +76,10 @@ pub struct LoopMarks {
 }
 
 impl<'a> Working<'a> {
-    /// Reads the host's input (detecting the message format when asked to); with `elision`,
-    /// the placeholders in it become elided blocks (see [`crate::elision`]); with
+    /// Reads the host's input (detecting the message format when asked to); with
     /// `host_values`, binary values and URLs the host keeps are known by their facts (see
     /// [`crate::host_value`]).
-    pub fn read(
-        input: &'a ContextInput,
-        elision: Option<&'a ElisionKey>,
-        strings: Option<&'a dyn ElidedStrings>,
-        host_values: Option<&'a HostValueKey>,
-    ) -> Result<Self> {
+    pub fn read(input: &'a ContextInput, host_values: Option<&'a HostValueKey>) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
                 Current::Text(Cow::Borrowed(text)),
@@ -103,11 +92,6 @@ impl<'a> Working<'a> {
                     FormatChoice::Fixed(format) => *format,
                 };
                 let mut transcript = formats::read_messages(messages, format)?;
-                if let Some(key) = elision {
-                    for (index, message) in transcript.messages.iter_mut().enumerate() {
-                        crate::elision::resolve(message, key, strings, index)?;
-                    }
-                }
                 if let Some(key) = host_values {
                     for message in &mut transcript.messages {
                         crate::host_value::resolve(message, key);
@@ -130,8 +114,6 @@ impl<'a> Working<'a> {
             summariser_usage: None,
             origins,
             counted: Vec::new(),
-            elision,
-            strings,
             host_values,
             plans_applied: 0,
             loop_marks: LoopMarks::default(),
@@ -251,14 +233,8 @@ impl<'a> Working<'a> {
                         .iter()
                         .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
                         .collect();
-                    self.transcript = reread(
-                        before,
-                        &applied.output,
-                        &applied.origins,
-                        self.elision,
-                        self.strings,
-                        self.host_values,
-                    )?;
+                    self.transcript =
+                        reread(before, &applied.output, &applied.origins, self.host_values)?;
                     self.context = Current::Messages(applied.output);
                     applied.archive
                 }
@@ -299,7 +275,7 @@ impl<'a> Working<'a> {
     /// Gives the input back unchanged, noting why (`note`), keeping what the attempt learned:
     /// notes, warnings, spend and the session summary.
     pub fn revert(&mut self, input: &'a ContextInput, note: String) -> Result<()> {
-        let fresh = Self::read(input, self.elision, self.strings, self.host_values)?;
+        let fresh = Self::read(input, self.host_values)?;
         self.reset_to(fresh);
         self.notes.push(note);
         Ok(())
@@ -332,8 +308,6 @@ fn reread<'a>(
     before: Transcript<'a>,
     output: &[Cow<'_, Value>],
     origins: &[Option<usize>],
-    elision: Option<&ElisionKey>,
-    strings: Option<&dyn ElidedStrings>,
     host_values: Option<&HostValueKey>,
 ) -> Result<Transcript<'a>> {
     let format = before.format;
@@ -352,9 +326,6 @@ fn reread<'a>(
             }
             None => {
                 let mut message = formats::read_message(value, index, format)?;
-                if let Some(key) = elision {
-                    crate::elision::resolve(&mut message, key, strings, index)?;
-                }
                 if let Some(key) = host_values {
                     crate::host_value::resolve(&mut message, key);
                 }

@@ -105,34 +105,6 @@ pub(crate) fn find_digit(bytes: &[u8]) -> Option<usize> {
     (at..bytes.len()).find(|&here| bytes[here].is_ascii_digit())
 }
 
-/// Where a JSON string's plain run stops (the first `"`, `\` or control character below 0x20,
-/// which serde_json refuses raw in a string) and the code points before it, in one pass: the
-/// run's length in bytes (all of `bytes` when nothing stops it) and in code points
-/// (a byte is a code point's first unless it is a continuation byte, `10xxxxxx`: bit 7 set
-/// and bit 6 clear).
-pub(crate) fn string_run(bytes: &[u8]) -> (usize, usize) {
-    let mut continuation = 0usize;
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let x = word(&bytes[at..at + 8]);
-        let continuations = x & !(x << 1) & HIGHS;
-        let hits = equal(x, b'"') | equal(x, b'\\') | below_exact(x, 0x20);
-        if hits != 0 {
-            let first = (hits.trailing_zeros() / 8) as usize;
-            let before = continuations & ((1u64 << (first * 8)) - 1);
-            let end = at + first;
-            return (end, end - continuation - before.count_ones() as usize);
-        }
-        continuation += continuations.count_ones() as usize;
-        at += 8;
-    }
-    while at < bytes.len() && !matches!(bytes[at], b'"' | b'\\' | 0x00..=0x1f) {
-        continuation += usize::from(bytes[at] & 0xC0 == 0x80);
-        at += 1;
-    }
-    (at, at - continuation)
-}
-
 /// The end (after the closing quote) of the JSON string token whose opening quote is at
 /// `start`, looking no further than `bytes`' end; `None` when it does not close there. An escape
 /// skips the byte after the backslash, which is all `\"` and `\\` need; multi-byte characters
@@ -145,6 +117,20 @@ pub(crate) fn json_string_end(bytes: &[u8], start: usize) -> Option<usize> {
             return Some(at + 1);
         }
         at += 2;
+    }
+}
+
+/// Bytes of the JSON string escape at `at` (a `\`): 2, or 6 for `\uXXXX`; `None` where
+/// serde_json refuses it. Whether a `\u` escape is a lone surrogate is not asked: serde_json
+/// asks it only of a string it reads, not of one it skips (`ignore_str`).
+// Inlined into the body scanner, which calls it once per escape (one every ~30 bytes of tool
+// output): a call was 5-10 % of the edge path.
+#[inline(always)]
+pub(crate) fn escape_len(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => hex4(bytes.get(at + 2..at + 6)?).map(|_| 6),
+        _ => None,
     }
 }
 
@@ -281,6 +267,29 @@ mod tests {
     }
 
     #[test]
+    fn escapes_are_those_serde_json_skips() {
+        for (inner, len) in [
+            ("\\n", Some(2)),
+            ("\\\"", Some(2)),
+            ("\\/", Some(2)),
+            ("\\u00e9", Some(6)),
+            ("\\uD83D", Some(6)),
+            ("\\ude00x", Some(6)),
+            ("\\x", None),
+            ("\\u12", None),
+            ("\\u12g4", None),
+            ("\\u+123", None),
+            ("\\", None),
+        ] {
+            assert_eq!(escape_len(inner.as_bytes(), 0), len, "{inner}");
+            // Lone surrogates included: serde_json skips what it does not read.
+            let token = format!("\"{inner}\"");
+            let skipped = serde_json::from_str::<serde::de::IgnoredAny>(&token).is_ok();
+            assert_eq!(skipped, len.is_some(), "{inner}");
+        }
+    }
+
+    #[test]
     fn escape_overhead_matches_serde_json() {
         let text = "a\"b\\c\nd\re\tf\u{8}g\u{c}h\u{0}i\u{1f}j\u{7f}é😀 plain text long enough";
         let written = serde_json::to_string(text).unwrap().len();
@@ -292,16 +301,9 @@ mod tests {
 
     proptest! {
         #[test]
-        fn string_runs_count_code_points(text in "[a-z\\\\é€😀\\n\"]{0,40}") {
-            let stop = text.find(['"', '\\', '\n']).unwrap_or(text.len());
-            prop_assert_eq!(string_run(text.as_bytes()), (stop, text[..stop].chars().count()));
-        }
-
-        #[test]
         fn agree_with_byte_loops(bytes in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(b'a'), any::<u8>()], 0..64)) {
             let stop = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
             prop_assert_eq!(find_escaped(&bytes), stop);
-            prop_assert_eq!(string_run(&bytes).0, stop.unwrap_or(bytes.len()));
             let naive: usize = bytes.iter().map(|&b| escape_overhead(b)).sum();
             prop_assert_eq!(json_escape_overhead(&bytes), naive);
         }

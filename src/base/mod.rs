@@ -11,4 +11,3 @@ pub(crate) mod hash;
 pub(crate) mod json;
 pub(crate) mod marker;
 pub(crate) mod sort;
-pub(crate) mod unescape;

@@ -1,13 +1,15 @@
 //! The edge-proxy path: a provider request body as a JSON string in, the same body with its
-//! message list compacted out. `scan` checks and lays out the body in one pass, `elision` reads
-//! its messages with long strings known by their facts, `body` runs the engine and splices the
-//! changed messages back into the original bytes, reading and writing through a `source` (the
-//! caller's `&str`, or the JS binding's string).
+//! message list compacted out. `scan` checks the body in one pass for `layout`, which finds the
+//! list and its elements; `format` tells the list's format; `body` runs the engine and `splice`
+//! writes the changed messages into the original bytes, reading and writing through a `source`
+//! (the caller's `&str`, or the JS binding's string).
 
 pub mod body;
-pub(crate) mod elision;
+pub(crate) mod format;
+pub(crate) mod layout;
 pub mod restore;
 pub(crate) mod scan;
 pub(crate) mod source;
 pub(crate) mod span;
+pub(crate) mod splice;
 pub(crate) mod write;

@@ -5,7 +5,7 @@
 //! numbers and key order: the whole body then comes back byte for byte), and JSON-equal to it
 //! otherwise (a pretty-printed list's whitespace was not kept).
 
-use super::body::{layout, parse_message};
+use super::layout::{layout, parse_message};
 use crate::config::PolicyConfig;
 use crate::error::{CompactionError, Result};
 use crate::result::{ArchiveEntry, ContextData};

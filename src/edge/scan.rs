@@ -1,26 +1,24 @@
 //! A request body checked and laid out in one pass: whether it is JSON, where its top-level
 //! message list (`messages`, or another format's list key: the Responses API's `input`,
 //! Gemini's `contents`) and each element are, which Anthropic-only field it has, whether it
-//! continues a conversation the provider stores, and which string values inside the list are
-//! long enough to elide ([`crate::elision::MIN_CHARS`]).
+//! continues a conversation the provider stores.
 //!
 //! The scanner accepts exactly the texts serde_json's parser accepts, up to 127 levels of
 //! nesting (the parser's grammar, read from its `ignore_value`: its whitespace, escapes, number
 //! syntax, no raw control characters in strings, nothing after the value). Anything else makes
 //! it give up, and serde_json then reads the body to name the fault with its own message
-//! (`edge::body::layout`). So a valid body is read once, not once by serde_json to check it
+//! (`edge::layout`). So a valid body is read once, not once by serde_json to check it
 //! and again to find its spans: the pass was a third of the edge path's time.
 
 mod objects;
 
-use crate::base::unescape::escape;
-use crate::elision::MIN_CHARS;
+use crate::base::bytes::{escape_len, find_escaped};
 use crate::formats::registry;
 use serde_json::Value;
 use std::ops::Range;
 
 /// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
-pub(crate) const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
+const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
 
 /// Top-level fields (not `null`) of a Responses request whose conversation the provider stores.
 const SERVER_HISTORY_FIELDS: [&str; 2] = ["previous_response_id", "conversation"];
@@ -43,38 +41,10 @@ pub(crate) struct Scan {
     pub deepest: usize,
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
-    /// The string values (not keys) inside the list whose escaped text is longer than
-    /// [`MIN_CHARS`] bytes, in order (none when the pass parsed the elements).
-    pub long_strings: Vec<LongString>,
     /// The list's elements as values, when the pass was asked to parse them ([`scan_parsing`])
     /// and serde_json read every one (else the caller parses each from its span).
     pub values: Option<Vec<Value>>,
 }
-
-/// A long string value inside the messages, and what the pass learnt of its text on the way:
-/// what an elided read needs (see `elision`) without reading the text again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LongString {
-    /// The token, quotes included.
-    pub token: Range<usize>,
-    /// Its text's facts; `None` when an escape is a lone surrogate (which the parser refuses in
-    /// a string it reads: such a body is read whole).
-    pub facts: Option<TextFacts>,
-}
-
-/// Facts of a string token's text (the bytes between its quotes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TextFacts {
-    /// Code points of the unescaped string.
-    pub chars: usize,
-    /// It has a CR LF (escaped, as JSON strings hold them).
-    pub crlf: bool,
-    /// Byte offset in the text where its last [`TAIL_CHARS`] code points begin (0 when shorter).
-    pub tail_start: usize,
-}
-
-/// Code points of a long string's end that its placeholder carries (see `transcript::facts::fingerprint`).
-pub(crate) const TAIL_CHARS: usize = 64;
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
 /// than [`MAX_DEPTH`].
@@ -82,10 +52,10 @@ pub(crate) fn scan(body: &str) -> Option<Scan> {
     scan_with(body, false)
 }
 
-/// [`scan`], parsing the list's elements as it passes them (for a body read whole): serde_json
-/// checks each element as it reads it, so the pass does not check it first. (Parsing them after
-/// the pass went over each element's bytes twice: the pass was a third as long as the parse.)
-/// The long strings are not looked for.
+/// [`scan`], parsing the list's elements as it passes them (a body read from its text):
+/// serde_json checks each element as it reads it, so the pass does not check it first. (Parsing
+/// them after the pass went over each element's bytes twice: the pass was a third as long as the
+/// parse.)
 pub(crate) fn scan_parsing(body: &str) -> Option<Scan> {
     scan_with(body, true)
 }
@@ -100,13 +70,8 @@ fn scan_with(body: &str, parse: bool) -> Option<Scan> {
     cursor.skip_whitespace();
     cursor.expect(b'{')?;
     let keys: Vec<&'static str> = registry::list_keys().collect();
-    // Per list key: the value's span, its elements and its long strings.
-    type List = (
-        Range<usize>,
-        Vec<Range<usize>>,
-        Vec<LongString>,
-        Option<Vec<Value>>,
-    );
+    // Per list key: the value's span, its elements and their values.
+    type List = (Range<usize>, Vec<Range<usize>>, Option<Vec<Value>>);
     let mut lists: Vec<Option<List>> = vec![None; keys.len()];
     let mut fields = [false; ANTHROPIC_FIELDS.len()];
     let mut server_history = false;
@@ -117,21 +82,20 @@ fn scan_with(body: &str, parse: bool) -> Option<Scan> {
         loop {
             let key = body.get(cursor.key()?)?;
             if let Some(slot) = keys.iter().position(|name| key_is(key, name)) {
-                // A later list of a key replaces an earlier one, its long strings included.
-                let mut long_strings = Vec::new();
+                // A later list of a key replaces an earlier one.
                 cursor.skip_whitespace();
                 let start = cursor.at;
                 let (elements, values) = if cursor.peek()? == b'[' {
-                    cursor.elements(&mut long_strings, parse)?
+                    cursor.elements(parse)?
                 } else {
-                    cursor.value(1, None)?;
+                    cursor.value(1)?;
                     (Vec::new(), None)
                 };
-                lists[slot] = Some((start..cursor.at, elements, long_strings, values));
+                lists[slot] = Some((start..cursor.at, elements, values));
             } else {
                 cursor.skip_whitespace();
                 let null = cursor.peek()? == b'n';
-                cursor.value(1, None)?;
+                cursor.value(1)?;
                 server_history |= !null && SERVER_HISTORY_FIELDS.iter().any(|f| key_is(key, f));
             }
             for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
@@ -155,11 +119,9 @@ fn scan_with(body: &str, parse: bool) -> Option<Scan> {
         .iter()
         .zip(lists)
         .find_map(|(key, list)| Some((*key, list?)));
-    let (list_key, messages, long_strings, values) = match found {
-        Some((key, (span, elements, long, values))) => {
-            (Some(key), Some((span, elements)), long, values)
-        }
-        None => (None, None, Vec::new(), None),
+    let (list_key, messages, values) = match found {
+        Some((key, (span, elements, values))) => (Some(key), Some((span, elements)), values),
+        None => (None, None, None),
     };
     Some(Scan {
         messages,
@@ -167,7 +129,6 @@ fn scan_with(body: &str, parse: bool) -> Option<Scan> {
         server_history,
         deepest: cursor.deepest,
         anthropic_field,
-        long_strings,
         values,
     })
 }
@@ -232,9 +193,9 @@ impl Cursor<'_> {
         Some(key)
     }
 
-    /// The elements of the array starting here, each a value at level 2; their long string
-    /// values go to `long`, or with `parse` they are read as values.
-    fn elements(&mut self, long: &mut Vec<LongString>, parse: bool) -> Option<Elements> {
+    /// The elements of the array starting here, each a value at level 2; with `parse` they are
+    /// read as values.
+    fn elements(&mut self, parse: bool) -> Option<Elements> {
         if parse && let Some(elements) = self.objects() {
             return Some(elements);
         }
@@ -260,7 +221,7 @@ impl Cursor<'_> {
                     // escape is JSON, but no `String`; the caller reads each element to say so).
                     values = None;
                     self.at = start;
-                    self.value(2, Some(long))?;
+                    self.value(2)?;
                 }
             }
             elements.push(start..self.at);
@@ -299,9 +260,8 @@ impl Cursor<'_> {
         Some(value)
     }
 
-    /// Checks the value starting here (after whitespace) inside `outer` containers,
-    /// iteratively; string values longer than [`MIN_CHARS`] bytes go to `long` when given.
-    fn value(&mut self, outer: usize, mut long: Option<&mut Vec<LongString>>) -> Option<()> {
+    /// Checks the value starting here (after whitespace) inside `outer` containers, iteratively.
+    fn value(&mut self, outer: usize) -> Option<()> {
         // A bit per open container, innermost lowest: 1 for an object, 0 for an array.
         let mut open: u128 = 0;
         let mut level = 0usize;
@@ -328,16 +288,9 @@ impl Cursor<'_> {
                     level -= 1;
                     open >>= 1;
                 }
-                b'"' => match long.as_deref_mut() {
-                    Some(long) => {
-                        if let Some(string) = self.counted_string()? {
-                            long.push(string);
-                        }
-                    }
-                    None => {
-                        self.string()?;
-                    }
-                },
+                b'"' => {
+                    self.string()?;
+                }
                 b't' => self.literal(b"true")?,
                 b'f' => self.literal(b"false")?,
                 b'n' => self.literal(b"null")?,
@@ -375,62 +328,17 @@ impl Cursor<'_> {
         (self.peek()? == b'"').then_some(())?;
         let mut at = start + 1;
         loop {
-            // The count is not wanted here (keys and values outside the messages: few bytes).
-            at += crate::base::bytes::string_run(self.bytes.get(at..)?).0;
+            let rest = self.bytes.get(at..)?;
+            at += find_escaped(rest).unwrap_or(rest.len());
             match *self.bytes.get(at)? {
                 b'"' => {
                     self.at = at + 1;
                     return Some(start..self.at);
                 }
-                b'\\' => at += escape(self.bytes, at)?.len,
+                b'\\' => at += escape_len(self.bytes, at)?,
                 _ => return None,
             }
         }
-    }
-
-    /// [`Self::string`] for a value inside the messages, counting its code points and noting
-    /// what else an elided read needs as it goes (one pass over the bytes); the facts when the
-    /// token is longer than [`MIN_CHARS`] bytes.
-    fn counted_string(&mut self) -> Option<Option<LongString>> {
-        let start = self.at;
-        (self.peek()? == b'"').then_some(())?;
-        let mut at = start + 1;
-        let (mut chars, mut crlf, mut after_cr, mut lone) = (0usize, false, false, false);
-        // The last escapes (start, end), in a ring: `escapes` counts every one pushed.
-        let mut recent = [(0usize, 0usize); TAIL_CHARS];
-        let mut escapes = 0usize;
-        loop {
-            let (run, count) = crate::base::bytes::string_run(self.bytes.get(at..)?);
-            chars += count;
-            after_cr &= run == 0;
-            at += run;
-            match *self.bytes.get(at)? {
-                b'"' => break,
-                b'\\' => {
-                    let escape = escape(self.bytes, at)?;
-                    lone |= escape.lone;
-                    crlf |= after_cr && escape.unit == 0x0A;
-                    after_cr = escape.unit == 0x0D;
-                    recent[escapes % TAIL_CHARS] = (at, at + escape.len);
-                    escapes += 1;
-                    chars += 1;
-                    at += escape.len;
-                }
-                _ => return None,
-            }
-        }
-        self.at = at + 1;
-        let token = start..self.at;
-        if token.len() - 2 <= MIN_CHARS {
-            return Some(None);
-        }
-        let text = start + 1..at;
-        let facts = (!lone).then(|| TextFacts {
-            chars,
-            crlf,
-            tail_start: tail_start(self.bytes, text.clone(), &recent, escapes) - text.start,
-        });
-        Some(Some(LongString { token, facts }))
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -486,35 +394,6 @@ fn depth(value: &Value) -> usize {
         Value::Object(fields) => 1 + fields.values().map(depth).max().unwrap_or(0),
         _ => 0,
     }
-}
-
-/// Where the last [`TAIL_CHARS`] code points of the string text at `text` begin, walking back
-/// from its end: over an escape in one step (the ring `recent` holds the last ones, `escapes`
-/// counts all), over plain UTF-8 a code point at a time.
-fn tail_start(
-    bytes: &[u8],
-    text: Range<usize>,
-    recent: &[(usize, usize); TAIL_CHARS],
-    mut escapes: usize,
-) -> usize {
-    let mut at = text.end;
-    for _ in 0..TAIL_CHARS {
-        if at == text.start {
-            break;
-        }
-        // At most TAIL_CHARS steps: every escape stepped over is still in the ring.
-        let last = recent[escapes.wrapping_sub(1) % TAIL_CHARS];
-        if escapes > 0 && last.1 == at {
-            at = last.0;
-            escapes -= 1;
-            continue;
-        }
-        at -= 1;
-        while at > text.start && bytes[at] & 0xC0 == 0x80 {
-            at -= 1;
-        }
-    }
-    at
 }
 
 #[cfg(test)]
@@ -633,32 +512,88 @@ mod tests {
         assert_eq!(scan(&deep_object).map(|scan| scan.deepest), Some(6));
     }
 
-    #[test]
-    fn long_strings_are_values_inside_the_last_messages() {
-        let long = "x".repeat(MIN_CHARS + 1);
-        let exact = "y".repeat(MIN_CHARS);
-        let body = format!(
-            "{{\"system\":\"{long}\",\"messages\":[{{\"content\":\"{long}\"}}],\
-             \"messages\":[{{\"{long}\":\"{exact}\",\"content\":[\"{long}\", 1]}}, \"{long}\"]}}"
-        );
-        let scan = scan(&body).expect("valid");
-        let texts: Vec<&str> = scan
-            .long_strings
+    /// The text of the message list of `body` and of each element, when the list is an array.
+    fn located(body: &str) -> Option<(&str, Vec<&str>)> {
+        let (array, elements) = scan(body)?.messages?;
+        let texts = elements
             .iter()
-            .map(|l| &body[l.token.clone()])
+            .map(|element| &body[element.clone()])
             .collect();
-        let token = format!("\"{long}\"");
-        assert_eq!(texts, vec![token.as_str(), token.as_str()]);
-        let (array, elements) = scan.messages.expect("found");
-        assert!(
-            scan.long_strings
-                .iter()
-                .all(|l| array.start < l.token.start)
+        (body.as_bytes().get(array.start) == Some(&b'[')).then(|| (&body[array], texts))
+    }
+
+    #[test]
+    fn locates_messages_among_other_fields() {
+        let body = r#" { "model" : "gpt-4o", "tools": [{"messages": [1]}],
+            "messages" : [ {"role":"user","content":"a \"quoted\" ] } , \\"} ,
+              {"role": "assistant", "content": [ {"type":"text","text":"[{"}]}
+            ] , "stream": true, "n": -1.5e3, "x": null }"#;
+        let (array, elements) = located(body).expect("found");
+        assert!(array.starts_with("[ {\"role\":\"user\""));
+        assert!(array.ends_with("}]}\n            ]"));
+        assert_eq!(
+            elements,
+            vec![
+                r#"{"role":"user","content":"a \"quoted\" ] } , \\"}"#,
+                r#"{"role": "assistant", "content": [ {"type":"text","text":"[{"}]}"#,
+            ]
         );
-        let facts = scan.long_strings[0].facts.as_ref().expect("plain");
-        assert_eq!((facts.chars, facts.crlf), (MIN_CHARS + 1, false));
-        assert_eq!(elements.len(), 2);
-        assert_eq!(scan.anthropic_field, Some("system"));
+    }
+
+    #[test]
+    fn nested_messages_keys_do_not_count() {
+        let body = r#"{"metadata":{"messages":[1,2]},"messages":[]}"#;
+        assert_eq!(located(body), Some(("[]", vec![])));
+        assert_eq!(located(r#"{"metadata":{"messages":[1]}}"#), None);
+    }
+
+    #[test]
+    fn escaped_and_duplicate_keys_follow_serde_json() {
+        let body = r#"{"mess\u0061ges":[1],"messages":[2, 3]}"#;
+        assert_eq!(located(body), Some(("[2, 3]", vec!["2", "3"])));
+        let body = r#"{"messages":[2],"mess\u0061ges":[1]}"#;
+        assert_eq!(located(body), Some(("[1]", vec!["1"])));
+        assert_eq!(
+            serde_messages(body),
+            Some(vec![Value::from(1)]),
+            "serde_json agrees"
+        );
+    }
+
+    #[test]
+    fn non_ascii_and_scalars() {
+        let body = "{\"messages\":[\"h\u{e9}\u{1F600}\\\"\", 12, true ,null,{\"k\":\"\u{2028}\"}]}";
+        let (_, elements) = located(body).expect("found");
+        assert_eq!(
+            elements,
+            vec![
+                "\"h\u{e9}\u{1F600}\\\"\"",
+                "12",
+                "true",
+                "null",
+                "{\"k\":\"\u{2028}\"}"
+            ]
+        );
+    }
+
+    #[test]
+    fn scanner_never_panics_on_broken_text() {
+        for body in [
+            "",
+            "{",
+            "{\"messages\"",
+            "{\"messages\":",
+            "{\"messages\":[",
+            "{\"messages\":[\"",
+            "{\"messages\":[1,",
+            "{\"messages\":{}}",
+            "[]",
+            "{\"a\":\"\\",
+            "{\"messages\":]}",
+            "{\"messages\":[}]}",
+        ] {
+            assert_eq!(located(body), None, "{body:?}");
+        }
     }
 
     #[test]

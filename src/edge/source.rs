@@ -8,34 +8,24 @@
 //! A source only answers where bytes are; when to read what, and which message is copied or
 //! written, is the core's.
 
-use super::elision::{self, ElidedBody};
 use super::span::{MessagesSpan, scanner_disagrees};
 use crate::error::Result;
 use crate::result::TierResult;
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// A request body as the core reads it: its UTF-8 text (for the layout and an elided read), each
-/// message's JSON text on its own (for a read whole), and the output's pieces.
+/// A request body as the core reads it: its UTF-8 text (for the layout, and the messages of a
+/// body small enough), each message's JSON text on its own, and the output's pieces.
 ///
 /// Order of calls, all from [`super::body::compact`]: [`text`](Self::text) to lay the body out,
-/// then [`laid_out`](Self::laid_out) once; an elided read keeps the text to the end (the
-/// long strings are in it, and so are their facts and their tokens). A read whole may first
-/// [`release_text`](Self::release_text) (a large body), then takes [`message`](Self::message)
-/// for each element. The output is [`unchanged`](Self::unchanged) or a [`splice`](Self::splice);
-/// after an elided run, [`put_back`](Self::put_back) ends the call.
-///
-/// Room for what a long string is known by: a tier that needs more of an elided string than
-/// its placeholder's facts (length, ends, CRLF) can read it whole through
-/// [`crate::elision::ElidedStrings`], which on this path decodes the token from
-/// [`text`](Self::text), held through the elided run (`elision::BodyStrings`). More facts found
-/// where they are cheapest (error lines, paths) belong with the others, in `scan`'s one pass over
-/// the string's bytes (see [`ElidedBody`]); a source that would hold the text no longer would
-/// add a method here reading placeholder `i`'s token from the host's own string.
+/// then [`laid_out`](Self::laid_out) once. A large body may then
+/// [`release_text`](Self::release_text), and takes [`message`](Self::message) for each element.
+/// The output is [`unchanged`](Self::unchanged) or a [`splice`](Self::splice);
+/// [`originals`](Self::originals) ends the call.
 pub(crate) trait BodySource {
     /// A compacted body.
     type Body;
-    /// What stands for the strings behind the placeholders an elided run leaves in its result.
+    /// What the binding needs, besides the result, to hand the archive's values back exactly.
     type Originals;
     /// The output being written.
     type Splice<'s>: Splice<Body = Self::Body>
@@ -49,7 +39,7 @@ pub(crate) trait BodySource {
     /// held). A source whose host indexes its strings another way maps the positions now.
     fn laid_out(&mut self, span: &MessagesSpan);
 
-    /// The body is read whole and large: the text may go before the messages are read, if the
+    /// The body is large: the text may go before the messages are read, if the
     /// host can give each message on its own (so the body and all its values are never in
     /// memory together). A source whose text is the caller's own has nothing to let go.
     fn release_text(&mut self);
@@ -65,15 +55,10 @@ pub(crate) trait BodySource {
     /// bytes of the array (the array's bytes copied as they were, and its brackets and commas).
     fn splice<'s>(&'s self, span: &'s MessagesSpan, reserve: usize) -> Result<Self::Splice<'s>>;
 
-    /// An elided run's `result` is final: the strings behind the placeholders left in it (its
-    /// archive and output messages) are put back, or handed over as [`Self::Originals`] for the
-    /// binding to put back as it converts the result.
-    fn put_back(self, result: &mut TierResult, elided: ElidedBody) -> Self::Originals;
-
-    /// A whole read's `result` is final: the host's own values of what it archived, where the
+    /// The `result` is final: the host's own values of what it archived, where the
     /// host holds them more exactly than the text did (a JS string's lone surrogates, which its
     /// UTF-8 copy could not keep); `None` when the text was exact.
-    fn whole_read(self, result: &TierResult) -> Option<Self::Originals>;
+    fn originals(self, result: &TierResult) -> Option<Self::Originals>;
 }
 
 /// A compacted body being written: the bytes before the `messages` array are in; then the array,
@@ -137,12 +122,8 @@ impl BodySource for &str {
         })
     }
 
-    fn whole_read(self, _result: &TierResult) -> Option<()> {
+    fn originals(self, _result: &TierResult) -> Option<()> {
         None
-    }
-
-    fn put_back(self, result: &mut TierResult, elided: ElidedBody) {
-        elision::put_back(result, &elided, self, true);
     }
 }
 

@@ -7,26 +7,17 @@
 use crate::base::bytes::push_json_string;
 use serde_json::Value;
 
-/// Appends `value` as compact JSON; a string for which `token` gives text is written as that
-/// text (an elided read's placeholders, written back as the body's own tokens). Recursive:
-/// parsed values are at most 128 levels deep.
-pub(crate) fn write_value<'t>(
-    out: &mut String,
-    value: &Value,
-    token: &dyn Fn(&str) -> Option<&'t str>,
-) -> serde_json::Result<()> {
+/// Appends `value` as compact JSON. Recursive: parsed values are at most 128 levels deep.
+pub(crate) fn write_value(out: &mut String, value: &Value) -> serde_json::Result<()> {
     match value {
-        Value::String(text) => match token(text) {
-            Some(token) => out.push_str(token),
-            None => push_json_string(out, text),
-        },
+        Value::String(text) => push_json_string(out, text),
         Value::Array(items) => {
             out.push('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
                     out.push(',');
                 }
-                write_value(out, item, token)?;
+                write_value(out, item)?;
             }
             out.push(']');
         }
@@ -38,7 +29,7 @@ pub(crate) fn write_value<'t>(
                 }
                 push_json_string(out, name);
                 out.push(':');
-                write_value(out, item, token)?;
+                write_value(out, item)?;
             }
             out.push('}');
         }
@@ -55,7 +46,7 @@ mod tests {
 
     fn written(value: &Value) -> String {
         let mut out = String::new();
-        write_value(&mut out, value, &|_| None).expect("writes");
+        write_value(&mut out, value).expect("writes");
         out
     }
 

@@ -6,13 +6,13 @@ mod admit;
 mod check;
 mod looping;
 
-pub use admit::{check_limits, may_read_elided};
+pub use admit::check_limits;
 use check::{Pairing, Refusal, check};
 pub use check::{RULE_CHECK_FAILED, RULE_CHECK_FALLBACKS};
 
 use crate::cache::{CacheModel, prefix_tokens};
 use crate::context::{CompactOptions, ContextInput, TierContext};
-use crate::error::{CompactionError, Result};
+use crate::error::Result;
 use crate::media::bill::{Billed, Provider};
 use crate::policy::explain_selection;
 use crate::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
@@ -20,7 +20,7 @@ use crate::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
-use crate::transcript::facts::Fingerprint;
+use crate::transcript::fingerprint::Fingerprint;
 use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -138,19 +138,7 @@ async fn run(
         (None, TokenEstimator::Seed) => &seed_rule,
         (None, TokenEstimator::Heuristic) => &Estimator,
     };
-    if ctx.elision.is_some() && !may_read_elided(tier, options) {
-        // Summaries, digests and any counter but the seed's read the whole text.
-        return Err(CompactionError::type_error(
-            "messages",
-            format!("hold elided texts, which {tier} with this counter reads whole"),
-        ));
-    }
-    let mut working = Working::read(
-        &ctx.input,
-        ctx.elision.as_ref(),
-        options.elided_strings,
-        ctx.host_values.as_ref(),
-    )?;
+    let mut working = Working::read(&ctx.input, ctx.host_values.as_ref())?;
     let billed = billed_counter(text_counter, options.counter.is_some(), estimator, &working);
     let counter: &dyn TokenCounter = match &billed {
         Some(billed) => billed,
@@ -463,8 +451,8 @@ fn finish(
 
 /// A reproducible correlation id: derived from session, turn, tier and content, so the same
 /// event gets the same id and different events (almost surely) different ones. Texts of more
-/// than [`crate::transcript::facts::MIN_CHARS`] code points enter by their length and ends (see
-/// [`crate::transcript::facts::fingerprint`]), so the id is the same whether a binding elided them or not.
+/// than [`crate::transcript::fingerprint::MIN_CHARS`] code points enter by their length and ends
+/// (see [`crate::transcript::fingerprint::fingerprint`]), so hashing does not read them whole.
 pub fn derive_correlation_id(
     session_id: &str,
     turn: u64,

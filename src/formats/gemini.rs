@@ -210,7 +210,7 @@ struct Body<'v> {
 }
 
 /// The body of a `response` (see the module docs): chosen by the fields' names and types
-/// only, never their lengths, so a response reads the same with its long strings elided.
+/// only, never their lengths.
 fn body(response: Option<&Value>) -> Body<'_> {
     let Some(response) = response else {
         return Body {

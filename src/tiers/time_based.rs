@@ -136,7 +136,7 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan
                 _ => (None, ArchiveKind::Turn),
             };
             let Some(text) = text else { continue };
-            if block.elided.is_none() && replacement_shrinks(&text, block, env.counter) {
+            if replacement_shrinks(&text, block, env.counter) {
                 edits.push(Edit::ReplaceBlock {
                     message: index,
                     block: block_index,

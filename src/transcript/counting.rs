@@ -16,12 +16,12 @@ impl Block<'_> {
     /// was counted up to four times (its message, its stub's saving, the cached prefix, the
     /// rule check), which the heuristic, reading every character, made a third of a micro call.
     pub fn tokens(&self, counter: &dyn TokenCounter) -> u64 {
-        self.counted(counter, || match &self.elided {
-            Some(facts) => counter.count_with_chars(&self.text, facts.chars),
-            None if counter.counts_chars() => {
+        self.counted(counter, || {
+            if counter.counts_chars() {
                 counter.count_with_chars(&self.text, self.text_chars())
+            } else {
+                counter.count(&self.text)
             }
-            None => counter.count(&self.text),
         })
     }
 

@@ -6,7 +6,7 @@
 pub mod binary;
 mod char_count;
 pub mod counting;
-pub mod facts;
+pub mod fingerprint;
 pub mod pairing;
 pub mod protect;
 pub mod render;
@@ -14,7 +14,7 @@ pub mod steps;
 
 use binary::Binary;
 use char_count::CharCount;
-use facts::{Elided, Fingerprint};
+use fingerprint::Fingerprint;
 use std::borrow::Cow;
 
 /// Who wrote a message, normalised across formats.
@@ -83,9 +83,6 @@ pub struct Block<'a> {
     /// `content[2]`, `[2, 1]` for media nested in `content[2]` (an image inside a tool result).
     /// Only media is nested: nested text is part of its parent's text.
     pub path: Vec<usize>,
-    /// Set when the binding elided the text (see [`crate::elision`]): `text` is then only its
-    /// head, and these are the facts of the whole.
-    pub elided: Option<Elided<'a>>,
     /// Set when the block's data is a binary value the binding keeps in the host (see
     /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text (or as
     /// billed: [`crate::media::bill`]).
@@ -120,13 +117,12 @@ impl BlockKind<'_> {
 }
 
 impl<'a> Block<'a> {
-    /// A block read whole (nothing elided).
+    /// A block of `kind` holding `text` at `path`.
     pub fn new(kind: BlockKind<'a>, text: Cow<'a, str>, path: Vec<usize>) -> Self {
         Self {
             kind,
             text,
             path,
-            elided: None,
             binary: None,
             low_detail: false,
             chars: CharCount::default(),
@@ -147,7 +143,6 @@ impl<'a> Block<'a> {
             kind: self.kind.into_owned(),
             text: Cow::Owned(self.text.into_owned()),
             path: self.path,
-            elided: self.elided.map(Elided::into_owned),
             binary: self.binary,
             low_detail: self.low_detail,
             chars: self.chars,
@@ -160,10 +155,7 @@ impl<'a> Block<'a> {
         if let Some(binary) = &self.binary {
             return usize::try_from(binary.base64_len()).unwrap_or(usize::MAX);
         }
-        match &self.elided {
-            Some(facts) => facts.chars,
-            None => self.text_chars(),
-        }
+        self.text_chars()
     }
 
     /// The code points of `text` itself, counted once.
@@ -177,15 +169,12 @@ impl<'a> Block<'a> {
         if self.binary.is_some() {
             return false;
         }
-        match &self.elided {
-            Some(facts) => facts.crlf,
-            None => has_crlf(&self.text),
-        }
+        has_crlf(&self.text)
     }
 
     /// What of the text a correlation id covers.
     pub fn fingerprint(&self) -> Fingerprint<'_> {
-        facts::fingerprint_counted(&self.text, self.elided.as_ref(), || self.text_chars())
+        fingerprint::fingerprint_counted(&self.text, || self.text_chars())
     }
 
     /// The tool-call id this block carries, as a call or as a result.

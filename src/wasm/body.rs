@@ -2,21 +2,18 @@
 //! ([`crate::edge::source::BodySource`]; the path itself, and every choice in it, is the
 //! core's: [`crate::edge::body::compact`]).
 //!
-//! The body is copied into wasm once, to be checked and laid out. Read elided, the copy holds
-//! the long strings: it is kept until the result is built, and the archive's strings are decoded
-//! from it one at a time ([`Originals`]). Read whole, a small body's messages are read from the
-//! copy; when the core lets a large body's copy go, each message is read from its own slice of
-//! the caller's string, so that the whole body and all its values are never in wasm memory at
-//! once. The compacted body is the caller's string with the changed messages spliced in:
+//! The body is copied into wasm once, to be checked and laid out. A small body's messages are
+//! read from the copy; when the core lets a large body's copy go, each message is read from its
+//! own slice of the caller's string, so that the whole body and all its values are never in wasm
+//! memory at once. The compacted body is the caller's string with the changed messages spliced in:
 //! unchanged messages (and everything around the array) are slices of it, never copied back
 //! from wasm.
 
-use super::skeleton::{BodyTokens, Originals};
+use super::skeleton::Originals;
 use super::surrogates::Window;
 use super::text;
-use crate::edge::body::{MessagesSpan, scanner_disagrees, utf16_positions};
-use crate::edge::elision::ElidedBody;
 use crate::edge::source::{BodySource, Splice};
+use crate::edge::span::{MessagesSpan, scanner_disagrees, utf16_positions};
 use crate::error::Result;
 use crate::result::{ArchiveOrigin, TierResult};
 use js_sys::JsString;
@@ -138,10 +135,7 @@ impl BodySource for JsBody<'_> {
         })
     }
 
-    /// The placeholders stay in the result: the binding hands the caller's own strings back
-    /// for them as it converts the result (`output`), decoded from the copy, which goes with
-    /// them.
-    fn whole_read(self, result: &TierResult) -> Option<Originals> {
+    fn originals(self, result: &TierResult) -> Option<Originals> {
         // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are
         // (lone surrogates written as escapes are mapped back by the output's window). The host
         // said whether it is well-formed as the body crossed (`raw`; without the package's
@@ -169,30 +163,6 @@ impl BodySource for JsBody<'_> {
             }
         }
         Some(Originals::of_messages(messages).with_window(self.window))
-    }
-
-    fn put_back(self, _result: &mut TierResult, elided: ElidedBody) -> Originals {
-        let text = self.text.unwrap_or_default();
-        let positions: Vec<usize> = elided
-            .tokens
-            .iter()
-            .flat_map(|token| [token.start, token.end])
-            .collect();
-        let units = if self.ascii {
-            positions.iter().map(|&at| at as u32).collect()
-        } else {
-            utf16_positions(&text, &positions)
-        };
-        let tokens = BodyTokens {
-            body: self.body.clone(),
-            text,
-            // A crossed body's decoded tokens are the host's to decode (`JSON.parse`).
-            ascii: self.ascii && self.window == Window::NONE && !self.lossy,
-            exact: self.window == Window::NONE && !self.lossy,
-            bytes: elided.tokens,
-            units: units.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect(),
-        };
-        Originals::in_body(elided.key, tokens).with_window(self.window)
     }
 }
 

@@ -142,11 +142,8 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
-    let skeleton = super::skeleton::read(value, None, &unbounded)
-        .ok()
-        .flatten();
-    if let Some((values, _)) = skeleton.and_then(super::skeleton::Skeleton::whole) {
-        return Ok(values);
+    if let Ok(Some(skeleton)) = super::skeleton::read(value, &unbounded) {
+        return Ok(skeleton.values);
     }
     let parsed = js_sys::JSON::stringify(value)
         .ok()

@@ -14,7 +14,6 @@ use crate::input::{Scalar, optional_number, optional_string, required_string};
 use crate::limits::Limits;
 use crate::pressure::BudgetPressure;
 use crate::summarise::Summariser;
-use crate::tier::Tier;
 use crate::tokens::{TokenCounter, TokenEstimator};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -69,26 +68,13 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     PolicyConfig::from_source(&fields)
 }
 
-/// How a call may read `ctx.messages` elided (see [`crate::elision`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Elide {
-    /// The policy's `microKeepHeadChars`: how long the heads must be.
-    pub keep_head_chars: usize,
-}
-
 /// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
-/// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them. `elide` says, from the
-/// pressure, whether the messages may be read elided; when they are, the host's long strings
-/// come back as the second value.
+/// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them.
 ///
 /// Nothing is copied into wasm memory before its size is known to be within `limits`; the
-/// second value also carries the host's binary values and URLs, and the window of lone
-/// surrogates, for the output.
-pub fn context(
-    value: &JsValue,
-    elide: &dyn Fn(&BudgetPressure) -> Option<Elide>,
-    limits: &Limits,
-) -> Result<(TierContext, Option<Originals>)> {
+/// second value carries the host's binary values and URLs, and the window of lone surrogates,
+/// for the output.
+pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
     let session_id = required_string("sessionId", fields.scalar("sessionId")?)?;
@@ -99,19 +85,11 @@ pub fn context(
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
     let mut originals = None;
-    let mut elided = false;
-    // A state's fingerprints are of whole texts: a call with one reads whole.
-    let elide = if state.is_some() {
-        None
-    } else {
-        elide(&pressure)
-    };
     let input = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => {
-            let read =
-                read_messages(&messages, elide, limits).map_err(|error| error.under("messages"))?;
-            (originals, elided) = (read.1, read.2);
-            let values = read.0;
+            let (values, read) =
+                read_messages(&messages, limits).map_err(|error| error.under("messages"))?;
+            originals = read;
             ContextInput::Messages {
                 messages: values,
                 format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
@@ -157,9 +135,6 @@ pub fn context(
     if let Some(cost) = cost {
         ctx.cost_per_1k_tokens = cost;
     }
-    if elided {
-        ctx.elision = originals.as_ref().map(|originals| originals.key.clone());
-    }
     ctx.host_values = originals.as_ref().and_then(Originals::host_key);
     ctx.validate()?;
     Ok((ctx, originals))
@@ -194,26 +169,20 @@ pub(crate) fn loop_state(value: &JsValue) -> Result<Option<crate::loop_state::Lo
     LoopState::from_json(&json).map(Some)
 }
 
-/// `ctx.messages` as JSON values: elided, with the host's long strings, when `elide` allows it
-/// and they have long strings; whole otherwise. Either way the originals come back when the
-/// output needs them (binary values, URLs, lone surrogates), and the third value says whether
-/// the read is elided. An input over `limits` is refused before it is copied.
+/// `ctx.messages` as JSON values, with the originals when the output needs them (binary
+/// values, URLs, lone surrogates). An input over `limits` is refused before it is copied.
 fn read_messages(
     messages: &JsValue,
-    elide: Option<Elide>,
     limits: &Limits,
-) -> Result<(Vec<serde_json::Value>, Option<Originals>, bool)> {
-    let keep_head_chars = elide.map(|elide| elide.keep_head_chars);
-    if let Some(skeleton) = skeleton::read(messages, keep_head_chars, limits)? {
-        if elide.is_some() && skeleton.has_elisions() {
-            return Ok((skeleton.values, Some(skeleton.originals), true));
-        }
+) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
+    if let Some(skeleton) = skeleton::read(messages, limits)? {
         let needs_originals = skeleton.needs_originals();
-        if let Some((values, originals)) = skeleton.whole() {
-            return Ok((values, needs_originals.then_some(originals), false));
-        }
+        return Ok((
+            skeleton.values,
+            needs_originals.then_some(skeleton.originals),
+        ));
     }
-    Ok((json_array(messages)?, None, false))
+    Ok((json_array(messages)?, None))
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
@@ -286,20 +255,12 @@ impl HostOptions {
         })
     }
 
-    /// The options as the core takes them, borrowing the callbacks.
-    /// Whether `tier` may run on elided messages under these options: a structural tier
-    /// counting by the seed's rule reads long texts only through their facts.
-    pub fn elide(&self, tier: Tier) -> Option<Elide> {
-        crate::engine::may_read_elided(tier, &self.core()).then_some(Elide {
-            keep_head_chars: self.policy.micro_keep_head_chars,
-        })
-    }
-
     /// The policy.
     pub fn policy(&self) -> &PolicyConfig {
         &self.policy
     }
 
+    /// The options as the core takes them, borrowing the callbacks.
     pub fn core(&self) -> CompactOptions<'_> {
         CompactOptions {
             policy: self.policy.clone(),
@@ -314,7 +275,6 @@ impl HostOptions {
             correlation_id: self.correlation_id.clone(),
             instructions: self.instructions.clone(),
             token_estimator: self.token_estimator,
-            elided_strings: None,
         }
     }
 

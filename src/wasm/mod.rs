@@ -68,7 +68,7 @@ fn options_argument(
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
 /// result, since the result's counts are then not the host's.
 /// `input` is the caller's `messages` array, whose unchanged messages are handed back as is.
-/// `originals`: the host's strings behind the placeholders of an elided read.
+/// `originals`: the host's values behind the placeholders left in the result, and the window.
 fn settle(
     options: &HostOptions,
     outcome: Result<TierResult>,
@@ -83,65 +83,33 @@ fn settle(
     output::tier_result(&outcome.map_err(throw)?, input, originals)
 }
 
-/// Runs `tier` (or the policy's choice) on `ctx_value`, elided where `elide` allows; a call the
-/// core refuses elided (a placeholder its facts cannot stand for, or any error: errors are
-/// always reported as on whole input) runs again on the messages read whole.
+/// Runs `tier` (or the policy's choice) on `ctx_value`.
 async fn run(
     tier: Option<Tier>,
     ctx_value: &JsValue,
     options_value: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let input = messages_of(ctx_value);
-    // Options are read first to know whether the messages may be elided; the context's errors
-    // are still reported before the options' ones.
+    // The context's errors are reported before the options' ones; the options are read first
+    // for the call's own size limit, under which nothing is copied before its size is checked.
     let options = options_argument("options", options_value, &[], false);
-    let elide = |pressure: &crate::pressure::BudgetPressure| {
-        let (options, _) = options.as_ref().ok()?;
-        let tier = tier.unwrap_or_else(|| crate::policy::select_tier(pressure, options.policy()));
-        options.elide(tier)
-    };
-    // Sizes are checked before anything is copied, under the call's own limit when its
-    // options are readable (their errors come after the context's).
     let limits = options.as_ref().map_or_else(
         |_| crate::config::PolicyConfig::default().limits(),
         |(options, _)| options.policy().limits(),
     );
-    let (ctx, originals) = inputs::context(ctx_value, &elide, &limits).map_err(throw)?;
+    let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
-    let window = |originals: &Option<skeleton::Originals>| {
-        originals
-            .as_ref()
-            .map_or(surrogates::Window::NONE, |originals| originals.window)
-    };
-    options.set_window(window(&originals));
-    options.set_host_values(originals.as_ref());
-    let elided = ctx.elision.is_some();
-    let mut core_options = options.core();
-    core_options.elided_strings = originals
+    let window = originals
         .as_ref()
-        .filter(|_| elided)
-        .map(|strings| strings as &dyn crate::elision::ElidedStrings);
-    let outcome = run_core(tier, ctx, &core_options).await;
-    if !(elided && outcome.is_err()) {
-        return settle(&options, outcome, input.as_ref(), originals.as_ref());
-    }
-    let (ctx, whole) = inputs::context(ctx_value, &|_| None, &limits).map_err(throw)?;
-    options.set_window(window(&whole));
-    options.set_host_values(whole.as_ref());
-    core_options.elided_strings = None;
-    let outcome = run_core(tier, ctx, &core_options).await;
-    settle(&options, outcome, input.as_ref(), whole.as_ref())
-}
-
-async fn run_core(
-    tier: Option<Tier>,
-    ctx: crate::context::TierContext,
-    options: &crate::context::CompactOptions<'_>,
-) -> Result<TierResult> {
-    match tier {
-        Some(tier) => crate::engine::compact_with_tier_owned(tier, ctx, options).await,
-        None => crate::engine::compact_owned(ctx, options).await,
-    }
+        .map_or(surrogates::Window::NONE, |originals| originals.window);
+    options.set_window(window);
+    options.set_host_values(originals.as_ref());
+    let core_options = options.core();
+    let outcome = match tier {
+        Some(tier) => crate::engine::compact_with_tier_owned(tier, ctx, &core_options).await,
+        None => crate::engine::compact_owned(ctx, &core_options).await,
+    };
+    settle(&options, outcome, input.as_ref(), originals.as_ref())
 }
 
 /// The caller's `ctx.messages` array, when the context is structured.

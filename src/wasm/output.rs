@@ -52,8 +52,8 @@ pub fn json_values(values: &[serde_json::Value]) -> Result<JsValue, JsValue> {
     json(&JsNumbers(values))
 }
 
-/// One JSON value, see [`json_values`]; a placeholder of `originals` left in it becomes the
-/// host's own string again (see [`super::skeleton`]).
+/// One JSON value, see [`json_values`]; a host-value placeholder of `originals` left in it
+/// becomes the host's own binary data or URL object again (see [`super::skeleton`]).
 pub fn json_value(
     value: &serde_json::Value,
     originals: Option<&Originals>,
@@ -127,7 +127,7 @@ fn json_text(values: &impl Serialize, window: Window) -> Result<JsValue, JsValue
 /// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
 /// `messages` array: messages the tier left unchanged are handed back as the caller's own
 /// objects, not as copies (structural sharing; only edited messages cross the boundary).
-/// `originals`: the host's strings behind the placeholders of an elided read.
+/// `originals`: the host's values behind the placeholders left in the result, and the window.
 pub fn tier_result(
     result: &TierResult,
     input: Option<&Array>,
@@ -231,7 +231,7 @@ impl Serialize for Fresh<'_> {
     }
 }
 
-/// Whether `value` holds a placeholder of `originals` (a string the host must get back).
+/// Whether `value` holds a placeholder of `originals` (a value the host must get back).
 fn holds_placeholder(value: &serde_json::Value, originals: &Originals) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
@@ -336,7 +336,7 @@ pub fn summary_request(
 }
 
 /// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
-/// `originals`: where the strings behind placeholders left in the archive are in the body.
+/// `originals`: the host's own messages where the archive needs them, and the window.
 pub fn body_result(
     body: JsValue,
     result: &TierResult,

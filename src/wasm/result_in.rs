@@ -137,8 +137,8 @@ pub fn restorable(
         max_nesting_depth: usize::MAX,
     };
     let pair = Array::of2(&context, &archive);
-    let skeleton = super::skeleton::read_for(&pair, None, &unbounded, body).ok()??;
-    let (mut values, originals) = skeleton.whole()?;
+    let skeleton = super::skeleton::read_for(&pair, &unbounded, body).ok()??;
+    let (mut values, originals) = (skeleton.values, skeleton.originals);
     let serde_json::Value::Array(entries) = values.pop()? else {
         return None;
     };

@@ -1,42 +1,43 @@
 //! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs) runs one
-//! `JSON.stringify` in the host whose replacer swaps each long string for a placeholder (see
-//! [`crate::elision`]), and the skeleton's text is parsed here. A 1 MB transcript crosses as
-//! about 20 KB; the long strings stay in the host, as `strings`.
+//! `JSON.stringify` in the host whose replacer swaps each long string for a placeholder
+//! `\0{nonce}:{index}`, and the skeleton's text is parsed here. The placeholders are replaced by
+//! their strings at once, each copied into wasm memory once (by `TextEncoder.encodeInto`): what
+//! `JSON.stringify` + `serde_json` would give, without escaping the long strings into the text
+//! and unescaping them again, nor walking every value across the boundary. The core never sees
+//! one of these placeholders.
 //!
-//! Read *whole*, the placeholders are replaced by their strings at once (each copied into wasm
-//! memory once, by `TextEncoder.encodeInto`): what `JSON.stringify` + `serde_json` would give,
-//! without walking every value across the boundary. Read *elided*, they stay: the structural
-//! tiers work from the placeholders' facts, and the output hands the host's own strings back
-//! wherever a placeholder is left in a converted value ([`Originals`]).
-//!
-//! Binary data and URL objects cross as host-value placeholders ([`crate::host_value`]) in both
-//! reads: the host's own objects are put back wherever one is left in the output or the archive.
-//! Lone surrogates cross mapped to a private-use window ([`super::surrogates`]). The input's
-//! size is known before anything is copied into wasm memory: the skeleton's text is bounded by
-//! its length, and an input that may be over `maxInputBytes` is measured in the host first.
+//! Binary data and URL objects cross as host-value placeholders ([`crate::host_value`]), which
+//! stay: the host's own objects are put back wherever one is left in the output or the archive
+//! ([`Originals`]). Lone surrogates cross mapped to a private-use window
+//! ([`super::surrogates`]). The input's size is known before anything is copied into wasm
+//! memory: the skeleton's text is bounded by its length, and an input that may be over
+//! `maxInputBytes` is measured in the host first.
 //!
 //! The glue gets `readSkeleton` from the package (scripts/glue.mjs); used on its own, without
 //! it, the call fails and the binding reads the messages the way it did before.
 
 use super::surrogates::Window;
-use crate::elision::{self, ElisionKey};
+use crate::base::marker::Opening;
 use crate::error::Result;
 use crate::host_value::HostValueKey;
 use crate::limits::Limits;
 use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
-use std::ops::Range;
 use wasm_bindgen::prelude::*;
+
+/// Strings of more UTF-16 units than this cross on their own, not inside the skeleton's text.
+/// (With every string inside the text, escaped there and unescaped by the parser, tier none and
+/// micro on objects were 1.3 to 2.6 times as slow on a generated 10 MB conversation, the
+/// heuristic's calls included: `node bench/builds.mjs`.)
+const LONG_UNITS: u32 = 1024;
 
 #[wasm_bindgen]
 extern "C" {
-    /// js/api.mjs `readSkeleton(messages, minChars, headUnits, tailUnits)`.
+    /// js/api.mjs `readSkeleton(messages, longUnits, body)`.
     #[wasm_bindgen(catch, js_name = tieredCompactionReadSkeleton)]
     fn read_skeleton(
         messages: &JsValue,
-        min_chars: u32,
-        head_units: u32,
-        tail_units: u32,
+        long_units: u32,
         body: &JsValue,
     ) -> Result<JsValue, JsValue>;
 
@@ -45,23 +46,23 @@ extern "C" {
     pub(super) fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
-/// A skeleton read from the host.
+/// Messages read from the host as a skeleton.
 pub struct Skeleton {
-    /// The messages, long strings as placeholders.
+    /// The messages, host values as placeholders.
     pub values: Vec<Value>,
-    /// The host's long strings, and how to tell their placeholders.
+    /// The host's values behind those placeholders, and the window of lone surrogates.
     pub originals: Originals,
-    /// UTF-16 units of all long strings together.
-    units: f64,
 }
 
-/// The strings behind the placeholders of one call: the host's own, or a request body's tokens.
+/// What the output needs of the host to hand a call's values back as the host's own: the binary
+/// values and URL objects behind the host-value placeholders, the host's messages where a UTF-8
+/// copy could not hold them exactly, and the window the call's lone surrogates crossed in.
 pub struct Originals {
-    /// The call's placeholder key.
-    pub key: ElisionKey,
-    source: Source,
     /// The host's binary values and URL objects, and the key of their placeholders.
     host: Option<HostValues>,
+    /// The host's own messages (parsed from its body where the result archived from them),
+    /// for archive content the UTF-8 copy could not hold exactly.
+    messages: Option<Array>,
     /// The window the call's lone surrogates crossed in.
     pub window: Window,
 }
@@ -72,92 +73,27 @@ struct HostValues {
     values: Array,
 }
 
-/// Where the strings are.
-enum Source {
-    /// The strings themselves (a skeleton of objects), and the text each ill-formed one crossed
-    /// as (lone surrogates mapped; sparse).
-    Strings(Array, Array),
-    /// A request body, each placeholder's string token in it, and the body's UTF-8 text (the
-    /// copy the call read: kept, not made again, so memory stays at one body); each string is
-    /// made when asked for, one at a time.
-    Body(BodyTokens),
-    /// No placeholders: the host's own messages (parsed from its body where the result archived
-    /// from them), for archive content the UTF-8 copy could not hold exactly.
-    Messages(Array),
-    /// Nothing but the window of the call's lone surrogates (a flat text).
-    Nothing,
-}
-
-/// The string tokens of a request body's placeholders.
-pub struct BodyTokens {
-    /// The caller's body.
-    pub body: JsString,
-    /// Its UTF-8 text.
-    pub text: String,
-    /// Whether `text` is all ASCII.
-    pub ascii: bool,
-    /// Whether `text` decodes to the body's strings exactly (no lone surrogate was mapped).
-    pub exact: bool,
-    /// Each placeholder's string token (quotes included), in bytes of `text`.
-    pub bytes: Vec<Range<usize>>,
-    /// The same tokens in UTF-16 units of `body`.
-    pub units: Vec<Range<u32>>,
-}
-
-impl BodyTokens {
-    /// The string of token `index`, as `JSON.parse` of the token would give it.
-    fn string(&self, index: usize) -> Option<JsValue> {
-        let (bytes, units) = (self.bytes.get(index)?, self.units.get(index)?);
-        let token = self.text.get(bytes.clone())?;
-        let inner = token.get(1..token.len().checked_sub(1)?)?;
-        if crate::base::unescape::find_backslash(inner.as_bytes()).is_none() {
-            // Nothing escaped: the text between the quotes, as a slice of the host's own string.
-            return Some(self.body.slice(units.start + 1, units.end - 1).into());
-        }
-        // U+FFFD in the text may stand for a lone surrogate of the body (`text::to_utf8`), which
-        // `JSON.parse` keeps: only the host can decode such a token exactly.
-        if self.exact && (self.ascii || !inner.contains('\u{FFFD}')) {
-            if let Some(decoded) = crate::base::unescape::unescape(inner.as_bytes()) {
-                return Some(super::text::from_utf8(&decoded).into());
-            }
-        }
-        json_parse(&self.body.slice(units.start, units.end)).ok()
-    }
-}
-
 impl Originals {
-    /// The strings of a request body's placeholders under `key`.
-    pub fn in_body(key: ElisionKey, tokens: BodyTokens) -> Self {
-        Self {
-            key,
-            source: Source::Body(tokens),
-            host: None,
-            window: Window::NONE,
-        }
-    }
-
-    /// The host's own messages (sparse: those a whole read's archive took from), standing for
-    /// the caller's input where there was no input array.
+    /// The host's own messages (sparse: those a result's archive took from), standing for the
+    /// caller's input where there was no input array.
     pub fn of_messages(messages: Array) -> Self {
         Self {
-            key: ElisionKey::new(""),
-            source: Source::Messages(messages),
             host: None,
+            messages: Some(messages),
             window: Window::NONE,
         }
     }
 
-    /// The host values and window of these originals, without their strings: what a callback
+    /// The host values and window of these originals, without the messages: what a callback
     /// (the summariser) gets back in its messages. `None` when there are no host values.
     pub fn host_values_only(&self) -> Option<Self> {
         let host = self.host.as_ref()?;
         Some(Self {
-            key: ElisionKey::new(""),
-            source: Source::Nothing,
             host: Some(HostValues {
                 key: host.key.clone(),
                 values: host.values.clone(),
             }),
+            messages: None,
             window: self.window,
         })
     }
@@ -165,9 +101,8 @@ impl Originals {
     /// Only the window a call's lone surrogates crossed in (a flat text, a request body).
     pub fn of_window(window: Window) -> Self {
         Self {
-            key: ElisionKey::new(""),
-            source: Source::Nothing,
             host: None,
+            messages: None,
             window,
         }
     }
@@ -180,10 +115,7 @@ impl Originals {
 
     /// The host's messages, when these originals are messages.
     pub fn host_messages(&self) -> Option<&Array> {
-        match &self.source {
-            Source::Messages(messages) => Some(messages),
-            _ => None,
-        }
+        self.messages.as_ref()
     }
 
     /// The key of the host-value placeholders, when the input had binary data or URLs.
@@ -191,69 +123,34 @@ impl Originals {
         self.host.as_ref().map(|host| host.key.clone())
     }
 
-    /// Whether `text` mentions a placeholder of these originals (a string the host must get back).
+    /// Whether `text` mentions a host-value placeholder (a value the host must get back).
     pub fn mentioned_in(&self, text: &str) -> bool {
-        self.key.mentions(text)
-            || self
-                .host
-                .as_ref()
-                .is_some_and(|host| host.key.mentions(text))
+        self.host
+            .as_ref()
+            .is_some_and(|host| host.key.mentions(text))
     }
 
-    /// The host's value behind placeholder `text`, if it is one: its string, its binary data or
-    /// its URL object.
+    /// The host's binary data or URL object behind placeholder `text`, if it is one.
     pub fn original(&self, text: &str) -> Option<JsValue> {
-        if let Some(host) = &self.host {
-            if let Some((index, _)) = host.key.parse(text) {
-                let index = u32::try_from(index).ok()?;
-                return (index < host.values.length()).then(|| host.values.get(index));
-            }
-        }
-        let index = self.key.parse(text)?.index;
-        match &self.source {
-            Source::Messages(_) | Source::Nothing => None,
-            Source::Strings(strings, _) => {
-                let index = u32::try_from(index).ok()?;
-                (index < strings.length()).then(|| strings.get(index))
-            }
-            Source::Body(tokens) => tokens.string(index),
-        }
+        let host = self.host.as_ref()?;
+        let index = u32::try_from(host.key.parse(text)?.0).ok()?;
+        (index < host.values.length()).then(|| host.values.get(index))
     }
 }
 
-/// The skeleton of `messages`, with heads long enough to cut `keep_head_chars` characters
-/// (`None`: to be read whole, so the placeholders carry no head or tail: a third of a long
-/// string's size would cross, be parsed and be dropped again); `Ok(None)` when the package's reader is absent or `JSON.stringify` / the parser refuses the
-/// messages (the caller then reads them the slow way, which names the element at fault). An
-/// input over `limits`' size is refused before its text is copied into wasm memory (the error
-/// is relative: `: N bytes as JSON exceeds maxInputBytes M`).
-pub fn read(
-    messages: &JsValue,
-    keep_head_chars: Option<usize>,
-    limits: &Limits,
-) -> Result<Option<Skeleton>> {
-    read_for(messages, keep_head_chars, limits, &JsValue::UNDEFINED)
+/// The skeleton of `messages`; `Ok(None)` when the package's reader is absent or
+/// `JSON.stringify` / the parser refuses the messages (the caller then reads them the slow way,
+/// which names the element at fault). An input over `limits`' size is refused before its text
+/// is copied into wasm memory (the error is relative: `: N bytes as JSON exceeds maxInputBytes
+/// M`).
+pub fn read(messages: &JsValue, limits: &Limits) -> Result<Option<Skeleton>> {
+    read_for(messages, limits, &JsValue::UNDEFINED)
 }
 
 /// [`read`], for values that will be written into request body `body` (`restore`): lone
 /// surrogates cross in a window the body can take too.
-pub fn read_for(
-    messages: &JsValue,
-    keep_head_chars: Option<usize>,
-    limits: &Limits,
-    body: &JsValue,
-) -> Result<Option<Skeleton>> {
-    let (head_units, tail_units) = keep_head_chars.map_or((0, 0), |chars| {
-        let head = u32::try_from(elision::head_units(chars)).unwrap_or(u32::MAX);
-        (head, elision::TAIL_UNITS as u32)
-    });
-    let Ok(read) = read_skeleton(
-        messages,
-        elision::MIN_CHARS as u32,
-        head_units,
-        tail_units,
-        body,
-    ) else {
+pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
+    let Ok(read) = read_skeleton(messages, LONG_UNITS, body) else {
         return Ok(None);
     };
     let field = |name: &'static str| Reflect::get(&read, &super::host::key(name)).ok();
@@ -279,16 +176,19 @@ pub fn read_for(
     }
     let text = super::text::to_string(&text);
     // A Value, not a Vec: a typed target links serde's "invalid type" message (flt2dec).
-    let Ok(Value::Array(values)) = serde_json::from_str(&text) else {
+    let Ok(Value::Array(mut values)) = serde_json::from_str(&text) else {
         return Ok(None);
     };
     let (Some(nonce), Some(strings), Some(crossing)) = (
         field("nonce").and_then(|nonce| nonce.as_string()),
-        field("strings").and_then(|strings| strings.dyn_into().ok()),
-        field("crossing").and_then(|crossing| crossing.dyn_into().ok()),
+        field("strings").and_then(|strings| strings.dyn_into::<Array>().ok()),
+        field("crossing").and_then(|crossing| crossing.dyn_into::<Array>().ok()),
     ) else {
         return Ok(None);
     };
+    if strings.length() > 0 && !put_back(&mut values, &nonce, &strings, &crossing) {
+        return Ok(None);
+    }
     let host = field("values")
         .and_then(|values| values.dyn_into::<Array>().ok())
         .filter(|values| values.length() > 0)
@@ -299,47 +199,50 @@ pub fn read_for(
     Ok(Some(Skeleton {
         values,
         originals: Originals {
-            key: ElisionKey::new(&nonce),
-            source: Source::Strings(strings, crossing),
             host,
+            messages: None,
             window: Window::from_base(number("base").unwrap_or(0.0)),
         },
-        units,
     }))
 }
 
-impl crate::elision::ElidedStrings for Originals {
-    fn original(&self, index: usize) -> Option<String> {
-        let Source::Strings(strings, crossing) = &self.source else {
-            return None; // a body's strings are the core's to read (`edge::elision::BodyStrings`)
-        };
-        let index = u32::try_from(index).ok()?;
+/// Replaces every long-string placeholder of `nonce` in `values` by its string: `crossing[i]`
+/// where the string's lone surrogates were mapped, else `strings[i]`. Returns whether each found
+/// its string. Iterative: parsed values nest up to 128 levels, and the wasm stack is not spent
+/// on them.
+fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array) -> bool {
+    let opening = Opening::new(nonce, ':');
+    let string = |index: u32| {
         let mapped = (index < crossing.length()).then(|| crossing.get(index));
         let text = match mapped.filter(JsValue::is_string) {
             Some(mapped) => mapped,
             None => (index < strings.length()).then(|| strings.get(index))?,
         };
         Some(super::text::to_string(text.dyn_ref::<JsString>()?))
+    };
+    let mut stack: Vec<&mut Value> = values.iter_mut().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            // A placeholder starts with a NUL: one byte settles nearly every string.
+            Value::String(text) if text.as_bytes().first() == Some(&0) => {
+                let index = text.strip_prefix(opening.as_str());
+                let Some(index) = index.and_then(|index| index.parse().ok()) else {
+                    continue;
+                };
+                match string(index) {
+                    Some(original) => *text = original,
+                    None => return false,
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(fields) => stack.extend(fields.values_mut()),
+            _ => {}
+        }
     }
+    true
 }
 
 impl Skeleton {
-    /// Whether any string was long enough to be elided.
-    pub fn has_elisions(&self) -> bool {
-        self.units > 0.0
-    }
-
-    /// The messages with every long-string placeholder replaced by its string: the messages
-    /// read whole. Host values stay placeholders (their bytes are never read), and the
-    /// originals stay to put them back.
-    pub fn whole(self) -> Option<(Vec<Value>, Originals)> {
-        let elided = self.has_elisions();
-        let mut values = self.values;
-        let complete =
-            !elided || crate::elision::put_back(&mut values, &self.originals.key, &self.originals);
-        complete.then_some((values, self.originals))
-    }
-
     /// Whether the skeleton holds anything the output must put back or map back.
     pub fn needs_originals(&self) -> bool {
         self.originals.host.is_some() || self.originals.window != Window::NONE

@@ -1,11 +1,9 @@
 //! Large JS strings into wasm memory at copying speed. wasm-bindgen's own conversion (`as_string`,
 //! `String::from(JsString)`) writes ASCII into wasm memory one character at a time from JS,
 //! about 3 ms per MB in V8; `TextEncoder.encodeInto` straight into the destination `Vec` is
-//! about 0.06 ms per MB for the one-byte strings that JSON request bodies are. The other way,
-//! UTF-8 bytes that need not be a checked `str` become a JS string through a `TextDecoder`
-//! ([`from_utf8`]).
+//! about 0.06 ms per MB for the one-byte strings that JSON request bodies are.
 
-use js_sys::{JsString, Object, Reflect, Uint8Array};
+use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -28,32 +26,10 @@ extern "C" {
 
     #[wasm_bindgen(method, getter)]
     fn written(this: &Progress) -> u32;
-
-    /// A global `TextDecoder`, like `TextEncoder`.
-    type TextDecoder;
-
-    #[wasm_bindgen(constructor)]
-    fn new(label: &str, options: &Object) -> TextDecoder;
-
-    /// `decoder.decode(bytes)`, of a view of wasm memory (not a copy).
-    #[wasm_bindgen(method)]
-    fn decode(this: &TextDecoder, bytes: &[u8]) -> JsString;
 }
 
 thread_local! {
     static ENCODER: TextEncoder = TextEncoder::new();
-    static DECODER: TextDecoder = {
-        // `ignoreBOM`: a U+FEFF at the start is text, as everywhere else, not a mark to drop.
-        let options = Object::new();
-        let _ = Reflect::set(&options, &JsValue::from_str("ignoreBOM"), &JsValue::TRUE);
-        TextDecoder::new("utf-8", &options)
-    };
-}
-
-/// The JS string of the UTF-8 text `bytes` (not checked here: an invalid sequence would become
-/// U+FFFD).
-pub fn from_utf8(bytes: &[u8]) -> JsString {
-    DECODER.with(|decoder| decoder.decode(bytes))
 }
 
 /// `text` as the core reads it, refused as `path` if it is over `limits`' size before anything

@@ -87,9 +87,9 @@ describe("compactRequestBody, bad bodies", () => {
   });
 });
 
-// The archive's long strings come from the body's own string tokens (src/wasm/skeleton.rs
-// `BodyTokens`): a token without a backslash as a slice of the body, others unescaped in wasm,
-// a token the host must read itself by `JSON.parse`. Each must be exactly `JSON.parse`'s string.
+// The archive's long strings are read from the body: parsed in wasm from its UTF-8 copy, or,
+// where the body has lone surrogates the copy cannot hold, from the messages the host parses
+// (`JSON.parse`, src/wasm/body.rs). Each must be exactly `JSON.parse`'s string.
 describe("compactRequestBody, archived strings are JSON.parse's", () => {
   /** Raw JSON string text (between the quotes), repeated past the 1,024-character threshold. */
   const CASES = {

@@ -1,5 +1,5 @@
 // Messages are read as a skeleton (one JSON.stringify with a replacer, src/wasm/skeleton.rs), long
-// strings elided or copied in afterwards. Either way a message must read exactly as
+// strings copied in afterwards. A message must read exactly as
 // JSON.parse(JSON.stringify(message)): checked on the field an edited message carries over, and
 // on what the archive and the token counts say.
 import assert from "node:assert/strict";

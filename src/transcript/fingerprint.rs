@@ -1,58 +1,21 @@
-//! What is known of a long text when the binding hands over its facts instead of its content
-//! (see [`crate::elision`] and the glossary in the crate docs): its length, its ends and whether
-//! it has CRLF line ends; and the fingerprint by which correlation ids cover a long text the same
-//! way whether it was elided or not.
+//! What of a text a correlation id and a loop's history digest cover: a short text whole, a long
+//! one by its length and its ends, so that hashing a context does not read megabytes of tool
+//! output (the ids of the seed's outputs are these, and stay so).
 
-use std::borrow::Cow;
-
-/// Strings of more code points than this are elided (known by their facts); shorter ones are cheaper to copy.
+/// Texts of more code points than this are known by their length and ends ([`fingerprint`]).
 pub const MIN_CHARS: usize = 1024;
 
 /// Code points of each end that enter a long text's fingerprint (see [`fingerprint`]).
 pub(crate) const FINGERPRINT_CHARS: usize = 32;
 
-/// What is known of an elided text besides its head.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Elided<'a> {
-    /// Its length in code points.
-    pub chars: usize,
-    /// It has a CRLF line end somewhere.
-    pub crlf: bool,
-    /// Its last characters (a suffix, whole code points).
-    pub tail: Cow<'a, str>,
-}
-
-impl Elided<'_> {
-    /// The same facts, owned.
-    pub fn into_owned(self) -> Elided<'static> {
-        Elided {
-            chars: self.chars,
-            crlf: self.crlf,
-            tail: Cow::Owned(self.tail.into_owned()),
-        }
-    }
-}
-
 /// What of a text the correlation id covers: a short text whole; a text of more than
-/// [`MIN_CHARS`] code points by its length and its first and last few characters, which an
-/// elided text still has. So an id is the same whether a binding elided the text or not.
-pub fn fingerprint<'t>(text: &'t str, elided: Option<&'t Elided<'_>>) -> Fingerprint<'t> {
-    fingerprint_counted(text, elided, || crate::base::bytes::count_chars(text))
+/// [`MIN_CHARS`] code points by its length and its first and last few characters.
+pub fn fingerprint(text: &str) -> Fingerprint<'_> {
+    fingerprint_counted(text, || crate::base::bytes::count_chars(text))
 }
 
 /// [`fingerprint`], with `chars` counting the code points of `text` (a block's count, made once).
-pub(crate) fn fingerprint_counted<'t>(
-    text: &'t str,
-    elided: Option<&'t Elided<'_>>,
-    chars: impl FnOnce() -> usize,
-) -> Fingerprint<'t> {
-    if let Some(facts) = elided {
-        return Fingerprint::Ends {
-            chars: facts.chars,
-            head: first_chars(text, FINGERPRINT_CHARS),
-            tail: last_chars(&facts.tail, FINGERPRINT_CHARS),
-        };
-    }
+pub(crate) fn fingerprint_counted(text: &str, chars: impl FnOnce() -> usize) -> Fingerprint<'_> {
     // Most texts are short: their byte length settles it. A long one is counted once, eight
     // bytes at a time (reading its first code points one by one to know it long cost as much).
     if text.len() <= MIN_CHARS {
@@ -140,22 +103,17 @@ mod tests {
     }
 
     #[test]
-    fn fingerprint_is_the_same_elided_or_whole() {
+    fn a_long_text_is_known_by_its_length_and_ends() {
         let text: String = "é".repeat(700) + &"x".repeat(700) + "🦀";
-        let whole = fingerprint(&text, None);
-        let facts = Elided {
-            chars: text.chars().count(),
-            crlf: false,
-            tail: Cow::Owned(last_chars(&text, 64).to_string()),
-        };
-        let head = first_chars(&text, 70);
-        assert_eq!(fingerprint(head, Some(&facts)), whole);
-        let Fingerprint::Ends { chars, head, tail } = whole else {
+        let Fingerprint::Ends { chars, head, tail } = fingerprint(&text) else {
             panic!("a long text is known by its ends")
         };
         assert_eq!((chars, head.chars().count()), (1401, 32));
-        assert!(tail.ends_with('🦀') && tail.chars().count() == 32);
+        assert!(head.starts_with('é') && tail.ends_with('🦀') && tail.chars().count() == 32);
         let short = "x".repeat(MIN_CHARS);
-        assert_eq!(fingerprint(&short, None), Fingerprint::Whole(&short));
+        assert_eq!(fingerprint(&short), Fingerprint::Whole(&short));
+        // Counted in code points, not bytes: 1,024 two-byte characters are short.
+        let wide = "é".repeat(MIN_CHARS);
+        assert_eq!(fingerprint(&wide), Fingerprint::Whole(&wide));
     }
 }
