@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use std::cell::Cell;
-use tiered_compaction::summarise::LocalBoxFuture;
+use tiered_compaction::summary::summarise::LocalBoxFuture;
 use tiered_compaction::{
     BudgetPressure, CompactOptions, ContextInput, FormatChoice, Summariser, SummariserFailure,
     SummaryAnswer, SummaryRequest, Tier, TierContext, compact_with_tier,

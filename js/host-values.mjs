@@ -1,4 +1,4 @@
-// Values the package keeps in the host instead of copying them into wasm (src/host_value.rs):
+// Values the package keeps in the host instead of copying them into wasm (src/api/host_value.rs):
 // binary data — every form the AI SDK's `DataContent` takes (Uint8Array, Node Buffer,
 // ArrayBuffer; any other ArrayBuffer view is bytes too) — and URL objects. A binary value crosses
 // as its length and the SHA-256 of its bytes, a URL as its text; the caller's own object is put

@@ -58,54 +58,38 @@
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 #![warn(missing_docs)]
 
+pub mod api;
+pub mod archive;
 pub mod base;
-pub mod cache;
 pub mod config;
-pub mod context;
-pub mod digest;
-pub mod directives;
 pub mod edge;
 pub mod engine;
 pub mod error;
 pub mod formats;
-pub mod host_value;
-pub mod input;
-pub mod legacy;
-pub mod limits;
-pub mod loop_state;
-pub mod markers;
 pub mod media;
-pub mod must_keep;
 pub mod plan;
 pub mod policy;
-pub mod pressure;
-pub mod recall;
 pub mod repair;
-pub mod restore;
-pub mod result;
 pub mod salient;
-pub mod summarise;
-pub mod tier;
+pub mod summary;
 pub mod tiers;
 pub mod tokens;
-pub mod trace;
 pub mod transcript;
-pub mod working;
 
-pub use context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+pub use api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+pub use api::limits::Limits;
+pub use api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+pub use archive::restore::restore;
+pub use archive::trace::record_tier_event;
 pub use edge::body::{BodyRequest, compact_request_body, compact_request_body_in_loop};
+pub use engine::legacy::run_legacy_compaction;
 pub use engine::{compact, compact_owned, compact_with_tier, compact_with_tier_owned};
 pub use error::{CompactionError, ErrorKind};
-pub use legacy::run_legacy_compaction;
-pub use limits::Limits;
+pub use policy::pressure::BudgetPressure;
+pub use policy::tier::{TIER_COST_WEIGHT, Tier};
 pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};
-pub use pressure::BudgetPressure;
-pub use restore::restore;
-pub use result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
-pub use summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
-pub use tier::{TIER_COST_WEIGHT, Tier};
+pub use summary::summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
 pub use tokens::{SeedRule, TokenCounter, estimate_tokens};
-pub use trace::record_tier_event;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

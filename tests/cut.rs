@@ -13,7 +13,8 @@ use tiered_compaction::formats::read_messages;
 use tiered_compaction::tiers::micro::collapsed;
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{
-    ContextInput, FormatChoice, Tier, TierContext, compact_with_tier, digest, must_keep,
+    ContextInput, FormatChoice, Tier, TierContext, compact_with_tier, summary::digest,
+    summary::must_keep,
 };
 use unicode_segmentation::UnicodeSegmentation;
 

@@ -12,8 +12,8 @@ use common::restore::restore;
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
-use tiered_compaction::directives;
 use tiered_compaction::formats::read_messages;
+use tiered_compaction::summary::directives;
 use tiered_compaction::transcript::pairing::{misplaced_results, paired_ids};
 use tiered_compaction::transcript::{BlockKind, Format, Role, Transcript};
 use tiered_compaction::{
@@ -30,7 +30,7 @@ fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
         },
     );
     // Binary images cross as host-value placeholders (generated for the AI SDK).
-    ctx.host_values = Some(tiered_compaction::host_value::HostValueKey::new(
+    ctx.host_values = Some(tiered_compaction::api::host_value::HostValueKey::new(
         generate::HOST_VALUE_NONCE,
     ));
     ctx
@@ -40,7 +40,7 @@ fn ctx(format: Format, messages: Vec<Value>) -> TierContext {
 /// the archive that mentions one is one, whole (the binding puts the host's object back), and
 /// a cut never ends between CR and LF.
 fn check_host_values_and_cuts(result: &TierResult) -> Result<(), TestCaseError> {
-    let key = tiered_compaction::host_value::HostValueKey::new(generate::HOST_VALUE_NONCE);
+    let key = tiered_compaction::api::host_value::HostValueKey::new(generate::HOST_VALUE_NONCE);
     let mut stack: Vec<&Value> = Vec::new();
     if let tiered_compaction::ContextData::Messages(messages) = &result.context {
         stack.extend(messages);

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use tiered_compaction::limits::{self, Limits};
+use tiered_compaction::api::limits::{self, Limits};
 use tiered_compaction::{
     CompactOptions, ContextInput, ErrorKind, FormatChoice, PolicyConfig, Tier, TierContext,
     compact, compact_request_body, compact_with_tier, run_legacy_compaction,

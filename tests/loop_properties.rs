@@ -10,7 +10,7 @@ use common::generate;
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
-use tiered_compaction::loop_state::LoopState;
+use tiered_compaction::plan::loop_state::LoopState;
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{
     CompactOptions, ContextData, ContextInput, FormatChoice, TierContext, TierResult, compact,

@@ -8,7 +8,7 @@ use common::generate::{self, Conversation};
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
-use tiered_compaction::result::{ArchiveOrigin, value_at};
+use tiered_compaction::api::result::{ArchiveOrigin, value_at};
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{
     CompactOptions, ContextInput, FormatChoice, Summariser, Tier, TierContext, TierResult,

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
-use tiered_compaction::loop_state::LoopState;
+use tiered_compaction::plan::loop_state::LoopState;
 use tiered_compaction::{CompactOptions, ContextInput, FormatChoice, TierContext, compact};
 
 fn run() -> Vec<Value> {

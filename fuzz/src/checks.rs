@@ -66,7 +66,7 @@ fn messages_ctx(messages: Vec<Value>, format: FormatChoice) -> TierContext {
         ContextInput::Messages { messages, format },
     );
     // Generated AI SDK images may be binary data the host keeps (host-value placeholders).
-    ctx.host_values = Some(tiered_compaction::host_value::HostValueKey::new(
+    ctx.host_values = Some(tiered_compaction::api::host_value::HostValueKey::new(
         crate::common::generate::HOST_VALUE_NONCE,
     ));
     ctx
@@ -141,7 +141,7 @@ pub fn structured(
     //    never cut or quoted into what the library writes (the binding puts the host's object
     //    back only for a whole one).
     let key =
-        tiered_compaction::host_value::HostValueKey::new(crate::common::generate::HOST_VALUE_NONCE);
+        tiered_compaction::api::host_value::HostValueKey::new(crate::common::generate::HOST_VALUE_NONCE);
     // (Unless the input's own text already holds the marker: the binding's nonce is random per
     // call, fuzzed text may hold this fixed one.)
     let quoted = input

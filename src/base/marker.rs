@@ -1,6 +1,6 @@
 //! [`Opening`]: how a binding's per-call placeholders begin — a NUL, the call's nonce and a kind
 //! character — and the test whether a text mentions one. Shared by the binding's long-string
-//! placeholders (`wasm::skeleton`) and the host-value placeholders (`crate::host_value`).
+//! placeholders (`wasm::skeleton`) and the host-value placeholders (`crate::api::host_value`).
 
 /// `\0{nonce}{kind}`: the opening of every placeholder of one kind in one call.
 #[derive(Debug, Clone, PartialEq, Eq)]

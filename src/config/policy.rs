@@ -10,9 +10,9 @@ use super::CacheConfig;
 use super::setting::Kind;
 use super::source::{FieldSource, JsonFields};
 use super::table::settings_table;
+use crate::api::limits::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_NESTING_DEPTH, Limits};
 use crate::error::{CompactionError, Result};
-use crate::limits::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_NESTING_DEPTH, Limits};
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 
 settings_table! {
     /// Thresholds of the policy and the tiers, and the input limits. `Default` gives the seed's

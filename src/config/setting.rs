@@ -3,10 +3,10 @@
 //! it is stored ([`Setting`]).
 
 use super::source::FieldSource;
+use crate::api::input::{MAX_SAFE_INTEGER, optional_integer, optional_number};
 use crate::base::decimal;
 use crate::error::{CompactionError, Result, describe_number};
-use crate::input::{MAX_SAFE_INTEGER, optional_integer, optional_number};
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 
 /// What values a field takes: its type and range, as the docs and the error texts say them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

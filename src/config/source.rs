@@ -2,9 +2,9 @@
 //! binding implements it over a JS object; [`JsonFields`] implements it over a JSON object. Both
 //! go through the same reading and checks ([`super::setting`]).
 
+use crate::api::input::Scalar;
 use crate::error::{CompactionError, Result};
-use crate::input::Scalar;
-use crate::pressure::json_type;
+use crate::policy::pressure::json_type;
 use serde_json::{Map, Value};
 
 /// A host's options object, field by field. Errors are relative to the object (`autoContextPct

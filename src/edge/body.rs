@@ -19,13 +19,13 @@ use super::format::format_for;
 use super::layout::{BodyLayout, layout_with, parse_message};
 use super::source::BodySource;
 use super::splice::splice_messages;
-use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use crate::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use crate::api::result::{ContextData, TierResult};
 use crate::error::{CompactionError, Result};
 use crate::formats::registry;
-use crate::loop_state::LoopState;
-use crate::pressure::BudgetPressure;
-use crate::result::{ContextData, TierResult};
-use crate::tier::Tier;
+use crate::plan::loop_state::LoopState;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
 use serde_json::Value;
 
 /// Up to this size, a body has its messages read from the UTF-8 text made for its layout; above
@@ -183,7 +183,7 @@ mod tests {
         let (body, result) =
             pollster::block_on(compact_request_body(BODY, "s1", pressure, None, &options))
                 .expect("compacts");
-        assert_eq!(result.tier, crate::tier::Tier::None);
+        assert_eq!(result.tier, crate::policy::tier::Tier::None);
         assert_eq!(body, BODY);
     }
 

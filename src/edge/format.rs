@@ -59,8 +59,8 @@ mod tests {
     fn format_of(fields: &str, key: &str, messages: &[Value]) -> Result<Format> {
         let list = serde_json::to_string(messages).expect("serialises");
         let body = format!("{{{fields}\"{key}\":{list}}}");
-        let laid_out =
-            super::super::layout::layout(&body, &crate::limits::Limits::default()).expect("valid");
+        let laid_out = super::super::layout::layout(&body, &crate::api::limits::Limits::default())
+            .expect("valid");
         format_for(&laid_out, messages)
     }
 

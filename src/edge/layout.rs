@@ -27,7 +27,7 @@ pub(crate) struct BodyLayout {
 
 /// Checks `body` against the limits and as JSON and finds its messages (one pass,
 /// [`scan`]): the errors of reading it whole, in the same order, with serde_json's words.
-pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyLayout> {
+pub(crate) fn layout(body: &str, limits: &crate::api::limits::Limits) -> Result<BodyLayout> {
     Ok(layout_with(body, limits, false)?.0)
 }
 
@@ -35,7 +35,7 @@ pub(crate) fn layout(body: &str, limits: &crate::limits::Limits) -> Result<BodyL
 /// them all ([`scan::scan_parsing`]; a plain string list's are not).
 pub(crate) fn layout_with(
     body: &str,
-    limits: &crate::limits::Limits,
+    limits: &crate::api::limits::Limits,
     parse: bool,
 ) -> Result<(BodyLayout, Option<Vec<Value>>)> {
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
@@ -133,14 +133,15 @@ mod tests {
     use super::*;
 
     fn error_of(body: &str) -> String {
-        layout(body, &crate::limits::Limits::default())
+        layout(body, &crate::api::limits::Limits::default())
             .expect_err("refused")
             .to_string()
     }
 
     #[test]
     fn body_errors_name_the_body() {
-        let error = layout("{\"messages\": [}", &crate::limits::Limits::default()).unwrap_err();
+        let error =
+            layout("{\"messages\": [}", &crate::api::limits::Limits::default()).unwrap_err();
         assert_eq!(error.kind, crate::error::ErrorKind::Parse);
         assert_eq!(
             error.to_string(),
@@ -160,7 +161,7 @@ mod tests {
     #[test]
     fn a_plain_string_list_is_one_element() {
         let body = r#"{"input":"Fix the build.","model":"m"}"#;
-        let laid_out = layout(body, &crate::limits::Limits::default()).expect("valid");
+        let laid_out = layout(body, &crate::api::limits::Limits::default()).expect("valid");
         assert!(laid_out.string_list);
         assert_eq!(laid_out.list_key, "input");
         assert_eq!(
@@ -173,7 +174,7 @@ mod tests {
 
     #[test]
     fn layout_refuses_exactly_what_the_parser_refuses() {
-        let limits = crate::limits::Limits::default();
+        let limits = crate::api::limits::Limits::default();
         for depth in 110..140 {
             for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
                 let deep = format!("{}1{}", open.repeat(depth), close.repeat(depth));
@@ -196,7 +197,7 @@ mod tests {
     fn deep_nesting_is_the_parsers_to_refuse() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         let body = format!("{{\"messages\":[{deep}]}}");
-        let error = layout(&body, &crate::limits::Limits::default()).expect_err("too deep");
+        let error = layout(&body, &crate::api::limits::Limits::default()).expect_err("too deep");
         assert_eq!(
             error,
             body_error(serde_json::from_str::<Value>(&body).unwrap_err())

@@ -6,9 +6,9 @@
 //! otherwise (a pretty-printed list's whitespace was not kept).
 
 use super::layout::{layout, parse_message};
+use crate::api::result::{ArchiveEntry, ContextData};
 use crate::config::PolicyConfig;
 use crate::error::{CompactionError, Result};
-use crate::result::{ArchiveEntry, ContextData};
 use serde_json::Value;
 
 /// `body` (a compacted request body) with `archive` undone.
@@ -29,7 +29,7 @@ pub fn restore_body(body: &str, archive: &[ArchiveEntry]) -> Result<String> {
         .map(|text| parse_message(text))
         .collect::<Result<Vec<Value>>>()?;
     let ContextData::Messages(restored) =
-        crate::restore::restore(&ContextData::Messages(messages.clone()), archive)?
+        crate::archive::restore::restore(&ContextData::Messages(messages.clone()), archive)?
     else {
         return Err(CompactionError::type_error(
             "body",

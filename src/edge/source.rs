@@ -9,8 +9,8 @@
 //! written, is the core's.
 
 use super::span::{MessagesSpan, scanner_disagrees};
+use crate::api::result::TierResult;
 use crate::error::Result;
-use crate::result::TierResult;
 use std::borrow::Cow;
 use std::ops::Range;
 

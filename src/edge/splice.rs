@@ -74,8 +74,8 @@ mod tests {
 
     /// The message list of `body` as laid out, and as serde_json reads it.
     fn laid_out(body: &str) -> (MessagesSpan, Vec<Value>) {
-        let layout =
-            super::super::layout::layout(body, &crate::limits::Limits::default()).expect("valid");
+        let layout = super::super::layout::layout(body, &crate::api::limits::Limits::default())
+            .expect("valid");
         let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(body) else {
             panic!("an object");
         };

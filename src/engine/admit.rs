@@ -1,8 +1,8 @@
 //! What the engine settles before it reads a context: that it is within the input limits.
 
-use crate::context::ContextInput;
+use crate::api::context::ContextInput;
+use crate::api::limits::Limits;
 use crate::error::Result;
-use crate::limits::Limits;
 
 /// Checks a context against the limits: `text: 52428800 bytes exceeds maxInputBytes 33554432`,
 /// `messages[4].content: nesting deeper than 64 levels (maxNestingDepth)`.

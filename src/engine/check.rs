@@ -4,7 +4,7 @@
 //! falls back to the input and says so ([`RULE_CHECK_FAILED`], [`RULE_CHECK_FALLBACKS`]).
 
 use crate::base::hash::FastSet;
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 use crate::transcript::Transcript;
 use crate::transcript::pairing::{id_set, misplaced_results, paired_in_order, paired_set};
 use std::borrow::Cow;

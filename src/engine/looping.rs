@@ -2,12 +2,12 @@
 //! decisions it holds are made again before the tier runs, and the state of this call is made
 //! from where the decisions stand after it.
 
-use crate::loop_state::{self, Admitted, LoopState};
-use crate::tier::Tier;
+use crate::plan::loop_state::{self, Admitted, LoopState};
+use crate::plan::working::{Current, Working};
+use crate::policy::tier::Tier;
 use crate::tiers::TierEnv;
 use crate::tiers::time_based::{self, Stale};
 use crate::transcript::steps::Steps;
-use crate::working::{Current, Working};
 
 /// What this call's messages are to the host's state, read before any repair (the state's
 /// fingerprints are of messages as hosts send them). Flat text has no loop state.
@@ -80,7 +80,7 @@ fn edit_fits(edit: &crate::plan::Edit, len: usize) -> bool {
 /// has pruned (more when time_based ran).
 pub fn next_state(
     working: &Working<'_>,
-    input: crate::loop_state::Print,
+    input: crate::plan::loop_state::Print,
     admitted: &Admitted,
     tier: Tier,
     env: &TierEnv<'_>,
@@ -141,7 +141,7 @@ fn stale_frontier(working: &Working<'_>, steps: &Steps) -> usize {
             message
                 .blocks
                 .iter()
-                .any(|block| crate::markers::is_stale_stub(&block.text))
+                .any(|block| crate::transcript::markers::is_stale_stub(&block.text))
         })
         .and_then(|(index, _)| crate::tiers::frontier::step_at(steps, index))
         .map_or(0, |step| step + 1)

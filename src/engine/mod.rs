@@ -4,24 +4,25 @@
 
 mod admit;
 mod check;
+pub mod legacy;
 mod looping;
 
 pub use admit::check_limits;
 use check::{Pairing, Refusal, check};
 pub use check::{RULE_CHECK_FAILED, RULE_CHECK_FALLBACKS};
 
-use crate::cache::{CacheModel, prefix_tokens};
-use crate::context::{CompactOptions, ContextInput, TierContext};
+use crate::api::context::{CompactOptions, ContextInput, TierContext};
+use crate::api::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::error::Result;
 use crate::media::bill::{Billed, Provider};
+use crate::plan::working::{Current, Working};
+use crate::policy::cache::{CacheModel, prefix_tokens};
 use crate::policy::explain_selection;
-use crate::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
-use crate::tier::{Tier, cost_estimate};
+use crate::policy::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
 use crate::transcript::fingerprint::Fingerprint;
-use crate::working::{Current, Working};
 use serde_json::Value;
 use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
@@ -98,10 +99,10 @@ impl Choice {
 
 /// `pressure` with its context use scaled from `before` tokens to `now` (the same counter).
 fn scaled_pressure(
-    pressure: &crate::pressure::BudgetPressure,
+    pressure: &crate::policy::pressure::BudgetPressure,
     before: u64,
     now: u64,
-) -> crate::pressure::BudgetPressure {
+) -> crate::policy::pressure::BudgetPressure {
     let mut scaled = *pressure;
     if before > 0 {
         scaled.context_pct_used = pressure.context_pct_used * now as f64 / before as f64;
@@ -179,7 +180,7 @@ async fn run(
         .map(|_| prefix_tokens(&working.transcript, counter));
     // The loop's state is of messages as hosts send them: read before any repair.
     let admitted = looping::admit(&working, ctx.state.as_ref(), &ctx.session_id);
-    let input_print = crate::loop_state::print(&working.transcript);
+    let input_print = crate::plan::loop_state::print(&working.transcript);
     // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
     // input and is checked against it, and a result that fails the checks falls back to it.
     let repaired = crate::repair::repair(&mut working, ctx.server_history)?;
@@ -391,7 +392,7 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
             }
         }
     }
-    crate::limits::drop_iteratively(Value::Array(messages));
+    crate::api::limits::drop_iteratively(Value::Array(messages));
 }
 
 #[allow(clippy::too_many_arguments)]

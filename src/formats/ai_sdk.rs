@@ -18,9 +18,9 @@ use super::walk::{
     self, Part, call_block, finish_message, media, media_block, other_block, text_field,
     thinking_field,
 };
+use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
-use crate::pressure::json_type;
-use crate::result::PathStep;
+use crate::policy::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -338,7 +338,7 @@ impl super::json::WireWriter for Writer {
             ],
             _ => return removed_plain_path(message, block),
         };
-        crate::result::value_at(message, &path).map(|_| path)
+        crate::api::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

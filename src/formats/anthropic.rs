@@ -22,8 +22,8 @@ use super::evidence::{Field, Seen};
 use super::walk::{
     self, Part, call_block, finish_message, media_block, other_block, text_field, thinking_field,
 };
+use crate::api::result::PathStep;
 use crate::error::Result;
-use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Message};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -219,7 +219,7 @@ impl super::json::WireWriter for Writer {
             }
             _ => return removed_plain_path(message, block),
         };
-        crate::result::value_at(message, &path).map(|_| path)
+        crate::api::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

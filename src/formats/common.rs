@@ -2,10 +2,10 @@
 //! roles, and the edits of a message their writers share (the text part that replaces a block,
 //! parts removed, messages merged). What reading a message shares is in `walk`.
 
+use crate::api::result::PathStep;
 pub(crate) use crate::base::json::compact_json;
 use crate::error::{CompactionError, Result};
-use crate::pressure::json_type;
-use crate::result::PathStep;
+use crate::policy::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Role};
 use serde_json::{Map, Value};
 use std::borrow::Cow;

@@ -29,9 +29,9 @@ use super::common::{
 };
 use super::evidence::{Field, Seen};
 use super::walk::{finish_message, media, other_block};
+use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
-use crate::pressure::json_type;
-use crate::result::PathStep;
+use crate::policy::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -491,7 +491,7 @@ impl super::json::WireWriter for Writer {
             }
             _ => {}
         }
-        crate::result::value_at(message, &path).map(|_| path)
+        crate::api::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

@@ -2,12 +2,12 @@
 //! order, copy untouched messages through, ask the format's [`WireWriter`] for the edited ones, and
 //! record what each edit removed.
 
+use crate::api::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
 use crate::formats::alternation::{arrange, side};
-use crate::markers::ROLE_BRIDGE;
 use crate::plan::{ArchiveKind, Edit};
-use crate::result::{ArchiveEntry, ArchiveOrigin, PathStep, value_at};
+use crate::transcript::markers::ROLE_BRIDGE;
 use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -416,7 +416,7 @@ fn take_message<'a>(
 }
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
-fn path_location(message: usize, path: &[crate::result::PathStep]) -> String {
+fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
     use std::fmt::Write;
     // Written into one string (not a `format!` per index): a stubbed call's location was two
     // allocations and a growth.
@@ -425,11 +425,11 @@ fn path_location(message: usize, path: &[crate::result::PathStep]) -> String {
     let _ = write!(location, "messages[{message}]");
     for step in path {
         match step {
-            crate::result::PathStep::Key(key) => {
+            crate::api::result::PathStep::Key(key) => {
                 location.push('.');
                 location.push_str(key);
             }
-            crate::result::PathStep::Index(index) => {
+            crate::api::result::PathStep::Index(index) => {
                 let _ = write!(location, "[{index}]");
             }
         }

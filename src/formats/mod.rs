@@ -18,9 +18,9 @@ pub mod responses;
 pub mod text;
 pub(crate) mod walk;
 
+use crate::api::result::{ArchiveEntry, ArchiveOrigin};
 use crate::error::Result;
 use crate::plan::Edit;
-use crate::result::{ArchiveEntry, ArchiveOrigin};
 use crate::transcript::{Format, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -93,7 +93,7 @@ pub(crate) fn fill_archive(
             Some(ArchiveOrigin::Part { message, path }) => {
                 entry.content = input
                     .get(*message)
-                    .and_then(|message| crate::result::value_at(message, path))
+                    .and_then(|message| crate::api::result::value_at(message, path))
                     .cloned()
                     .unwrap_or(Value::Null);
             }

@@ -18,9 +18,9 @@ use super::walk::{
     self, Part, audio_type, call_block, file_data, finish_message, media, media_block, other_block,
     result_block, text_field,
 };
+use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
-use crate::pressure::json_type;
-use crate::result::PathStep;
+use crate::policy::pressure::json_type;
 use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::{Map, Value};
 use std::borrow::Cow;

@@ -31,8 +31,8 @@ use super::walk::{
     self, Part, audio_type, file_data, finish_message, media, media_block, other_block,
     result_block, text_field,
 };
+use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
-use crate::result::PathStep;
 use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -353,7 +353,7 @@ impl super::json::WireWriter for Writer {
             }
             _ => return None,
         };
-        crate::result::value_at(message, &path).map(|_| path)
+        crate::api::result::value_at(message, &path).map(|_| path)
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {

@@ -197,7 +197,7 @@ pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -
     Message {
         role,
         explicit_age: first_text.and_then(crate::transcript::parse_age_tag),
-        is_library_summary: first_text.is_some_and(crate::markers::is_library_text),
+        is_library_summary: first_text.is_some_and(crate::transcript::markers::is_library_text),
         blocks,
         source: Source::Index(index),
         bound_to_next: false,

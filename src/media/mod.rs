@@ -1,14 +1,14 @@
 //! The placeholder that stands for stripped media (auto): its type, its size in bytes and a hash
 //! of its bytes. The same bytes get the same placeholder in every format and however the host
 //! sent them: a base64 string, a data URL, or binary data the binding keeps in the host (whose
-//! length and hash it hands over, see [`crate::host_value`]). Base64 is decoded to be hashed;
+//! length and hash it hands over, see [`crate::api::host_value`]). Base64 is decoded to be hashed;
 //! data that is not base64 (a plain-text data URL, a text document) is hashed as its UTF-8.
 //! What media costs in a request, as each provider bills it, is [`bill`]'s.
 
 pub mod bill;
 pub mod header;
 
-use crate::markers;
+use crate::transcript::markers;
 use crate::transcript::{Block, BlockKind};
 use sha2::{Digest, Sha256};
 

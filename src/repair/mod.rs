@@ -21,7 +21,7 @@ pub use find::{find, find_with};
 pub use findings::Findings;
 
 use crate::error::Result;
-use crate::working::Working;
+use crate::plan::working::Working;
 
 /// Repairs `working` (the input as read, before a tier's plans): applies one plan of kind
 /// `"repair"` when [`find_with`] finds something broken. Returns whether it did.

@@ -8,11 +8,11 @@
 use super::edit_saving;
 use super::frontier::{advance, saving_per_step, split, written_frontier};
 use crate::base::decimal::shortest;
-use crate::cache::{CacheModel, CacheReport, prefix_tokens};
+use crate::plan::working::Working;
 use crate::plan::{ArchiveKind, Edit, Plan};
+use crate::policy::cache::{CacheModel, CacheReport, prefix_tokens};
 use crate::transcript::steps::Steps;
 use crate::transcript::{Format, Transcript};
-use crate::working::Working;
 
 /// micro's `plan` (every stub outside the tail) cut at the frontier: the stubs of the steps
 /// before where the frontier stood (kept: the previous call wrote them), and the next batch when

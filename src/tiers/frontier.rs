@@ -40,7 +40,7 @@ pub fn written_frontier(transcript: &Transcript<'_>, steps: &Steps) -> usize {
                 || message
                     .blocks
                     .iter()
-                    .any(|block| crate::markers::is_collapsed_body(&block.text))
+                    .any(|block| crate::transcript::markers::is_collapsed_body(&block.text))
         })
         .and_then(|(index, _)| step_at(steps, index))
         .map_or(0, |step| step + 1)

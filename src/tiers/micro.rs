@@ -11,13 +11,13 @@ use super::tool_input;
 use crate::base::cut;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
-use crate::markers;
+use crate::plan::working::Working;
 use crate::plan::{ArchiveKind, Edit, Plan, block_id};
-use crate::pressure::BudgetPressure;
-use crate::tier::Tier;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
+use crate::transcript::markers;
 use crate::transcript::protect::Protection;
 use crate::transcript::{Block, BlockKind, Format, Transcript};
-use crate::working::Working;
 
 /// This tier.
 pub const TIER: Tier = Tier::Micro;

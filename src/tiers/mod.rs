@@ -18,13 +18,13 @@ pub mod tool_input;
 
 use crate::config::PolicyConfig;
 use crate::plan::Edit;
-use crate::pressure::BudgetPressure;
-use crate::summarise::{Summariser, SummaryRequest};
-use crate::tier::Tier;
+use crate::plan::working::Working;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
+use crate::summary::summarise::{Summariser, SummaryRequest};
 use crate::tokens::TokenCounter;
 use crate::transcript::counting::message_tokens;
 use crate::transcript::{Block, Transcript};
-use crate::working::Working;
 use std::ops::Range;
 
 /// What a tier may use besides the context.
@@ -44,7 +44,7 @@ pub struct TierEnv<'a> {
     /// The pressure of this call.
     pub pressure: &'a BudgetPressure,
     /// The prompt cache's facts and prices, when the pressure gave `cachedTokens`.
-    pub cache: Option<crate::cache::CacheModel>,
+    pub cache: Option<crate::policy::cache::CacheModel>,
 }
 
 impl TierEnv<'_> {
@@ -57,17 +57,19 @@ impl TierEnv<'_> {
         transcript: String,
         messages: Vec<serde_json::Value>,
         replaced_tokens: u64,
-        must_keep: crate::must_keep::MustKeep,
+        must_keep: crate::summary::must_keep::MustKeep,
     ) -> SummaryRequest {
-        let target_tokens =
-            crate::summarise::target_tokens(replaced_tokens, self.pressure.context_pct_used);
+        let target_tokens = crate::summary::summarise::target_tokens(
+            replaced_tokens,
+            self.pressure.context_pct_used,
+        );
         SummaryRequest {
             tier,
             session_id: self.session_id.to_string(),
             correlation_id: self.correlation_id.to_string(),
             instructions: self
                 .instructions
-                .unwrap_or(crate::summarise::DEFAULT_INSTRUCTIONS)
+                .unwrap_or(crate::summary::summarise::DEFAULT_INSTRUCTIONS)
                 .to_string(),
             transcript,
             messages,

@@ -1,7 +1,7 @@
 //! `none`: no trigger fired. The context is returned unchanged at zero cost (weight 0.00).
 
-use crate::tier::Tier;
-use crate::working::Working;
+use crate::plan::working::Working;
+use crate::policy::tier::Tier;
 
 /// This tier.
 pub const TIER: Tier = Tier::None;

@@ -8,17 +8,17 @@
 use super::Rule;
 use super::{TierEnv, range_tokens};
 use crate::config::PolicyConfig;
-use crate::digest;
-use crate::markers;
-use crate::must_keep;
+use crate::plan::working::{Current, Working};
 use crate::plan::{ArchiveKind, Edit, Plan};
-use crate::pressure::BudgetPressure;
-use crate::summarise;
-use crate::tier::Tier;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
+use crate::summary::digest;
+use crate::summary::must_keep;
+use crate::summary::summarise;
+use crate::transcript::markers;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::render::render;
 use crate::transcript::{Format, Message, Transcript};
-use crate::working::{Current, Working};
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 

@@ -17,8 +17,8 @@
 
 use crate::base::bytes;
 use crate::base::cut;
-use crate::markers;
 use crate::salient::{self, MAX_LINES, MAX_REFERENCES};
+use crate::transcript::markers;
 
 /// How a stub begins and ends.
 pub enum Frame<'a> {

@@ -10,14 +10,14 @@ use super::stub::{Frame, stub};
 use super::{TierEnv, replacement_shrinks, shrinking};
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
-use crate::markers;
+use crate::plan::working::Working;
 use crate::plan::{ArchiveKind, Edit, Plan, block_id};
-use crate::pressure::BudgetPressure;
-use crate::tier::Tier;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
+use crate::transcript::markers;
 use crate::transcript::pairing::{closed_ranges, tool_names};
 use crate::transcript::protect::Protection;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript, parse_age_tag};
-use crate::working::Working;
 use std::ops::Range;
 
 /// This tier.
@@ -59,7 +59,7 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
 pub enum Stale {
     /// Those more than `maxBlockAgeSteps` steps old (or tagged older): the tier firing.
     ByAge,
-    /// Those before this step: an earlier call's pruning made again (`crate::loop_state`).
+    /// Those before this step: an earlier call's pruning made again (`crate::plan::loop_state`).
     Before(usize),
 }
 

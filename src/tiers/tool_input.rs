@@ -4,7 +4,7 @@
 //! result's ([`super::stub`]) naming the archive entry that holds the whole input.
 
 use super::stub::{Frame, stub};
-use crate::markers;
+use crate::transcript::markers;
 use serde_json::Value;
 
 /// The call's input (`arguments`, its JSON text or a plain string) with every string value of

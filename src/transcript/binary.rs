@@ -1,6 +1,6 @@
 //! What is known of a binary value (an image or file the host holds as bytes): its length and
 //! the SHA-256 of its bytes. The bytes themselves stay with the host (see
-//! [`crate::host_value`]); the core measures the value as the base64 text a provider request
+//! [`crate::api::host_value`]); the core measures the value as the base64 text a provider request
 //! would carry, and names it by its hash.
 
 /// The facts of a binary value.

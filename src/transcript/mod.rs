@@ -7,6 +7,7 @@ pub mod binary;
 mod char_count;
 pub mod counting;
 pub mod fingerprint;
+pub mod markers;
 pub mod pairing;
 pub mod protect;
 pub mod render;
@@ -84,7 +85,7 @@ pub struct Block<'a> {
     /// Only media is nested: nested text is part of its parent's text.
     pub path: Vec<usize>,
     /// Set when the block's data is a binary value the binding keeps in the host (see
-    /// [`crate::host_value`]): `text` is then its hash, and it counts as its base64 text (or as
+    /// [`crate::api::host_value`]): `text` is then its hash, and it counts as its base64 text (or as
     /// billed: [`crate::media::bill`]).
     pub binary: Option<Binary>,
     /// Media sent with OpenAI's `detail: "low"` (a fixed 85 tokens as OpenAI bills it).

@@ -34,7 +34,7 @@ fn render_message(message: &Message, out: &mut String) {
             BlockKind::Text if message.is_library_summary => writeln!(
                 out,
                 "[{role}] {}\n",
-                crate::directives::without_index(&block.text)
+                crate::summary::directives::without_index(&block.text)
             ),
             BlockKind::Text => writeln!(out, "[{role}] {}\n", block.text),
             BlockKind::ToolCall { id, name } => {

@@ -12,10 +12,10 @@
 use super::skeleton::Originals;
 use super::surrogates::Window;
 use super::text;
+use crate::api::result::{ArchiveOrigin, TierResult};
 use crate::edge::source::{BodySource, Splice};
 use crate::edge::span::{MessagesSpan, scanner_disagrees, utf16_positions};
 use crate::error::Result;
-use crate::result::{ArchiveOrigin, TierResult};
 use js_sys::JsString;
 use std::borrow::Cow;
 use std::ops::Range;

@@ -4,9 +4,9 @@
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
 use super::host::type_name;
+use crate::api::input::Scalar;
 use crate::config::FieldSource;
 use crate::error::{CompactionError, Result};
-use crate::input::Scalar;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -138,7 +138,7 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = value.dyn_ref::<Array>().ok_or_else(|| {
         CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
     })?;
-    let unbounded = crate::limits::Limits {
+    let unbounded = crate::api::limits::Limits {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };

@@ -7,13 +7,13 @@ use super::fields::{Fields, json_array};
 use super::host::{AbortSignal, type_name};
 use super::skeleton::{self, Originals};
 use super::summariser::JsSummariser;
+use crate::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use crate::api::input::{Scalar, optional_number, optional_string, required_string};
+use crate::api::limits::Limits;
 use crate::config::PolicyConfig;
-use crate::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 use crate::error::{CompactionError, Result, describe_number};
-use crate::input::{Scalar, optional_number, optional_string, required_string};
-use crate::limits::Limits;
-use crate::pressure::BudgetPressure;
-use crate::summarise::Summariser;
+use crate::policy::pressure::BudgetPressure;
+use crate::summary::summarise::Summariser;
 use crate::tokens::{TokenCounter, TokenEstimator};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -142,8 +142,8 @@ pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<
 
 /// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
 /// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
-pub(crate) fn loop_state(value: &JsValue) -> Result<Option<crate::loop_state::LoopState>> {
-    use crate::loop_state::LoopState;
+pub(crate) fn loop_state(value: &JsValue) -> Result<Option<crate::plan::loop_state::LoopState>> {
+    use crate::plan::loop_state::LoopState;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }

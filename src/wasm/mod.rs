@@ -22,9 +22,9 @@ mod test_trap;
 mod tests;
 mod text;
 
+use crate::api::result::TierResult;
 use crate::error::{CompactionError, Result};
-use crate::result::TierResult;
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 use errors::throw;
 use fields::Fields;
 use host::type_name;
@@ -142,7 +142,7 @@ pub fn select_tier_of(
     idle_seconds: f64,
     session_complete: bool,
 ) -> JsValue {
-    let Ok(pressure) = crate::pressure::BudgetPressure::new(
+    let Ok(pressure) = crate::policy::pressure::BudgetPressure::new(
         turn_count,
         context_pct_used,
         idle_seconds,
@@ -185,7 +185,7 @@ pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsVal
     let (step, timestamp) = match step_fields {
         None => (serde_json::Map::new(), None),
         Some(fields) => {
-            let timestamp = crate::input::optional_number(
+            let timestamp = crate::api::input::optional_number(
                 "timestamp",
                 fields
                     .scalar("timestamp")
@@ -212,7 +212,9 @@ pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsVal
         }
         None => js_sys::Date::now() / 1000.0,
     };
-    Ok(crate::trace::record_tier_event(&result, &step, timestamp))
+    Ok(crate::archive::trace::record_tier_event(
+        &result, &step, timestamp,
+    ))
 }
 
 /// The seed's single-strategy call: compacts flat `contextText` with full-context pressure
@@ -243,14 +245,14 @@ pub async fn run_legacy_compaction(
     let number = |name: &'static str| -> Result<Option<f64>> {
         match &fields {
             None => Ok(None),
-            Some(fields) => crate::input::optional_number(name, fields.scalar(name)?),
+            Some(fields) => crate::api::input::optional_number(name, fields.scalar(name)?),
         }
         .map_err(|error| error.under("opts"))
     };
     let context_pct_used = number("contextPctUsed").map_err(throw)?;
     let turn_count = number("turnCount").map_err(throw)?;
     let core_options = options.core();
-    let outcome = crate::legacy::run_legacy_compaction(
+    let outcome = crate::engine::legacy::run_legacy_compaction(
         &session_id,
         &context_text,
         context_pct_used,
@@ -313,19 +315,20 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
 /// `sessionId`, `pressure`, `costPer1kTokens` and `state` of `compactRequestBody`'s options.
 type BodyFields = (
     String,
-    crate::pressure::BudgetPressure,
+    crate::policy::pressure::BudgetPressure,
     Option<f64>,
-    Option<crate::loop_state::LoopState>,
+    Option<crate::plan::loop_state::LoopState>,
 );
 
 fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
     let Some(fields) = fields else {
         return Err(CompactionError::type_error("", "is required"));
     };
-    let session_id = crate::input::required_string("sessionId", fields.scalar("sessionId")?)?;
+    let session_id = crate::api::input::required_string("sessionId", fields.scalar("sessionId")?)?;
     let pressure =
         inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost = crate::input::optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
+    let cost =
+        crate::api::input::optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
     let state = inputs::loop_state(&fields.get("state")?)?;
     Ok((session_id, pressure, cost, state))
 }

@@ -8,8 +8,8 @@ use super::host;
 use super::host::AbortSignal;
 use super::skeleton::Originals;
 use super::surrogates::Window;
-use crate::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
-use crate::summarise::SummaryRequest;
+use crate::api::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
+use crate::summary::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -34,7 +34,7 @@ impl Builder {
 }
 
 /// The JS string of `tier`'s name, made once.
-pub fn tier_name(tier: crate::tier::Tier) -> JsValue {
+pub fn tier_name(tier: crate::policy::tier::Tier) -> JsValue {
     host::key(tier.as_str())
 }
 
@@ -350,7 +350,7 @@ pub fn body_result(
 
 /// `TIER_COST_WEIGHT` as a plain object keyed by tier name.
 pub fn cost_weights() -> JsValue {
-    crate::tier::TIER_COST_WEIGHT
+    crate::policy::tier::TIER_COST_WEIGHT
         .iter()
         .fold(Builder::new(), |builder, (tier, weight)| {
             builder.set(tier.as_str(), *weight)

@@ -4,9 +4,9 @@ use super::errors::throw;
 use super::fields::Fields;
 use super::surrogates::Window;
 use super::{install_panic_hook, output, result_in, string_argument};
+use crate::api::result::ContextData;
 use crate::error::CompactionError;
 use crate::formats::registry;
-use crate::result::ContextData;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -50,7 +50,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             None,
         ),
     };
-    match crate::restore::restore(&context, &archive).map_err(under)? {
+    match crate::archive::restore::restore(&context, &archive).map_err(under)? {
         ContextData::Text(text) => Ok(originals
             .as_ref()
             .map_or(Window::NONE, |originals| originals.window)
@@ -75,6 +75,6 @@ pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
             format!("must be one of {}, got {name:?}", registry::quoted_names()),
         ))
     })?;
-    let definition = crate::recall::recall_tool_definition(format).map_err(throw)?;
+    let definition = crate::archive::recall::recall_tool_definition(format).map_err(throw)?;
     output::json(&definition)
 }

@@ -6,13 +6,13 @@
 use super::fields::{Fields, json, json_array, string_array};
 use super::host::type_name;
 use super::skeleton::Originals;
+use crate::api::input::{MAX_SAFE_INTEGER, required_integer};
+use crate::api::input::{optional_string, required_number, required_string};
+use crate::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
 use crate::error::{CompactionError, Result, describe_number};
 use crate::formats::registry;
-use crate::input::{MAX_SAFE_INTEGER, required_integer};
-use crate::input::{optional_string, required_number, required_string};
 use crate::plan::ArchiveKind;
-use crate::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -132,7 +132,7 @@ pub fn restorable(
         (true, true) => JsValue::NULL,
         _ => return None,
     };
-    let unbounded = crate::limits::Limits {
+    let unbounded = crate::api::limits::Limits {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
@@ -213,7 +213,7 @@ fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
 fn usage(value: &JsValue) -> Result<SummariserUsage> {
     let fields = Fields::read(value)?;
     let cost_usd = match fields.scalar("costUsd")? {
-        crate::input::Scalar::Missing => None,
+        crate::api::input::Scalar::Missing => None,
         other => {
             let cost = required_number("costUsd", other)?;
             if !cost.is_finite() || cost < 0.0 {
@@ -244,13 +244,16 @@ fn usage(value: &JsValue) -> Result<SummariserUsage> {
 }
 
 /// A result's `cache` report, read back for the trace.
-fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
+fn cache_report(value: &JsValue) -> Result<crate::policy::cache::CacheReport> {
     let fields = Fields::read(value)?;
     let usd = |name: &'static str| -> Result<f64> {
-        crate::pressure::validate_non_negative(name, required_number(name, fields.scalar(name)?)?)
+        crate::policy::pressure::validate_non_negative(
+            name,
+            required_number(name, fields.scalar(name)?)?,
+        )
     };
-    Ok(crate::cache::CacheReport {
-        warm: crate::input::required_bool("warm", fields.scalar("warm")?)?,
+    Ok(crate::policy::cache::CacheReport {
+        warm: crate::api::input::required_bool("warm", fields.scalar("warm")?)?,
         invalidated_tokens: required_integer(
             "invalidatedTokens",
             fields.scalar("invalidatedTokens")?,
@@ -260,8 +263,8 @@ fn cache_report(value: &JsValue) -> Result<crate::cache::CacheReport> {
         expected_savings_usd: usd("expectedSavingsUsd")?,
         // Absent in a result written before it existed: not deferred.
         deferred: match fields.scalar("deferred")? {
-            crate::input::Scalar::Missing => false,
-            value => crate::input::required_bool("deferred", value)?,
+            crate::api::input::Scalar::Missing => false,
+            value => crate::api::input::required_bool("deferred", value)?,
         },
     })
 }

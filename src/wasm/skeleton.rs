@@ -6,7 +6,7 @@
 //! and unescaping them again, nor walking every value across the boundary. The core never sees
 //! one of these placeholders.
 //!
-//! Binary data and URL objects cross as host-value placeholders ([`crate::host_value`]), which
+//! Binary data and URL objects cross as host-value placeholders ([`crate::api::host_value`]), which
 //! stay: the host's own objects are put back wherever one is left in the output or the archive
 //! ([`Originals`]). Lone surrogates cross mapped to a private-use window
 //! ([`super::surrogates`]). The input's size is known before anything is copied into wasm
@@ -17,10 +17,10 @@
 //! it, the call fails and the binding reads the messages the way it did before.
 
 use super::surrogates::Window;
+use crate::api::host_value::HostValueKey;
+use crate::api::limits::Limits;
 use crate::base::marker::Opening;
 use crate::error::Result;
-use crate::host_value::HostValueKey;
-use crate::limits::Limits;
 use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -67,7 +67,7 @@ pub struct Originals {
     pub window: Window,
 }
 
-/// The values a skeleton left in the host (see [`crate::host_value`]).
+/// The values a skeleton left in the host (see [`crate::api::host_value`]).
 struct HostValues {
     key: HostValueKey,
     values: Array,

@@ -9,8 +9,8 @@ use super::host::{
     AbortController, AbortSignal, clear_timeout, describe_thrown, set_timeout, type_name,
 };
 use super::output;
-use crate::result::SummariserUsage;
-use crate::summarise::{
+use crate::api::result::SummariserUsage;
+use crate::summary::summarise::{
     LocalBoxFuture, Summariser, SummariserFailure, SummaryAnswer, SummaryRequest,
 };
 use js_sys::{Array, Function, Object, Promise, Reflect};

@@ -38,7 +38,7 @@ thread_local! {
 /// [`super::surrogates`]), which comes back as the second value.
 pub fn read_bounded(
     text: &JsString,
-    limits: &crate::limits::Limits,
+    limits: &crate::api::limits::Limits,
     path: &str,
 ) -> crate::error::Result<(String, super::surrogates::Window)> {
     check_size(text, limits, path)?;
@@ -50,7 +50,7 @@ pub fn read_bounded(
 /// its length alone does not settle it.
 pub fn check_size(
     text: &JsString,
-    limits: &crate::limits::Limits,
+    limits: &crate::api::limits::Limits,
     path: &str,
 ) -> crate::error::Result<()> {
     let units = text.length() as usize;

@@ -29,7 +29,7 @@ pub struct Turn {
     pub user: String,
     pub image: Option<String>,
     /// The image is binary data the host keeps (AI SDK: a host-value placeholder, see
-    /// `tiered_compaction::host_value`), not a base64 string.
+    /// `tiered_compaction::api::host_value`), not a base64 string.
     pub binary: bool,
     pub steps: Vec<Step>,
     pub age_tag: Option<u64>,

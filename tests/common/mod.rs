@@ -8,7 +8,7 @@ pub mod provider;
 pub mod restore;
 
 use std::cell::RefCell;
-use tiered_compaction::summarise::LocalBoxFuture;
+use tiered_compaction::summary::summarise::LocalBoxFuture;
 use tiered_compaction::{
     BudgetPressure, CompactOptions, ContextInput, FormatChoice, Summariser, SummariserFailure,
     SummariserUsage, SummaryAnswer, SummaryRequest, Tier, TierContext, TierResult,

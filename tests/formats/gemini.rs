@@ -337,10 +337,10 @@ fn detection_and_the_recall_tool() {
         provider::problems(Format::Gemini, &input),
         gemini_problems(&input)
     );
-    let tool = tiered_compaction::recall::recall_tool_definition(Format::Gemini).unwrap();
+    let tool = tiered_compaction::archive::recall::recall_tool_definition(Format::Gemini).unwrap();
     assert_eq!(
         tool,
-        json!({"name": "recall_archived", "description": tiered_compaction::recall::TOOL_DESCRIPTION,
+        json!({"name": "recall_archived", "description": tiered_compaction::archive::recall::TOOL_DESCRIPTION,
                "parameters": {"type": "object", "properties": {"id": {"type": "string",
                  "description": "The id named after `recall:` in a pruned result, e.g. a3f9c1b2e07d4."}},
                  "required": ["id"]}})

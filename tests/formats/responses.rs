@@ -457,10 +457,11 @@ fn body_errors_name_the_list() {
 
 #[test]
 fn the_recall_tool_is_a_responses_function_tool() {
-    let tool = tiered_compaction::recall::recall_tool_definition(Format::Responses).unwrap();
+    let tool =
+        tiered_compaction::archive::recall::recall_tool_definition(Format::Responses).unwrap();
     assert_eq!(
         tool,
-        json!({"type": "function", "name": "recall_archived", "description": tiered_compaction::recall::TOOL_DESCRIPTION,
-               "parameters": tiered_compaction::recall::input_schema(), "strict": true})
+        json!({"type": "function", "name": "recall_archived", "description": tiered_compaction::archive::recall::TOOL_DESCRIPTION,
+               "parameters": tiered_compaction::archive::recall::input_schema(), "strict": true})
     );
 }

@@ -6,7 +6,7 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
-use tiered_compaction::loop_state::LoopState;
+use tiered_compaction::plan::loop_state::LoopState;
 use tiered_compaction::{
     CompactOptions, ContextData, ContextInput, FormatChoice, TierContext, TierResult, compact,
 };

@@ -5,7 +5,7 @@
 use super::fences::tool_fence_at;
 use super::lines::{line_at, skip_line_ending};
 use super::media::{Media, data_fence_at, data_images, image_payload};
-use crate::markers;
+use crate::transcript::markers;
 use crate::transcript::{Block, BlockKind, Message, Role, Source, parse_age_tag};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -147,7 +147,7 @@ pub(super) fn segments(text: &str) -> Vec<Segment> {
         }
         if let Some(age) = parse_age_tag(line.content(text)) {
             out.tag(line.start, age);
-        } else if crate::markers::is_library_text(line.content(text)) {
+        } else if crate::transcript::markers::is_library_text(line.content(text)) {
             // Text this library wrote (a stale marker, a summary) is a block of its own, so the
             // next call recognises it instead of reading it as part of the block before.
             out.flush_prose(line.start);

@@ -7,10 +7,10 @@
 use super::fences::{ToolFence, classify_fence, is_pad, tool_fence_at};
 use super::lines::{leading_ending, line_at};
 use super::media::{data_fence_at, data_images};
+use crate::api::result::ArchiveEntry;
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
 use crate::plan::{ArchiveKind, Edit};
-use crate::result::ArchiveEntry;
 use crate::transcript::{BlockKind, Format, Source, Transcript};
 use std::ops::Range;
 

@@ -4,9 +4,9 @@
 
 use super::budget::Stage;
 use super::protection;
-use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, block_id};
 use crate::tiers::{TierEnv, shrinking};
+use crate::transcript::markers;
 use crate::transcript::{Block, BlockKind, Transcript};
 
 /// The plan of cheap `stage` over `transcript`.

@@ -4,10 +4,10 @@
 //! directives verbatim and in full. Digests are local and free, so each stretch gets its own.
 
 use super::stretch::Stretch;
-use crate::digest;
-use crate::markers;
 use crate::plan::{ArchiveKind, Edit, Plan, range_id};
+use crate::summary::digest;
 use crate::tiers::{TierEnv, edit_saving, shrinking};
+use crate::transcript::markers;
 use crate::transcript::{Format, Role, Transcript};
 use std::ops::Range;
 

@@ -7,9 +7,9 @@ use super::summary::Summarised;
 use super::units::Units;
 use super::{digests, protection, select, summary, units};
 use crate::plan::Plan;
+use crate::plan::working::Working;
 use crate::tiers::TierEnv;
 use crate::transcript::Format;
-use crate::working::Working;
 
 /// Replaces what the budget still needs from the older context; returns the budget's note.
 pub async fn reduce(

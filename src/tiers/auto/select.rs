@@ -1,17 +1,17 @@
 //! Choosing what goes past the cheap reductions: pieces oldest first, tool runs before older
 //! conversation, only as many as the budget needs. What a piece saves is estimated before any
 //! model call: a digest by its real size; a summary by the length asked for
-//! ([`crate::summarise::target_tokens`]) over everything chosen, plus the `mustKeep` items it
+//! ([`crate::summary::summarise::target_tokens`]) over everything chosen, plus the `mustKeep` items it
 //! carries verbatim (the user's directives whole, the others up to half its length) and its
 //! heading.
 
 use super::digests::{bridge_tokens, digest_of, for_format};
 use super::stretch::Stretch;
 use super::units::Units;
-use crate::markers;
-use crate::must_keep;
-use crate::summarise::target_tokens;
+use crate::summary::must_keep;
+use crate::summary::summarise::target_tokens;
 use crate::tiers::{TierEnv, range_tokens};
+use crate::transcript::markers;
 use crate::transcript::{Format, Transcript};
 use std::ops::Range;
 

@@ -9,17 +9,17 @@ use super::protection;
 use super::select::joined;
 use super::stretch::Stretch;
 use super::units::is_ours;
+use crate::api::result::SummariserUsage;
 use crate::base::decimal::shortest;
-use crate::markers;
-use crate::must_keep;
+use crate::plan::working::{Current, Working};
 use crate::plan::{Edit, Plan};
-use crate::result::SummariserUsage;
-use crate::summarise::{self, SummaryRequest};
+use crate::summary::must_keep;
+use crate::summary::summarise::{self, SummaryRequest};
 use crate::tiers::{TierEnv, range_tokens};
 use crate::transcript::counting::message_tokens;
+use crate::transcript::markers;
 use crate::transcript::render::render;
 use crate::transcript::{Message, Role, Transcript};
-use crate::working::{Current, Working};
 use std::ops::Range;
 
 /// What came of asking for a summary.

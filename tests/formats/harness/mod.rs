@@ -32,9 +32,9 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use tiered_compaction::api::result::ArchiveEntry;
 use tiered_compaction::formats::{apply_messages, detect::detect, read_messages, registry, text};
 use tiered_compaction::plan::Edit;
-use tiered_compaction::result::ArchiveEntry;
 use tiered_compaction::transcript::Format;
 use tiered_compaction::{ContextData, estimate_tokens, restore};
 

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 use tiered_compaction::CompactionError;
+use tiered_compaction::api::result::ArchiveEntry;
 use tiered_compaction::formats::Applied;
 use tiered_compaction::plan::{ArchiveKind, Edit};
-use tiered_compaction::result::ArchiveEntry;
 use tiered_compaction::transcript::pairing;
 use tiered_compaction::transcript::steps::Steps;
 use tiered_compaction::transcript::{Block, BlockKind, Format, Message, Source, Transcript};

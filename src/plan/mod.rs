@@ -1,8 +1,13 @@
 //! A tier's output: a [`Plan`] of edits over a [`crate::transcript::Transcript`]. Tiers never
 //! rewrite the input; adapters apply plans to their own format and record what each edit removed
 //! in the archive. Keeping edits this small is what lets untouched messages pass through as is.
+//! Beside it: [`working`] (the context as a tier is compacting it, plans applied one after
+//! another) and [`loop_state`] (the decisions a stateless host's later calls make again).
 
-use crate::summarise::SummariserUsage;
+pub mod loop_state;
+pub mod working;
+
+use crate::summary::summarise::SummariserUsage;
 use crate::transcript::{Block, BlockKind, Transcript};
 use std::ops::Range;
 use xxhash_rust::xxh3::Xxh3;

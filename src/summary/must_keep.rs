@@ -13,7 +13,7 @@ use crate::tokens::TokenCounter;
 use crate::transcript::{Block, BlockKind, Message, Transcript};
 use std::ops::{Deref, Range};
 
-pub use crate::directives::DIRECTIVE_MAX_CHARS;
+pub use crate::summary::directives::DIRECTIVE_MAX_CHARS;
 
 /// Items other than directives longer than this are cut (on a grapheme cluster boundary) so one
 /// log line cannot dominate.
@@ -133,11 +133,11 @@ pub fn collect_for_session(transcript: &Transcript, ranges: &[Range<usize>]) -> 
     let task = transcript
         .task_index()
         .filter(|task| ranges.iter().any(|range| range.contains(task)))
-        .map(|task| user_texts(&transcript.messages[task]).map(crate::directives::words));
+        .map(|task| user_texts(&transcript.messages[task]).map(crate::summary::directives::words));
     let long: Vec<&str> = task
         .into_iter()
         .flatten()
-        .filter(|words| !words.is_empty() && !crate::directives::is_directive(words))
+        .filter(|words| !words.is_empty() && !crate::summary::directives::is_directive(words))
         .collect();
     for (at, words) in long.into_iter().enumerate() {
         must_keep.items.insert(at, words.to_string());
@@ -147,7 +147,7 @@ pub fn collect_for_session(transcript: &Transcript, ranges: &[Range<usize>]) -> 
 }
 
 /// The directives `message` carries, in order: the user's own (each text of at most
-/// [`DIRECTIVE_MAX_CHARS`] code points, as [`crate::directives::words`] has it), or those a
+/// [`DIRECTIVE_MAX_CHARS`] code points, as [`crate::summary::directives::words`] has it), or those a
 /// summary or digest of the library carries (its directive index).
 pub fn directives_of<'m>(message: &'m Message<'_>) -> Vec<&'m str> {
     if message.is_library_summary {
@@ -155,14 +155,14 @@ pub fn directives_of<'m>(message: &'m Message<'_>) -> Vec<&'m str> {
             .blocks
             .iter()
             .filter(|block| block.kind == BlockKind::Text)
-            .flat_map(|block| crate::directives::carried(&block.text))
+            .flat_map(|block| crate::summary::directives::carried(&block.text))
             .collect();
     }
     // Longer user content (a pasted log) is content, not a directive: its lines that matter
     // and paths are collected like any other text's.
     user_texts(message)
-        .map(crate::directives::words)
-        .filter(|words| crate::directives::is_directive(words))
+        .map(crate::summary::directives::words)
+        .filter(|words| crate::summary::directives::is_directive(words))
         .collect()
 }
 

@@ -2,9 +2,9 @@
 //! library offers the tool definition in each format's own shape ([`recall_tool_definition`]);
 //! the host answers the call from the archives it stored ([`recall`]).
 
+use crate::api::result::ArchiveEntry;
 use crate::error::{CompactionError, Result};
 use crate::formats::registry;
-use crate::result::ArchiveEntry;
 use crate::transcript::Format;
 use serde_json::{Value, json};
 

@@ -49,7 +49,7 @@ pub fn labelled(label: &str, words: &str) -> String {
 
 /// `text` with the directive index of `directives` appended (nothing when there are none). A
 /// directive `text` does not hold verbatim is appended first, under
-/// [`crate::markers::KEPT_VERBATIM`], so every span names the directive's own words.
+/// [`crate::transcript::markers::KEPT_VERBATIM`], so every span names the directive's own words.
 pub fn carry(mut text: String, directives: &[String]) -> String {
     let directives: Vec<&String> = directives.iter().filter(|d| !d.is_empty()).collect();
     if directives.is_empty() {
@@ -61,7 +61,7 @@ pub fn carry(mut text: String, directives: &[String]) -> String {
         .collect();
     if !missing.is_empty() {
         text.push_str("\n\n");
-        text.push_str(crate::markers::KEPT_VERBATIM);
+        text.push_str(crate::transcript::markers::KEPT_VERBATIM);
         for directive in missing {
             text.push('\n');
             text.push_str(&labelled("-", directive));

@@ -5,12 +5,12 @@
 //! Nothing of the input is copied to be worked on: unchanged messages stay borrowed from the
 //! caller's input until the result is built, and only edited messages are owned.
 
-use crate::context::{ContextInput, FormatChoice};
+use crate::api::context::{ContextInput, FormatChoice};
+use crate::api::host_value::HostValueKey;
+use crate::api::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::error::Result;
 use crate::formats::{self, detect};
-use crate::host_value::HostValueKey;
 use crate::plan::{Plan, archive_id, bridge_id};
-use crate::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::transcript::counting::message_tokens;
 use crate::transcript::{Format, Message, Source, Transcript};
 use serde_json::Value;
@@ -60,7 +60,7 @@ pub struct Working<'a> {
     /// Where the loop's decisions stand (the stub frontier), for `TierResult.state`.
     pub loop_marks: LoopMarks,
     /// What a deferring tier found a batch would cost (`TierResult.cache` when it deferred).
-    pub cache_report: Option<crate::cache::CacheReport>,
+    pub cache_report: Option<crate::policy::cache::CacheReport>,
 }
 
 /// The decisions of a loop that the history alone does not hold (docs/design.md §11, "State"), as a
@@ -72,13 +72,13 @@ pub struct LoopMarks {
     /// The summaries and digests written in place of messages (auto, session_memory), one list
     /// per plan, in the order they were applied, each in the numbering of the context it was
     /// applied to: applied in that order to the same history, they give the same messages.
-    pub replaced: Vec<Vec<crate::loop_state::Replaced>>,
+    pub replaced: Vec<Vec<crate::plan::loop_state::Replaced>>,
 }
 
 impl<'a> Working<'a> {
     /// Reads the host's input (detecting the message format when asked to); with
     /// `host_values`, binary values and URLs the host keeps are known by their facts (see
-    /// [`crate::host_value`]).
+    /// [`crate::api::host_value`]).
     pub fn read(input: &'a ContextInput, host_values: Option<&'a HostValueKey>) -> Result<Self> {
         let (context, transcript, origins) = match input {
             ContextInput::Text(text) => (
@@ -94,7 +94,7 @@ impl<'a> Working<'a> {
                 let mut transcript = formats::read_messages(messages, format)?;
                 if let Some(key) = host_values {
                     for message in &mut transcript.messages {
-                        crate::host_value::resolve(message, key);
+                        crate::api::host_value::resolve(message, key);
                     }
                 }
                 let origins = (0..messages.len()).map(Some).collect();
@@ -168,10 +168,10 @@ impl<'a> Working<'a> {
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
         let plan = plan.sorted();
         if !plan.edits.is_empty() {
-            let replaced: Vec<crate::loop_state::Replaced> = plan
+            let replaced: Vec<crate::plan::loop_state::Replaced> = plan
                 .edits
                 .iter()
-                .filter_map(crate::loop_state::Replaced::of)
+                .filter_map(crate::plan::loop_state::Replaced::of)
                 .collect();
             if !replaced.is_empty() {
                 self.loop_marks.replaced.push(replaced);
@@ -327,7 +327,7 @@ fn reread<'a>(
             None => {
                 let mut message = formats::read_message(value, index, format)?;
                 if let Some(key) = host_values {
-                    crate::host_value::resolve(&mut message, key);
+                    crate::api::host_value::resolve(&mut message, key);
                 }
                 message.into_owned()
             }

@@ -42,7 +42,7 @@ pub struct LoopState {
     /// How many steps time_based pruned (0: never).
     pub stale_steps: u64,
     /// What auto and session_memory wrote in place of messages, one list per plan, in order
-    /// (see [`crate::working::LoopMarks::replaced`]).
+    /// (see [`crate::plan::working::LoopMarks::replaced`]).
     pub replaced: Vec<Vec<Replaced>>,
     /// A digest of the fields above (16 hex digits): a state changed on its way back is
     /// ignored, not misapplied.
@@ -364,7 +364,7 @@ fn read_print(value: Option<&Value>, path: &str) -> Result<Print> {
 fn integer(value: Option<&Value>, path: &str) -> Result<u64> {
     value
         .and_then(Value::as_u64)
-        .filter(|value| *value <= crate::input::MAX_SAFE_INTEGER as u64)
+        .filter(|value| *value <= crate::api::input::MAX_SAFE_INTEGER as u64)
         .ok_or_else(|| {
             CompactionError::type_error(
                 path,

@@ -2,8 +2,8 @@
 //! cache model reads (docs/design.md §11), and their validation. Unlike the seed, NaN, negative or infinite
 //! numbers are errors, never a silent tier choice.
 
+use crate::api::input::{Scalar, optional_number, required_bool, required_number};
 use crate::error::{CompactionError, Result, describe_number};
-use crate::input::{Scalar, optional_number, required_bool, required_number};
 use serde::Serialize;
 
 /// Budget pressure of one session at one turn: what the policy selects a tier from.

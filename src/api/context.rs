@@ -3,8 +3,8 @@
 use crate::config::PolicyConfig;
 use crate::error::{CompactionError, Result, describe_number};
 use crate::formats::registry;
-use crate::pressure::BudgetPressure;
-use crate::summarise::Summariser;
+use crate::policy::pressure::BudgetPressure;
+use crate::summary::summarise::Summariser;
 use crate::tokens::{TokenCounter, TokenEstimator};
 use crate::transcript::Format;
 
@@ -72,11 +72,11 @@ pub struct TierContext {
     /// answers a stored call, so it is neither an orphan to repair nor removed with a range.
     pub server_history: bool,
     /// Set by a binding whose `input` messages hold placeholders for values it keeps in the
-    /// host: binary data and URLs (see [`crate::host_value`]).
-    pub host_values: Option<crate::host_value::HostValueKey>,
+    /// host: binary data and URLs (see [`crate::api::host_value`]).
+    pub host_values: Option<crate::api::host_value::HostValueKey>,
     /// The previous call's `TierResult.state` (docs/design.md §11): a stateless host passes it back so
     /// this call repeats the decisions the history alone does not hold.
-    pub state: Option<crate::loop_state::LoopState>,
+    pub state: Option<crate::plan::loop_state::LoopState>,
 }
 
 impl TierContext {

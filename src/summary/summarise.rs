@@ -2,7 +2,7 @@
 //! [`Summariser`] they await (the binding implements it over the host's JS callback, tests
 //! natively), and the acceptance rules that decide whether an answer may replace content.
 
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
@@ -137,8 +137,8 @@ pub struct Outcome {
 }
 
 /// Checks an answer: non-empty, and — with the `mustKeep` items it left out appended verbatim
-/// under [`crate::markers::KEPT_VERBATIM`] and the index of the `directives` it carries
-/// ([`crate::directives::carry`]) — shorter than `replaced_tokens`. Returns the text to use, or
+/// under [`crate::transcript::markers::KEPT_VERBATIM`] and the index of the `directives` it carries
+/// ([`crate::summary::directives::carry`]) — shorter than `replaced_tokens`. Returns the text to use, or
 /// why the answer is refused.
 pub fn accept(
     answer: &str,
@@ -158,15 +158,15 @@ pub fn accept(
     let mut text = answer.to_string();
     if !missing.is_empty() {
         text.push_str("\n\n");
-        text.push_str(crate::markers::KEPT_VERBATIM);
+        text.push_str(crate::transcript::markers::KEPT_VERBATIM);
         for item in missing {
             // An indented item starts on its own line, so it keeps lining up.
             text.push('\n');
-            text.push_str(&crate::directives::labelled("-", item));
+            text.push_str(&crate::summary::directives::labelled("-", item));
         }
     }
     // The next summary or digest that folds this one reads its directives back by the index.
-    let text = crate::directives::carry(text, directives);
+    let text = crate::summary::directives::carry(text, directives);
     let tokens = counter.count(&text);
     if tokens >= replaced_tokens {
         return Err(format!(

@@ -7,8 +7,8 @@
 //! entries are undone plan by plan (runs of one kind). A chain of results restores step by step:
 //! restore the newest result, then the one before it on that, and so on.
 
+use crate::api::result::{ArchiveEntry, ContextData};
 use crate::error::{CompactionError, Result};
-use crate::result::{ArchiveEntry, ContextData};
 use serde_json::Value;
 
 /// The input of the call that gave `output` and `archive`.

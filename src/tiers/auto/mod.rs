@@ -26,11 +26,11 @@ use super::Rule;
 use super::TierEnv;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
-use crate::pressure::BudgetPressure;
-use crate::tier::Tier;
+use crate::plan::working::Working;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
 use crate::transcript::Transcript;
 use crate::transcript::protect::Protection;
-use crate::working::Working;
 use budget::{Budget, Stage};
 
 /// This tier.

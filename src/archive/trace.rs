@@ -3,7 +3,7 @@
 //! seed's namespaced fields (`compaction_*`) are kept, and tier and cost are structured fields
 //! too, not only words in `detail`.
 
-use crate::result::TierResult;
+use crate::api::result::TierResult;
 use serde_json::{Map, Value, json};
 
 /// Builds the trace line of `result`: a step of type `"compact"` with the host's `step` fields

@@ -1,10 +1,16 @@
 //! [`select_tier`]: exactly one tier per call, first match wins, in the seed's priority order.
 //! The policy only selects: each tier's trigger lives in its own file in `tiers/`, the thresholds
-//! in [`crate::config`].
+//! in [`crate::config`]. Beside it, what it reads: [`pressure`] (the budget pressure and the
+//! cache facts), [`tier`] (the tiers and their cost weights) and [`cache`] (the prompt-cache cost
+//! model that may defer a tier's edits).
+
+pub mod cache;
+pub mod pressure;
+pub mod tier;
 
 pub use crate::config::PolicyConfig;
-use crate::pressure::BudgetPressure;
-use crate::tier::Tier;
+use crate::policy::pressure::BudgetPressure;
+use crate::policy::tier::Tier;
 
 /// A tier choice with the rule that fired, in words (for `TierResult.reason` and the demo page).
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 //! rewrite they cause, and every result reports what its edits did to the cache.
 
 use crate::config::CacheConfig;
-use crate::pressure::BudgetPressure;
+use crate::policy::pressure::BudgetPressure;
 use crate::tokens::TokenCounter;
 use crate::transcript::Transcript;
 use serde::Serialize;

@@ -6,8 +6,8 @@ mod conversation;
 pub use conversation::conversation_digest;
 
 use crate::base::hash::{FastMap, FastSet};
-use crate::markers;
 use crate::salient;
+use crate::transcript::markers;
 use crate::transcript::{BlockKind, Message, Transcript};
 use std::fmt::Write;
 use std::ops::Range;
@@ -45,14 +45,14 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
     }
     write_facts(&mut out, messages, RUN_FACTS);
     // The directives the folded summaries carried, for the next one that folds this digest.
-    crate::directives::carry(out, &directives_in(messages))
+    crate::summary::directives::carry(out, &directives_in(messages))
 }
 
 /// The directives `messages` hold or carry, in order: what a digest of them indexes.
 fn directives_in(messages: &[Message]) -> Vec<String> {
     messages
         .iter()
-        .flat_map(crate::must_keep::directives_of)
+        .flat_map(crate::summary::must_keep::directives_of)
         .map(str::to_string)
         .collect()
 }
@@ -110,12 +110,12 @@ pub fn session_digest(
     let user_words: Vec<&str> = messages
         .iter()
         .flat_map(|m| match m.is_library_summary {
-            true => crate::must_keep::directives_of(m),
+            true => crate::summary::must_keep::directives_of(m),
             false => m
                 .blocks
                 .iter()
                 .filter(|b| m.has_user_words() && b.kind == BlockKind::Text)
-                .map(|b| crate::directives::words(&b.text))
+                .map(|b| crate::summary::directives::words(&b.text))
                 .filter(|words| !words.is_empty())
                 .collect(),
         })
@@ -124,7 +124,7 @@ pub fn session_digest(
         out.push_str("## User directives\n");
         // Verbatim, indentation and line breaks included: as the user wrote it.
         for words in &user_words {
-            let _ = writeln!(out, "{}", crate::directives::labelled("-", words));
+            let _ = writeln!(out, "{}", crate::summary::directives::labelled("-", words));
         }
     }
     let calls = calls(messages.iter().copied());
@@ -169,7 +169,7 @@ pub fn session_digest(
         let _ = writeln!(out, "## Last agent note\n{}", one_line(&last.text, 400));
     }
     out.truncate(out.trim_end().len());
-    crate::directives::carry(out, directives)
+    crate::summary::directives::carry(out, directives)
 }
 
 /// One tool call with what became of it.
@@ -255,7 +255,7 @@ fn summary_body(message: &Message) -> String {
         .iter()
         .filter(|b| b.kind == BlockKind::Text)
         .map(|b| {
-            let text = crate::directives::without_index(&b.text).trim_start();
+            let text = crate::summary::directives::without_index(&b.text).trim_start();
             text.split_once('\n')
                 .map_or("", |(_, rest)| rest)
                 .to_string()

@@ -1,10 +1,10 @@
 //! The seed's original single-strategy call site, kept as a thin shim over the policy.
 
-use crate::context::{CompactOptions, ContextInput, TierContext};
+use crate::api::context::{CompactOptions, ContextInput, TierContext};
+use crate::api::result::TierResult;
 use crate::engine::compact;
 use crate::error::Result;
-use crate::pressure::BudgetPressure;
-use crate::result::TierResult;
+use crate::policy::pressure::BudgetPressure;
 
 /// Compacts flat `context_text` with full-context pressure (pct 1.0, turn 1 by default), which
 /// selects `auto`. New code should call [`compact`] with an explicit [`TierContext`].

@@ -4,8 +4,8 @@
 //! lines that matter and the paths.
 
 use super::{RUN_FACTS, SHORT, calls, directives_in, one_line, summary_body, write_facts};
-use crate::directives;
-use crate::markers;
+use crate::summary::directives;
+use crate::transcript::markers;
 use crate::transcript::{BlockKind, Format, Message, Role, Transcript};
 use std::fmt::Write;
 use std::ops::Range;

@@ -1,7 +1,7 @@
 //! [`TierResult`] and what it carries: the compacted context, token counts, cost, the archive of
 //! everything removed, and the summariser's reported spend.
 
-use crate::tier::Tier;
+use crate::policy::tier::Tier;
 use serde::Serialize;
 
 /// The compacted context, in the shape it was given.
@@ -79,7 +79,7 @@ pub enum ArchiveOrigin {
     Messages(Vec<Option<usize>>),
 }
 
-pub use crate::summarise::SummariserUsage;
+pub use crate::summary::summarise::SummariserUsage;
 
 /// The outcome of one compaction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,9 +112,9 @@ pub struct TierResult {
     /// The summariser's reported spend, when it reported any.
     pub summariser_usage: Option<SummariserUsage>,
     /// What the edits did to the provider's prompt cache, when the pressure gave `cachedTokens`.
-    pub cache: Option<crate::cache::CacheReport>,
+    pub cache: Option<crate::policy::cache::CacheReport>,
     /// The loop's state after this call, for the next one (docs/design.md §11); `None` for flat text.
-    pub state: Option<crate::loop_state::LoopState>,
+    pub state: Option<crate::plan::loop_state::LoopState>,
     /// The format the context was read as (`openai`, `anthropic`, `ai-sdk`, `text`).
     pub format: &'static str,
     /// For each output message, the index of the input message it is an unchanged copy of
