@@ -167,9 +167,14 @@ function crateOf(pathText) {
 const STD = new Set(["core", "alloc", "std"]);
 const isPath = (text) => /^(&mut |&)?[a-z_][a-z0-9_]*(\[[0-9a-f]+\])?::/.test(text);
 
-/** This crate, by top module (`src/formats/` is "formats"; the binding has a longer name). */
+/**
+ * Our two crates share the library name (the binding's library is named after the module's
+ * files): the core by top module (`src/formats/` is "formats"), everything else the binding's.
+ */
 const OWN = "tiered_compaction";
-const OWN_ROWS = { wasm: "wasm binding (src/wasm)", edge: "edge (request bodies)" };
+const BINDING = "wasm binding (binding/)";
+const CORE_MODULES = new Set([...fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "lib.rs"), "utf8").matchAll(/^pub mod (\w+);/gm)].map((m) => m[1]));
+const OWN_ROWS = { edge: "edge (request bodies)" };
 const EXPORTS = "exported functions' bodies (inlined into wasm-bindgen's `maybe_catch_unwind`, js-sys's `future_to_promise`)";
 const RUNTIME = "runtime (allocator shims, compiler builtins, panic entry)";
 
@@ -199,13 +204,13 @@ export function ownerOf(name) {
   const crate = owner ? crateOf(owner) : "";
   if (crate === OWN) {
     const module = owner.replace(/^(&mut |&)/, "").split("::")[1] ?? "";
-    return OWN_ROWS[module] ?? (module || OWN);
+    return CORE_MODULES.has(module) ? (OWN_ROWS[module] ?? module) : BINDING;
   }
   if (crate === "serde_core" || crate === "serde_derive" || crate === "serde") return "serde";
   if (crate.startsWith("__") || crate === "") {
     // Unmangled symbols: the exported functions (`compact`, `selectTier`: thin wrappers), the
     // allocator shims, compiler builtins (`__multi3`, `memcmp`, `fmax`), the panic entry.
-    if (/^[a-z][A-Za-z]*$/.test(name) && !/^(mem|f(max|min)|round)/.test(name)) return "wasm binding (src/wasm)";
+    if (/^[a-z][A-Za-z]*$/.test(name) && !/^(mem|f(max|min)|round)/.test(name)) return BINDING;
     return RUNTIME;
   }
   return crate;

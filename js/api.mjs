@@ -144,7 +144,7 @@ function isHostValue(value) {
 }
 
 /**
- * How the binding reads a message array (src/wasm/skeleton.rs, src/api/host_value.rs): one
+ * How the binding reads a message array (binding/src/skeleton.rs, src/api/host_value.rs): one
  * `JSON.stringify` whose replacer
  *   - swaps every string of more than `longUnits` UTF-16 units for a placeholder
  *     `\0{nonce}:{index}`: the binding copies `strings[index]` into wasm memory on its own and

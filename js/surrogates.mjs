@@ -1,4 +1,4 @@
-// Lone UTF-16 surrogates across the boundary (src/wasm/surrogates.rs). The core's strings are
+// Lone UTF-16 surrogates across the boundary (binding/src/surrogates.rs). The core's strings are
 // UTF-8, which cannot hold a lone surrogate (a host that cut a tool output in the middle of an
 // emoji makes one). For a call whose input has some, a *window* of 2,048 private-use characters
 // the input does not use is chosen, and each lone surrogate U+D800 + k crosses as the window's

@@ -9,7 +9,7 @@
 //      files named after the crate), copied into pkg/web/. `--no-pack`: pkg/package.json is ours
 //      (step 3); `--no-typescript`: js/index.d.ts is hand-written.
 //   2. wasm-opt -Oz from the npm `binaryen` package, with the flags listed below. wasm-pack's own
-//      wasm-opt step is off (Cargo.toml `[package.metadata.wasm-pack.profile.release]`): it runs
+//      wasm-opt step is off (binding/Cargo.toml `[package.metadata.wasm-pack.profile.release]`): it runs
 //      the first wasm-opt on PATH, and Debian's produces a module that fails to load. Then the
 //      functions in the order scripts/reorder.mjs picks for gzip, written by a second wasm-opt,
 //      and the import names without their hashes (scripts/imports.mjs).
@@ -96,6 +96,7 @@ const inputs = [
   path.join(root, "scripts", "imports.mjs"),
   path.join(root, "README.md"),
   path.join(root, "Cargo.toml"),
+  path.join(root, "binding", "Cargo.toml"),
   ...fs.readdirSync(path.join(root, "js")).map((name) => path.join(root, "js", name)),
   ...fs.readdirSync(path.join(root, "bin")).map((name) => path.join(root, "bin", name)),
 ];

@@ -16,7 +16,7 @@
 // the build instead of producing a broken package.
 
 /** The package's helpers the binding imports (js/api.mjs `bindingHelpers`), each as
- * `tieredCompaction<Name>` (src/wasm/skeleton.rs, src/wasm/text.rs, src/wasm/surrogates.rs). */
+ * `tieredCompaction<Name>` (binding/src/skeleton.rs, binding/src/text.rs, binding/src/surrogates.rs). */
 const HELPERS = ["readSkeleton", "measureString", "crossString", "crossBody", "unmapString", "unmapBody"];
 
 /**

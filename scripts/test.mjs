@@ -15,14 +15,15 @@ const hasNightly = spawnSync("cargo", ["+nightly", "--version"], { stdio: "ignor
 const hasChromium = fs.existsSync("/usr/bin/chromium") && fs.existsSync("/usr/bin/chromedriver");
 
 const steps = [
-  ["cargo fmt --check", ["cargo", "fmt", "--check"]],
+  ["cargo fmt --check (the core and the binding)", ["cargo", "fmt", "--all", "--check"]],
   ["cargo clippy (host, all targets)", ["cargo", "clippy", "--all-targets", "--", "-D", "warnings"]],
   // No module of src/ uses another that uses it back, directly or around a loop (issue 30).
   ["module cycles in src/ (scripts/module-cycles.mjs)", ["node", "scripts/module-cycles.mjs"]],
-  // The binding only compiles for wasm32, so it (and its tests) get their own clippy run.
+  ["module cycles in binding/src/", ["node", "scripts/module-cycles.mjs", "binding/src"]],
+  // The binding crate (binding/) only compiles for wasm32, so it (and its tests) get their own clippy run.
   ["cargo clippy (wasm32: the binding and its tests)", ["node", "scripts/wasm-tests.mjs", "--clippy"]],
   ["cargo test (host)", ["cargo", "test"]],
-  // The binding's wasm-bindgen tests through wasm-pack (scripts/wasm-tests.mjs says why on a harness crate).
+  // The binding's wasm-bindgen tests through wasm-pack, in the binding crate (scripts/wasm-tests.mjs).
   ["wasm-pack test --node (the binding's wasm-bindgen tests)", ["node", "scripts/wasm-tests.mjs"]],
   ["wasm-pack test --headless --chrome (the same, in Chromium)", ["node", "scripts/wasm-tests.mjs", "--browser"], hasChromium ? null : "no /usr/bin/chromium + chromedriver (apt unavailable)"],
   // `npm start` builds without wasm-pack (bootstrap.sh does not install it for the main job):

@@ -1,13 +1,15 @@
 // Step 1 of scripts/build.mjs: the wasm module and its JS glue, written into an output directory.
 // Two ways to the same files:
+// Both build the binding crate (binding/: the core crate plus the wasm-bindgen exports), whose
+// library is named tiered_compaction, so the files are tiered_compaction.js and _bg.wasm.
 //   - wasm-pack (the command the README documents; `npm test` installs it and builds with it):
-//       wasm-pack build --mode no-install --target web --release --no-pack --no-typescript --out-dir DIR
+//       wasm-pack build --mode no-install --target web --release --no-pack --no-typescript --out-dir DIR binding
 //   - without wasm-pack (`npm start` on a fresh clone: wasm-pack and the wasm-bindgen CLI are
 //     minutes of `cargo install` that the main job does not need): the two commands wasm-pack 0.15
 //     runs for those flags,
-//       CARGO_BUILD_TARGET=wasm32-unknown-unknown cargo build --lib --release --message-format=json
+//       CARGO_BUILD_TARGET=wasm32-unknown-unknown cargo build --lib --release --message-format=json (in binding/)
 //       wasm-bindgen WASM --out-dir DIR --no-typescript --target web
-//     (its wasm-bindgen flags from Cargo.toml's [package.metadata.wasm-pack.profile.release] are
+//     (its wasm-bindgen flags from binding/Cargo.toml's [package.metadata.wasm-pack.profile.release] are
 //     the defaults but `wasm-opt = false`, so none are added), the second as
 //     `tc-wasm-bindgen WASM --out-dir DIR` (scripts/bindgen/: the same library, set as the CLI sets
 //     it for those flags), and the `.gitignore` of `*` wasm-pack writes into DIR.
@@ -18,6 +20,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The crate the module is built from: the binding (it depends on the core at the root). */
+const bindingCrate = path.join(root, "binding");
 const tools = path.join(root, ".tools", "bin");
 const env = { ...process.env, PATH: `${tools}${path.delimiter}${process.env.PATH}` };
 
@@ -33,13 +37,13 @@ export function buildWasm({ outDir, cargoArgs = [], wasmPack = "auto" }) {
   if (viaWasmPack) {
     if (!hasWasmPack()) throw new Error(".tools/bin/wasm-pack is missing: run `bash scripts/bootstrap.sh test`");
     const args = ["build", "--mode", "no-install", "--target", "web", "--release", "--no-pack", "--no-typescript"];
-    execFileSync(path.join(tools, "wasm-pack"), [...args, "--out-dir", outDir, root, ...cargoArgs], { cwd: root, stdio: "inherit", env });
+    execFileSync(path.join(tools, "wasm-pack"), [...args, "--out-dir", outDir, bindingCrate, ...cargoArgs], { cwd: root, stdio: "inherit", env });
     return "wasm-pack";
   }
   // cargo's JSON messages name the .wasm it wrote, wherever CARGO_TARGET_DIR or --target-dir put
   // it (as wasm-pack finds it); its diagnostics and progress go to stderr as usual.
   const messages = execFileSync("cargo", ["build", "--lib", "--release", ...cargoArgs, "--message-format=json"], {
-    cwd: root,
+    cwd: bindingCrate,
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...env, CARGO_BUILD_TARGET: "wasm32-unknown-unknown" },
     encoding: "utf8",

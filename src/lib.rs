@@ -8,11 +8,13 @@
 //! Anthropic, AI SDK, Gemini, flat text) and apply the plan without touching what did not change. `docs/design.md` in the repository
 //! describes the tiers, the invariants and the formats.
 //!
-//! Layout by role: [`base`] (byte-level machinery), [`config`] (settings, declared once),
-//! [`transcript`] (the model), [`formats`] (adapters), [`tiers`] (one file per tier), [`engine`]
-//! (entry points), [`edge`] (request bodies), plus [`summarise`], [`digest`], [`salient`],
-//! [`restore`](mod@restore), [`recall`] and [`trace`]. This crate's core is plain Rust; `wasm/` is the only
-//! code that knows about JavaScript.
+//! Layout by role: [`api`] (what a call takes and returns), [`formats`] (adapters), [`repair`],
+//! [`transcript`] (the model), [`policy`] (`select_tier` and what it reads), [`tiers`] (one file
+//! per tier), [`plan`] (edits, the working copy, the loop's state), [`summary`], [`archive`]
+//! (restore, recall, trace), [`engine`] (entry points), [`edge`] (request bodies), and beneath
+//! them [`config`], [`tokens`], [`media`], [`salient`] and [`base`]. This crate is plain Rust and
+//! knows nothing of JavaScript; the binding crate (`binding/` in the repository) converts JS
+//! values, calls it and converts back. `docs/design.md` §2 draws the data flow.
 //!
 //! ## Glossary
 //!
@@ -37,44 +39,56 @@
 //!   its id is what a stub names ([`ArchiveEntry`], [`plan::archive_id`]).
 //! - **Plan**: a tier's edits over a transcript, applied by a format's adapter ([`plan::Plan`]).
 //! - **Working context**: the context while a tier compacts it, borrowed where unchanged
-//!   ([`working::Working`]; `Current` is its messages or text as they stand).
+//!   ([`plan::working::Working`]; `Current` is its messages or text as they stand).
 //! - **Run**: a stretch of tool calls and results outside protected content, closed under
 //!   pairing, that auto replaces by a digest or a summary.
-//! - **Digest**: the structural summary written without a model ([`digest`]).
+//! - **Digest**: the structural summary written without a model ([`summary::digest`]).
 //! - **Skeleton** (binding): the JSON of the host's messages with long strings and host values
 //!   replaced by placeholders, read in one crossing; the long strings are copied in on their own
 //!   and put back before the core reads the messages.
 //! - **Host value**: binary data (an image as bytes) or a URL object that the binding keeps in
-//!   the host; the core knows binary data by its length and hash ([`host_value`],
+//!   the host; the core knows binary data by its length and hash ([`api::host_value`],
 //!   [`transcript::binary`]) and counts it as its base64 text.
 //! - **Window** (binding): the private-use characters a call's lone UTF-16 surrogates cross as,
 //!   one for one, mapped back on the way out (`docs/design.md` §8).
 //! - **Rule**: the words of the trigger that selected a tier (`TierResult.reason`).
 //! - **Edge path**: [`compact_request_body`], a provider request body in and out as a string.
 
-// The core has no unsafe code. The binding has one use, allowed where it is (`wasm/text.rs`:
-// encoding a large JS string straight into wasm memory).
-#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
-#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+// The core has no unsafe code (the binding crate has one use, allowed where it is).
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The documented API: the root re-exports below and these modules' public items.
 pub mod api;
 pub mod archive;
-pub mod base;
 pub mod config;
-pub mod edge;
-pub mod engine;
 pub mod error;
-pub mod formats;
-pub mod media;
-pub mod plan;
 pub mod policy;
-pub mod repair;
-pub mod salient;
 pub mod summary;
-pub mod tiers;
 pub mod tokens;
+
+// Public for the binding crate (binding/), the integration tests, benches and fuzz targets,
+// not a stable API: hidden from the documentation.
+#[doc(hidden)]
+pub mod base;
+#[doc(hidden)]
+pub mod edge;
+#[doc(hidden)]
+pub mod engine;
+#[doc(hidden)]
+pub mod formats;
+#[doc(hidden)]
+pub mod plan;
+#[doc(hidden)]
+pub mod repair;
+#[doc(hidden)]
+pub mod tiers;
+#[doc(hidden)]
 pub mod transcript;
+
+// Used only inside the core.
+mod media;
+mod salient;
 
 pub use api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
 pub use api::limits::Limits;
@@ -90,6 +104,3 @@ pub use policy::tier::{TIER_COST_WEIGHT, Tier};
 pub use policy::{PolicyConfig, Selection, explain_selection, select_tier};
 pub use summary::summarise::{Summariser, SummariserFailure, SummaryAnswer, SummaryRequest};
 pub use tokens::{SeedRule, TokenCounter, estimate_tokens};
-
-#[cfg(target_arch = "wasm32")]
-mod wasm;

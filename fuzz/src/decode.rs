@@ -35,7 +35,7 @@ const PIECES: &[&str] = &[
     "[kept verbatim]\n",
     "![img](data:image/png;base64,iVBORw0KGgo)",
     "```data:image/png;base64,iVBORw0KGgo\n```\n",
-    // Lone surrogates as they cross from JS (src/wasm/surrogates.rs): private-use characters of
+    // Lone surrogates as they cross from JS (binding/src/surrogates.rs): private-use characters of
     // a window, one per surrogate (a high one cut from an emoji, a low one, a reversed pair).
     "cut \u{E03D}",
     "\u{E600} tail ",

@@ -24,7 +24,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes of `chunk` (always eight long here) as a little-endian word.
 #[inline(always)]
-pub(crate) fn word(chunk: &[u8]) -> u64 {
+pub fn word(chunk: &[u8]) -> u64 {
     match <[u8; 8]>::try_from(chunk) {
         Ok(bytes) => u64::from_le_bytes(bytes),
         Err(_) => 0,
@@ -33,7 +33,7 @@ pub(crate) fn word(chunk: &[u8]) -> u64 {
 
 /// High bit set in each byte of `x` that equals `byte` (the lowest one exact).
 #[inline(always)]
-pub(crate) fn equal(x: u64, byte: u8) -> u64 {
+pub fn equal(x: u64, byte: u8) -> u64 {
     let y = x ^ (ONES * u64::from(byte));
     y.wrapping_sub(ONES) & !y & HIGHS
 }

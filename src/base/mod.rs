@@ -3,11 +3,11 @@
 //! crates and other `base` modules.
 
 pub mod base64;
-pub(crate) mod bytes;
+pub mod bytes;
 pub mod cut;
-pub(crate) mod decimal;
+pub mod decimal;
 pub(crate) mod grapheme;
-pub(crate) mod hash;
+pub mod hash;
 pub(crate) mod json;
-pub(crate) mod marker;
+pub mod marker;
 pub(crate) mod sort;

@@ -85,7 +85,7 @@ pub struct BodyRequest<'a> {
 
 /// [`compact_request_body`] on any source: the new body, the result and what the source gives
 /// to hand the archive's values back exactly ([`BodySource::originals`]).
-pub(crate) async fn compact<S: BodySource>(
+pub async fn compact<S: BodySource>(
     mut source: S,
     request: &BodyRequest<'_>,
     options: &CompactOptions<'_>,

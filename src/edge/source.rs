@@ -3,7 +3,7 @@
 //!
 //! The core reads a body through a [`BodySource`] and writes the new one through its
 //! [`Splice`]. The native source is a `&str` (the result is a `String`); the JS binding's holds
-//! the caller's `JsString` and a UTF-8 copy of it (`src/wasm/body.rs`), and its result is the
+//! the caller's `JsString` and a UTF-8 copy of it (`binding/src/body.rs`), and its result is the
 //! caller's string with the changed messages spliced in, so unchanged bytes never leave the host.
 //! A source only answers where bytes are; when to read what, and which message is copied or
 //! written, is the core's.
@@ -22,7 +22,7 @@ use std::ops::Range;
 /// [`release_text`](Self::release_text), and takes [`message`](Self::message) for each element.
 /// The output is [`unchanged`](Self::unchanged) or a [`splice`](Self::splice);
 /// [`originals`](Self::originals) ends the call.
-pub(crate) trait BodySource {
+pub trait BodySource {
     /// A compacted body.
     type Body;
     /// What the binding needs, besides the result, to hand the archive's values back exactly.
@@ -63,7 +63,7 @@ pub(crate) trait BodySource {
 
 /// A compacted body being written: the bytes before the `messages` array are in; then the array,
 /// piece by piece; [`finish`](Self::finish) adds what follows it.
-pub(crate) trait Splice {
+pub trait Splice {
     /// The body written.
     type Body;
     /// Appends element `index` of the body as its original bytes.
@@ -128,7 +128,7 @@ impl BodySource for &str {
 }
 
 /// A new body written as a `String`.
-pub(crate) struct StrSplice<'s> {
+pub struct StrSplice<'s> {
     body: &'s str,
     elements: &'s [Range<usize>],
     after: &'s str,

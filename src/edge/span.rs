@@ -7,7 +7,7 @@ use std::ops::Range;
 
 /// Byte spans of the top-level `messages` array and of each of its elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct MessagesSpan {
+pub struct MessagesSpan {
     /// The array, brackets included.
     pub array: Range<usize>,
     /// Each element, without surrounding whitespace.
@@ -15,7 +15,7 @@ pub(crate) struct MessagesSpan {
 }
 
 /// The error for a body serde_json accepted and the scanner did not understand (a bug here).
-pub(crate) fn scanner_disagrees() -> CompactionError {
+pub fn scanner_disagrees() -> CompactionError {
     CompactionError::parse_error(
         "body.messages",
         "could not be located in the body text (please report this body)",
@@ -25,7 +25,7 @@ pub(crate) fn scanner_disagrees() -> CompactionError {
 /// The UTF-16 positions of the ascending byte positions `at` of `text`.
 // The binding's: JS strings are indexed in UTF-16 units.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub(crate) fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
+pub fn utf16_positions(text: &str, at: &[usize]) -> Vec<u32> {
     let bytes = text.as_bytes();
     let mut positions = Vec::with_capacity(at.len());
     let (mut from, mut units) = (0usize, 0u32);

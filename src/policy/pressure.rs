@@ -124,7 +124,7 @@ fn validate_fraction(name: &str, value: f64) -> Result<f64> {
 }
 
 /// `value` if it is a finite number >= 0, else a range error naming `name`.
-pub(crate) fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
+pub fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
     if !value.is_finite() || value < 0.0 {
         return Err(CompactionError::range_error(
             name,

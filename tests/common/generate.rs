@@ -54,7 +54,7 @@ fn hard_text() -> impl Strategy<Value = String> {
         Just("src/lib.rs ".to_string()),
         Just("error: failed to compile\n".to_string()),
         Just("https://example.com/x ".to_string()),
-        // Lone surrogates as they cross from JS (src/wasm/surrogates.rs: one private-use
+        // Lone surrogates as they cross from JS (binding/src/surrogates.rs: one private-use
         // character each): a high one left by cutting an emoji, a low one, both in a row.
         Just("cut \u{E03D} here ".to_string()),
         Just("\u{E600}tail \u{E03D}\u{E600} ".to_string()),

@@ -89,7 +89,7 @@ describe("compactRequestBody, bad bodies", () => {
 
 // The archive's long strings are read from the body: parsed in wasm from its UTF-8 copy, or,
 // where the body has lone surrogates the copy cannot hold, from the messages the host parses
-// (`JSON.parse`, src/wasm/body.rs). Each must be exactly `JSON.parse`'s string.
+// (`JSON.parse`, binding/src/body.rs). Each must be exactly `JSON.parse`'s string.
 describe("compactRequestBody, archived strings are JSON.parse's", () => {
   /** Raw JSON string text (between the quotes), repeated past the 1,024-character threshold. */
   const CASES = {

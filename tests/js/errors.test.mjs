@@ -161,8 +161,8 @@ describe("index.d.ts declares the error shape", () => {
       .filter((name) => pattern.test(name))
       .flatMap((name) => [...fs.readFileSync(path.join(root, dir, name), "utf8").matchAll(/"(ERR_TC_[A-Z_]+)"/g)].map((match) => match[1]));
 
-  it("ErrorCode lists exactly the codes the library throws (src/, js/)", () => {
-    const thrown = new Set([...codesIn("src", /\.rs$/), ...codesIn("js", /\.mjs$/)]);
+  it("ErrorCode lists exactly the codes the library throws (src/, binding/src/, js/)", () => {
+    const thrown = new Set([...codesIn("src", /\.rs$/), ...codesIn("binding/src", /\.rs$/), ...codesIn("js", /\.mjs$/)]);
     const declarations = fs.readFileSync(createRequire(import.meta.url).resolve("tiered-compaction/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");
     const union = (name) => {
       const match = declarations.match(new RegExp(`^export type ${name} = ([^;]+);`, "m"));

@@ -1,4 +1,4 @@
-// Long strings cross into wasm on their own (src/wasm/skeleton.rs, js/api.mjs `readSkeleton`):
+// Long strings cross into wasm on their own (binding/src/skeleton.rs, js/api.mjs `readSkeleton`):
 // the skeleton's text holds a placeholder where each string of more than 1,024 UTF-16 units
 // was, and the binding puts the string in its place before the core reads the messages. The
 // core sees the messages as they are; what comes back is the caller's own strings, in the

@@ -97,7 +97,7 @@ describe("test-only trap exports", () => {
     assert.ok(shipped.includes("compact"));
     assert.ok(!shipped.some((name) => /trap/i.test(name)), shipped.join(", "));
     assert.ok(names(trapPkg).includes("testTrap") && names(trapPkg).includes("testArmTrap"));
-    const features = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8").match(/^\[features\]\n([\s\S]*?)(?=^\[)/m)?.[1] ?? "";
+    const features = fs.readFileSync(path.join(root, "binding", "Cargo.toml"), "utf8").match(/^\[features\]\n([\s\S]*?)(?=^\[)/m)?.[1] ?? "";
     assert.match(features, /^test-trap = \[\]$/m);
     assert.doesNotMatch(features, /^default\s*=.*test-trap/m);
   });

@@ -1,4 +1,4 @@
-// Messages are read as a skeleton (one JSON.stringify with a replacer, src/wasm/skeleton.rs), long
+// Messages are read as a skeleton (one JSON.stringify with a replacer, binding/src/skeleton.rs), long
 // strings copied in afterwards. A message must read exactly as
 // JSON.parse(JSON.stringify(message)): checked on the field an edited message carries over, and
 // on what the archive and the token counts say.

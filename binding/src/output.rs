@@ -3,13 +3,13 @@
 //! `summariserUsage` when the summariser reported nothing, `costUsd` inside it when unknown,
 //! `cache` when the pressure gave no cache facts.
 
-use super::errors;
-use super::host;
-use super::host::AbortSignal;
-use super::skeleton::Originals;
-use super::surrogates::Window;
-use crate::api::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
-use crate::summary::summarise::SummaryRequest;
+use crate::errors;
+use crate::host;
+use crate::host::AbortSignal;
+use crate::skeleton::Originals;
+use crate::surrogates::Window;
+use compaction::api::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep, TierResult};
+use compaction::summary::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -34,7 +34,7 @@ impl Builder {
 }
 
 /// The JS string of `tier`'s name, made once.
-pub fn tier_name(tier: crate::policy::tier::Tier) -> JsValue {
+pub fn tier_name(tier: compaction::policy::tier::Tier) -> JsValue {
     host::key(tier.as_str())
 }
 
@@ -53,7 +53,7 @@ pub fn json_values(values: &[serde_json::Value]) -> Result<JsValue, JsValue> {
 }
 
 /// One JSON value, see [`json_values`]; a host-value placeholder of `originals` left in it
-/// becomes the host's own binary data or URL object again (see [`super::skeleton`]).
+/// becomes the host's own binary data or URL object again (see [`crate::skeleton`]).
 pub fn json_value(
     value: &serde_json::Value,
     originals: Option<&Originals>,
@@ -138,13 +138,13 @@ pub fn tier_result(
 
 /// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
 /// its `body` string and does not build them as JS objects. The plain fields come from one
-/// `JSON.parse` ([`super::plain`]); the host's values and converted ones are set into it.
+/// `JSON.parse` ([`crate::plain`]); the host's values and converted ones are set into it.
 fn result_object(
     result: &TierResult,
     context: Option<Option<&Array>>,
     originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
-    let plain = super::plain::Plain {
+    let plain = crate::plain::Plain {
         result,
         with_context: context.is_some(),
     };
@@ -350,7 +350,7 @@ pub fn body_result(
 
 /// `TIER_COST_WEIGHT` as a plain object keyed by tier name.
 pub fn cost_weights() -> JsValue {
-    crate::policy::tier::TIER_COST_WEIGHT
+    compaction::policy::tier::TIER_COST_WEIGHT
         .iter()
         .fold(Builder::new(), |builder, (tier, weight)| {
             builder.set(tier.as_str(), *weight)

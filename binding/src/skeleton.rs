@@ -6,21 +6,21 @@
 //! and unescaping them again, nor walking every value across the boundary. The core never sees
 //! one of these placeholders.
 //!
-//! Binary data and URL objects cross as host-value placeholders ([`crate::api::host_value`]), which
+//! Binary data and URL objects cross as host-value placeholders ([`compaction::api::host_value`]), which
 //! stay: the host's own objects are put back wherever one is left in the output or the archive
 //! ([`Originals`]). Lone surrogates cross mapped to a private-use window
-//! ([`super::surrogates`]). The input's size is known before anything is copied into wasm
+//! ([`crate::surrogates`]). The input's size is known before anything is copied into wasm
 //! memory: the skeleton's text is bounded by its length, and an input that may be over
 //! `maxInputBytes` is measured in the host first.
 //!
 //! The glue gets `readSkeleton` from the package (scripts/glue.mjs); used on its own, without
 //! it, the call fails and the binding reads the messages the way it did before.
 
-use super::surrogates::Window;
-use crate::api::host_value::HostValueKey;
-use crate::api::limits::Limits;
-use crate::base::marker::Opening;
-use crate::error::Result;
+use crate::surrogates::Window;
+use compaction::api::host_value::HostValueKey;
+use compaction::api::limits::Limits;
+use compaction::base::marker::Opening;
+use compaction::error::Result;
 use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -67,7 +67,7 @@ pub struct Originals {
     pub window: Window,
 }
 
-/// The values a skeleton left in the host (see [`crate::api::host_value`]).
+/// The values a skeleton left in the host (see [`compaction::api::host_value`]).
 struct HostValues {
     key: HostValueKey,
     values: Array,
@@ -153,7 +153,7 @@ pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<O
     let Ok(read) = read_skeleton(messages, LONG_UNITS, body) else {
         return Ok(None);
     };
-    let field = |name: &'static str| Reflect::get(&read, &super::host::key(name)).ok();
+    let field = |name: &'static str| Reflect::get(&read, &crate::host::key(name)).ok();
     let number = |name: &'static str| field(name).and_then(|value| value.as_f64());
     let (Some(text), Some(units), Some(value_bytes)) = (
         field("text").and_then(|text| text.dyn_into::<JsString>().ok()),
@@ -174,7 +174,7 @@ pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<O
             limits.check_measured("", bytes as usize, true)?;
         }
     }
-    let text = super::text::to_string(&text);
+    let text = crate::text::to_string(&text);
     // A Value, not a Vec: a typed target links serde's "invalid type" message (flt2dec).
     let Ok(Value::Array(mut values)) = serde_json::from_str(&text) else {
         return Ok(None);
@@ -218,7 +218,7 @@ fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array
             Some(mapped) => mapped,
             None => (index < strings.length()).then(|| strings.get(index))?,
         };
-        Some(super::text::to_string(text.dyn_ref::<JsString>()?))
+        Some(crate::text::to_string(text.dyn_ref::<JsString>()?))
     };
     let mut stack: Vec<&mut Value> = values.iter_mut().collect();
     while let Some(value) = stack.pop() {

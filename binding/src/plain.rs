@@ -4,7 +4,7 @@
 //! The values that are the host's own or converted (`messages`, `text`, each entry's
 //! `content`) are `null` here, in their place in the key order, and set afterwards.
 
-use crate::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use compaction::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// The plain fields of `result`; `with_context` writes the `messages` / `text` key.

@@ -5,12 +5,12 @@
 //!
 //! Nothing here holds a `RefCell` borrow across the `.await`: many calls run interleaved.
 
-use super::host::{
+use crate::host::{
     AbortController, AbortSignal, clear_timeout, describe_thrown, set_timeout, type_name,
 };
-use super::output;
-use crate::api::result::SummariserUsage;
-use crate::summary::summarise::{
+use crate::output;
+use compaction::api::result::SummariserUsage;
+use compaction::summary::summarise::{
     LocalBoxFuture, Summariser, SummariserFailure, SummaryAnswer, SummaryRequest,
 };
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -24,9 +24,9 @@ pub struct JsSummariser {
     timeout_ms: f64,
     signal: Option<AbortSignal>,
     /// The window the call's lone surrogates crossed in, to hand the host its own code units.
-    window: std::cell::Cell<super::surrogates::Window>,
+    window: std::cell::Cell<crate::surrogates::Window>,
     /// The call's host values (binary data, URLs), put back into the request's messages.
-    host_values: std::cell::RefCell<Option<super::skeleton::Originals>>,
+    host_values: std::cell::RefCell<Option<crate::skeleton::Originals>>,
 }
 
 impl JsSummariser {
@@ -41,13 +41,13 @@ impl JsSummariser {
         }
     }
 
-    /// Sets the call's host values (see [`super::skeleton::Originals::host_values_only`]).
-    pub fn set_host_values(&self, originals: Option<super::skeleton::Originals>) {
+    /// Sets the call's host values (see [`crate::skeleton::Originals::host_values_only`]).
+    pub fn set_host_values(&self, originals: Option<crate::skeleton::Originals>) {
         *self.host_values.borrow_mut() = originals;
     }
 
-    /// Sets the window of the call's lone surrogates (see [`super::surrogates`]).
-    pub fn set_window(&self, window: super::surrogates::Window) {
+    /// Sets the window of the call's lone surrogates (see [`crate::surrogates`]).
+    pub fn set_window(&self, window: crate::surrogates::Window) {
         self.window.set(window);
     }
 
@@ -173,7 +173,7 @@ impl Summariser for JsSummariser {
 fn timeout_reason(timeout_ms: f64) -> JsValue {
     let reason = js_sys::Error::new(&format!(
         "summariser timed out after {} ms",
-        crate::base::decimal::shortest(timeout_ms)
+        compaction::base::decimal::shortest(timeout_ms)
     ));
     reason.set_name("TimeoutError");
     reason.into()
@@ -200,7 +200,7 @@ fn answer_from_js(value: &JsValue) -> Result<SummaryAnswer, SummariserFailure> {
     if !value.is_object() || Array::is_array(value) || value.is_function() {
         return not_a_string(type_name(value).to_string());
     }
-    let field = |name: &'static str| Reflect::get(value, &super::host::key(name)).ok();
+    let field = |name: &'static str| Reflect::get(value, &crate::host::key(name)).ok();
     let Some(summary) = field("summary").and_then(|summary| summary.as_string()) else {
         return not_a_string("an object without a string summary".to_string());
     };
@@ -220,13 +220,13 @@ fn usage_from_js(usage: &JsValue) -> Result<SummariserUsage, String> {
         return Err(format!("is a {}, not an object", type_name(usage)));
     }
     let count = |name: &'static str| -> Result<u64, String> {
-        let value = Reflect::get(usage, &super::host::key(name)).unwrap_or(JsValue::UNDEFINED);
+        let value = Reflect::get(usage, &crate::host::key(name)).unwrap_or(JsValue::UNDEFINED);
         match value.as_f64() {
             Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as u64),
             _ => Err(format!("{name} is not an integer >= 0")),
         }
     };
-    let cost = Reflect::get(usage, &super::host::key("costUsd")).unwrap_or(JsValue::UNDEFINED);
+    let cost = Reflect::get(usage, &crate::host::key("costUsd")).unwrap_or(JsValue::UNDEFINED);
     let cost_usd = if cost.is_undefined() {
         None
     } else {

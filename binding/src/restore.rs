@@ -1,12 +1,12 @@
 //! `restore` and `recallToolDefinition` in the binding: convert, call the core, convert back.
 
-use super::errors::throw;
-use super::fields::Fields;
-use super::surrogates::Window;
 use super::{install_panic_hook, output, result_in, string_argument};
-use crate::api::result::ContextData;
-use crate::error::CompactionError;
-use crate::formats::registry;
+use crate::errors::throw;
+use crate::fields::Fields;
+use crate::surrogates::Window;
+use compaction::api::result::ContextData;
+use compaction::error::CompactionError;
+use compaction::formats::registry;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -27,7 +27,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             .map_err(|value| {
                 CompactionError::type_error(
                     "body",
-                    format!("must be a string, got {}", super::host::type_name(&value)),
+                    format!("must be a string, got {}", crate::host::type_name(&value)),
                 )
             })
             .map_err(under)?;
@@ -37,9 +37,9 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             Some((_, archive, originals)) => (archive, originals.window),
             None => (result_in::archive(&fields).map_err(under)?, Window::NONE),
         };
-        let crossed = super::surrogates::cross_request_body(&body, window);
-        let body = super::text::to_string(&crossed.text);
-        let restored = crate::edge::restore::restore_body(&body, &archive).map_err(under)?;
+        let crossed = crate::surrogates::cross_request_body(&body, window);
+        let body = crate::text::to_string(&crossed.text);
+        let restored = compaction::edge::restore::restore_body(&body, &archive).map_err(under)?;
         return Ok(crossed.window.body_to_js(&restored, crossed.raw));
     }
     let (context, archive, originals) = match read {
@@ -50,7 +50,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             None,
         ),
     };
-    match crate::archive::restore::restore(&context, &archive).map_err(under)? {
+    match compaction::archive::restore::restore(&context, &archive).map_err(under)? {
         ContextData::Text(text) => Ok(originals
             .as_ref()
             .map_or(Window::NONE, |originals| originals.window)
@@ -75,6 +75,6 @@ pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
             format!("must be one of {}, got {name:?}", registry::quoted_names()),
         ))
     })?;
-    let definition = crate::archive::recall::recall_tool_definition(format).map_err(throw)?;
+    let definition = compaction::archive::recall::recall_tool_definition(format).map_err(throw)?;
     output::json(&definition)
 }

@@ -2,7 +2,7 @@
 //! [`ErrorKind`], with `code` (stable, machine-readable) and `path` (the offending field) set.
 //! Never a thrown string.
 
-use crate::error::{CompactionError, ErrorKind};
+use compaction::error::{CompactionError, ErrorKind};
 use wasm_bindgen::JsValue;
 
 /// Converts `error` into the JS error the host sees. `cause`, when given, becomes `error.cause`
@@ -17,6 +17,9 @@ pub fn to_js(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
         // A host callback broke its contract (a bad return value, a throw): the caller's
         // `options.countTokens` is the wrong thing to pass, hence a TypeError.
         ErrorKind::Callback => js_sys::TypeError::new(&message).into(),
+        // `ErrorKind` is non-exhaustive: a kind added to the core later is a plain `Error`
+        // (with its own `code`) until it is mapped here.
+        _ => js_sys::Error::new(&message),
     };
     set(&js_error, "code", &JsValue::from_str(error.kind.code()));
     set(&js_error, "path", &JsValue::from_str(&error.path));

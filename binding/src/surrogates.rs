@@ -174,7 +174,7 @@ pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
 /// U+FFFD (a U+FFFD of the body's own reads the same, and is asked about too), or escaped ones
 /// (`\ud800`), which js/surrogates.mjs `mayHaveLoneEscapes` looks for the same way.
 pub fn may_need_crossing(text: &str) -> bool {
-    use crate::base::bytes::{equal, word};
+    use compaction::base::bytes::{equal, word};
     let bytes = text.as_bytes();
     let fffd = |at: usize| bytes.get(at..at + 3) == Some(&[0xEF, 0xBF, 0xBD][..]);
     // As the host's regex has it, `\\ud800` (an escaped backslash) is asked about too.

@@ -35,14 +35,14 @@ thread_local! {
 /// `text` as the core reads it, refused as `path` if it is over `limits`' size before anything
 /// is copied into wasm memory (a UTF-16 unit is one to three bytes: only a string that may be
 /// over is measured, in the host); lone surrogates cross in a window (see
-/// [`super::surrogates`]), which comes back as the second value.
+/// [`crate::surrogates`]), which comes back as the second value.
 pub fn read_bounded(
     text: &JsString,
-    limits: &crate::api::limits::Limits,
+    limits: &compaction::api::limits::Limits,
     path: &str,
-) -> crate::error::Result<(String, super::surrogates::Window)> {
+) -> compaction::error::Result<(String, crate::surrogates::Window)> {
     check_size(text, limits, path)?;
-    let (crossed, window) = super::surrogates::cross_text(text);
+    let (crossed, window) = crate::surrogates::cross_text(text);
     Ok((to_string(&crossed), window))
 }
 
@@ -50,15 +50,15 @@ pub fn read_bounded(
 /// its length alone does not settle it.
 pub fn check_size(
     text: &JsString,
-    limits: &crate::api::limits::Limits,
+    limits: &compaction::api::limits::Limits,
     path: &str,
-) -> crate::error::Result<()> {
+) -> compaction::error::Result<()> {
     let units = text.length() as usize;
     if units.saturating_mul(3) <= limits.max_input_bytes {
         return Ok(());
     }
     // Without the package's helper, the core measures the copy (as before).
-    match super::surrogates::utf8_len(text) {
+    match crate::surrogates::utf8_len(text) {
         Some(bytes) => limits.check_measured(path, bytes, false),
         None => Ok(()),
     }

@@ -3,10 +3,10 @@
 //! `null`) and the core writes the error messages. Errors here are relative to the object
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
-use super::host::type_name;
-use crate::api::input::Scalar;
-use crate::config::FieldSource;
-use crate::error::{CompactionError, Result};
+use crate::host::type_name;
+use compaction::api::input::Scalar;
+use compaction::config::FieldSource;
+use compaction::error::{CompactionError, Result};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -41,12 +41,12 @@ impl Fields {
 
     /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
     pub fn get(&self, name: &'static str) -> Result<JsValue> {
-        Reflect::get(&self.object, &super::host::key(name)).map_err(|thrown| {
+        Reflect::get(&self.object, &crate::host::key(name)).map_err(|thrown| {
             CompactionError::type_error(
                 name,
                 format!(
                     "could not be read: {}",
-                    super::host::describe_thrown(&thrown)
+                    crate::host::describe_thrown(&thrown)
                 ),
             )
         })
@@ -97,20 +97,20 @@ pub fn scalar(value: &JsValue) -> Scalar {
 /// cannot hold (a cycle, a BigInt) are refused with a `TypeError`.
 pub fn json(value: &JsValue) -> Result<serde_json::Value> {
     let text = match js_sys::JSON::stringify(value) {
-        Ok(text) => text.is_string().then(|| super::text::to_string(&text)),
+        Ok(text) => text.is_string().then(|| crate::text::to_string(&text)),
         // V8 and the others throw a RangeError when a value is too deep for their stack (or
         // its text too long for a string).
         Err(thrown) if thrown.is_instance_of::<js_sys::RangeError>() => {
             let problem = format!(
                 ": too deeply nested or too large to convert ({})",
-                super::host::describe_thrown(&thrown)
+                crate::host::describe_thrown(&thrown)
             );
             return Err(CompactionError::range_error("", problem));
         }
         Err(thrown) => {
             let problem = format!(
                 "is not JSON-compatible: {}",
-                super::host::describe_thrown(&thrown)
+                crate::host::describe_thrown(&thrown)
             );
             return Err(CompactionError::type_error("", problem));
         }
@@ -130,7 +130,7 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
 
 /// A JS array of JSON values; each element's error names its index (`[3]: ...`).
 ///
-/// Read as a skeleton whose long strings are then copied in once ([`super::skeleton`]); without
+/// Read as a skeleton whose long strings are then copied in once ([`crate::skeleton`]); without
 /// the package's reader, through one `JSON.stringify` in the host. Either way one `serde_json`
 /// parse here, whose nesting limit (128 levels) turns a pathologically deep value into a clean
 /// error instead of a stack overflow.
@@ -138,16 +138,16 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = value.dyn_ref::<Array>().ok_or_else(|| {
         CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
     })?;
-    let unbounded = crate::api::limits::Limits {
+    let unbounded = compaction::api::limits::Limits {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
-    if let Ok(Some(skeleton)) = super::skeleton::read(value, &unbounded) {
+    if let Ok(Some(skeleton)) = crate::skeleton::read(value, &unbounded) {
         return Ok(skeleton.values);
     }
     let parsed = js_sys::JSON::stringify(value)
         .ok()
-        .and_then(|text| serde_json::from_str(&super::text::to_string(&text)).ok());
+        .and_then(|text| serde_json::from_str(&crate::text::to_string(&text)).ok());
     // Parsed as a Value, not a Vec: a typed target links serde's "invalid type" message, which
     // prints floats with core's flt2dec (src/decimal.rs).
     match parsed {

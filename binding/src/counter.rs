@@ -2,10 +2,10 @@
 //! A bad return value or a throw cannot be reported from `count`, so the first one is remembered
 //! (the seed rule stands in meanwhile) and the whole call rejects with it afterwards.
 
-use super::errors;
-use super::host::{describe_thrown, type_name};
-use crate::error::{CompactionError, ErrorKind, describe_number};
-use crate::tokens::{SeedRule, TokenCounter};
+use crate::errors;
+use crate::host::{describe_thrown, type_name};
+use compaction::error::{CompactionError, ErrorKind, describe_number};
+use compaction::tokens::{SeedRule, TokenCounter};
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
 
@@ -17,7 +17,7 @@ pub struct JsCounter {
     /// `count` and `failure`, never across an `.await`.
     failure: RefCell<Option<(CompactionError, Option<JsValue>)>>,
     /// The window the call's lone surrogates crossed in: the host counts its own code units.
-    window: std::cell::Cell<super::surrogates::Window>,
+    window: std::cell::Cell<crate::surrogates::Window>,
 }
 
 impl JsCounter {
@@ -31,8 +31,8 @@ impl JsCounter {
         }
     }
 
-    /// Sets the window of the call's lone surrogates (see [`super::surrogates`]).
-    pub fn set_window(&self, window: super::surrogates::Window) {
+    /// Sets the window of the call's lone surrogates (see [`crate::surrogates`]).
+    pub fn set_window(&self, window: crate::surrogates::Window) {
         self.window.set(window);
     }
 

@@ -3,16 +3,16 @@
 //! bookkeeping attached. The context (`messages` / `text`) may be absent, as in the `result` of
 //! `compactRequestBody`: a trace line does not carry it.
 
-use super::fields::{Fields, json, json_array, string_array};
-use super::host::type_name;
-use super::skeleton::Originals;
-use crate::api::input::{MAX_SAFE_INTEGER, required_integer};
-use crate::api::input::{optional_string, required_number, required_string};
-use crate::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
-use crate::error::{CompactionError, Result, describe_number};
-use crate::formats::registry;
-use crate::plan::ArchiveKind;
-use crate::policy::tier::Tier;
+use crate::fields::{Fields, json, json_array, string_array};
+use crate::host::type_name;
+use crate::skeleton::Originals;
+use compaction::api::input::{MAX_SAFE_INTEGER, required_integer};
+use compaction::api::input::{optional_string, required_number, required_string};
+use compaction::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use compaction::error::{CompactionError, Result, describe_number};
+use compaction::formats::registry;
+use compaction::plan::ArchiveKind;
+use compaction::policy::tier::Tier;
 use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -132,12 +132,12 @@ pub fn restorable(
         (true, true) => JsValue::NULL,
         _ => return None,
     };
-    let unbounded = crate::api::limits::Limits {
+    let unbounded = compaction::api::limits::Limits {
         max_input_bytes: usize::MAX,
         max_nesting_depth: usize::MAX,
     };
     let pair = Array::of2(&context, &archive);
-    let skeleton = super::skeleton::read_for(&pair, &unbounded, body).ok()??;
+    let skeleton = crate::skeleton::read_for(&pair, &unbounded, body).ok()??;
     let (mut values, originals) = (skeleton.values, skeleton.originals);
     let serde_json::Value::Array(entries) = values.pop()? else {
         return None;
@@ -213,7 +213,7 @@ fn archive_entry(value: &JsValue) -> Result<ArchiveEntry> {
 fn usage(value: &JsValue) -> Result<SummariserUsage> {
     let fields = Fields::read(value)?;
     let cost_usd = match fields.scalar("costUsd")? {
-        crate::api::input::Scalar::Missing => None,
+        compaction::api::input::Scalar::Missing => None,
         other => {
             let cost = required_number("costUsd", other)?;
             if !cost.is_finite() || cost < 0.0 {
@@ -244,16 +244,16 @@ fn usage(value: &JsValue) -> Result<SummariserUsage> {
 }
 
 /// A result's `cache` report, read back for the trace.
-fn cache_report(value: &JsValue) -> Result<crate::policy::cache::CacheReport> {
+fn cache_report(value: &JsValue) -> Result<compaction::policy::cache::CacheReport> {
     let fields = Fields::read(value)?;
     let usd = |name: &'static str| -> Result<f64> {
-        crate::policy::pressure::validate_non_negative(
+        compaction::policy::pressure::validate_non_negative(
             name,
             required_number(name, fields.scalar(name)?)?,
         )
     };
-    Ok(crate::policy::cache::CacheReport {
-        warm: crate::api::input::required_bool("warm", fields.scalar("warm")?)?,
+    Ok(compaction::policy::cache::CacheReport {
+        warm: compaction::api::input::required_bool("warm", fields.scalar("warm")?)?,
         invalidated_tokens: required_integer(
             "invalidatedTokens",
             fields.scalar("invalidatedTokens")?,
@@ -263,8 +263,8 @@ fn cache_report(value: &JsValue) -> Result<crate::policy::cache::CacheReport> {
         expected_savings_usd: usd("expectedSavingsUsd")?,
         // Absent in a result written before it existed: not deferred.
         deferred: match fields.scalar("deferred")? {
-            crate::api::input::Scalar::Missing => false,
-            value => crate::api::input::required_bool("deferred", value)?,
+            compaction::api::input::Scalar::Missing => false,
+            value => compaction::api::input::required_bool("deferred", value)?,
         },
     })
 }

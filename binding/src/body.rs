@@ -1,6 +1,6 @@
 //! `compactRequestBody`'s source: the caller's `JsString` as the core's body path reads it
-//! ([`crate::edge::source::BodySource`]; the path itself, and every choice in it, is the
-//! core's: [`crate::edge::body::compact`]).
+//! ([`compaction::edge::source::BodySource`]; the path itself, and every choice in it, is the
+//! core's: [`compaction::edge::body::compact`]).
 //!
 //! The body is copied into wasm once, to be checked and laid out. A small body's messages are
 //! read from the copy; when the core lets a large body's copy go, each message is read from its
@@ -9,13 +9,13 @@
 //! unchanged messages (and everything around the array) are slices of it, never copied back
 //! from wasm.
 
-use super::skeleton::Originals;
-use super::surrogates::Window;
-use super::text;
-use crate::api::result::{ArchiveOrigin, TierResult};
-use crate::edge::source::{BodySource, Splice};
-use crate::edge::span::{MessagesSpan, scanner_disagrees, utf16_positions};
-use crate::error::Result;
+use crate::skeleton::Originals;
+use crate::surrogates::Window;
+use crate::text;
+use compaction::api::result::{ArchiveOrigin, TierResult};
+use compaction::edge::source::{BodySource, Splice};
+use compaction::edge::span::{MessagesSpan, scanner_disagrees, utf16_positions};
+use compaction::error::Result;
 use js_sys::JsString;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -49,7 +49,7 @@ impl<'b> JsBody<'b> {
         // asking the host to check cost more than the copy (`isWellFormed` and a regex, 1.4 ms
         // on a 1 MB body, against 0.3 ms).
         let (text, ascii) = text::to_utf8(body);
-        if !super::surrogates::may_need_crossing(&text) {
+        if !crate::surrogates::may_need_crossing(&text) {
             return Self {
                 body,
                 crossed: body.clone(),
@@ -61,7 +61,7 @@ impl<'b> JsBody<'b> {
                 units: Units::default(),
             };
         }
-        let crossed = super::surrogates::cross_request_body(body, Window::NONE);
+        let crossed = crate::surrogates::cross_request_body(body, Window::NONE);
         // Without a window or a loss, the crossed text is the caller's: the copy stands.
         let (text, ascii) = if crossed.window == Window::NONE && !crossed.lossy {
             (text, ascii)
@@ -150,7 +150,7 @@ impl BodySource for JsBody<'_> {
         let parse = |at: usize| {
             if let Some(span) = self.units.elements.get(at) {
                 if let Ok(value) =
-                    super::skeleton::json_parse(&self.body.slice(span.start, span.end))
+                    crate::skeleton::json_parse(&self.body.slice(span.start, span.end))
                 {
                     messages.set(at as u32, value);
                 }

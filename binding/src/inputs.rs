@@ -2,19 +2,19 @@
 //! values is the core's (`BudgetPressure::from_fields`, `PolicyConfig::from_source`,
 //! `TierContext::validate`); this file only reads fields and rejects unknown ones.
 
-use super::counter::JsCounter;
-use super::fields::{Fields, json_array};
-use super::host::{AbortSignal, type_name};
-use super::skeleton::{self, Originals};
-use super::summariser::JsSummariser;
-use crate::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-use crate::api::input::{Scalar, optional_number, optional_string, required_string};
-use crate::api::limits::Limits;
-use crate::config::PolicyConfig;
-use crate::error::{CompactionError, Result, describe_number};
-use crate::policy::pressure::BudgetPressure;
-use crate::summary::summarise::Summariser;
-use crate::tokens::{TokenCounter, TokenEstimator};
+use crate::counter::JsCounter;
+use crate::fields::{Fields, json_array};
+use crate::host::{AbortSignal, type_name};
+use crate::skeleton::{self, Originals};
+use crate::summariser::JsSummariser;
+use compaction::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
+use compaction::api::input::{Scalar, optional_number, optional_string, required_string};
+use compaction::api::limits::Limits;
+use compaction::config::PolicyConfig;
+use compaction::error::{CompactionError, Result, describe_number};
+use compaction::policy::pressure::BudgetPressure;
+use compaction::summary::summarise::Summariser;
+use compaction::tokens::{TokenCounter, TokenEstimator};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Fields of a `TierContext`.
@@ -102,8 +102,8 @@ pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<
                     format!("must be a string, got {}", type_name(&text)),
                 )
             })?;
-            let (text, window) = super::text::read_bounded(text, limits, "text")?;
-            if window != super::surrogates::Window::NONE {
+            let (text, window) = crate::text::read_bounded(text, limits, "text")?;
+            if window != crate::surrogates::Window::NONE {
                 originals = Some(Originals::of_window(window));
             }
             if let Some(name) = format
@@ -142,8 +142,10 @@ pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<
 
 /// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
 /// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
-pub(crate) fn loop_state(value: &JsValue) -> Result<Option<crate::plan::loop_state::LoopState>> {
-    use crate::plan::loop_state::LoopState;
+pub(crate) fn loop_state(
+    value: &JsValue,
+) -> Result<Option<compaction::plan::loop_state::LoopState>> {
+    use compaction::plan::loop_state::LoopState;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -279,8 +281,8 @@ impl HostOptions {
     }
 
     /// Hands the window of the call's lone surrogates to the callbacks, which give the host
-    /// its own code units (see [`super::surrogates`]).
-    pub fn set_window(&self, window: super::surrogates::Window) {
+    /// its own code units (see [`crate::surrogates`]).
+    pub fn set_window(&self, window: crate::surrogates::Window) {
         if let Some(counter) = &self.counter {
             counter.set_window(window);
         }
@@ -304,7 +306,7 @@ impl HostOptions {
 }
 
 /// The `tokenEstimator` field of an options object: `"seed"` or `"heuristic"`; absent, the
-/// input's default (see [`crate::CompactOptions::estimator_for`]).
+/// input's default (see [`compaction::CompactOptions::estimator_for`]).
 pub fn token_estimator(fields: &Fields) -> Result<Option<TokenEstimator>> {
     optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)?
         .map(|name| TokenEstimator::parse(&name, "tokenEstimator"))
@@ -334,9 +336,9 @@ fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
         return Ok(None);
     }
     let shaped = value.is_object()
-        && js_sys::Reflect::get(value, &super::host::key("aborted"))
+        && js_sys::Reflect::get(value, &crate::host::key("aborted"))
             .is_ok_and(|aborted| aborted.as_bool().is_some())
-        && js_sys::Reflect::get(value, &super::host::key("addEventListener"))
+        && js_sys::Reflect::get(value, &crate::host::key("addEventListener"))
             .is_ok_and(|method| method.is_function());
     if !shaped {
         return Err(CompactionError::type_error(

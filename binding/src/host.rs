@@ -103,8 +103,8 @@ thread_local! {
     /// and nothing is allocated after the first call: an allocation that lives for good, made
     /// late, can split the free memory a later large request needed (the memory test saw the
     /// wasm memory grow by three pages after 8,000 calls when the names were `String`s).
-    static KEYS: RefCell<crate::base::hash::FastMap<&'static str, JsValue>> =
-        RefCell::new(crate::base::hash::FastMap::with_capacity_and_hasher(KEY_CAPACITY, Default::default()));
+    static KEYS: RefCell<compaction::base::hash::FastMap<&'static str, JsValue>> =
+        RefCell::new(compaction::base::hash::FastMap::with_capacity_and_hasher(KEY_CAPACITY, Default::default()));
 }
 
 /// The JS string of the field name `name` (see `KEYS`). Takes the cached string out rather than

@@ -27,7 +27,7 @@ fn keys(object: &JsValue) -> Vec<String> {
 }
 
 fn pressure(turn: f64, pct: f64, idle: f64, complete: bool) -> JsValue {
-    let [turn, pct, idle] = [turn, pct, idle].map(crate::error::describe_number);
+    let [turn, pct, idle] = [turn, pct, idle].map(compaction::error::describe_number);
     js(&format!(
         "{{ turnCount: {turn}, contextPctUsed: {pct}, idleSeconds: {idle}, sessionComplete: {complete} }}"
     ))

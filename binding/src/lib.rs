@@ -3,6 +3,10 @@
 //! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
 //! API in `docs/design.md`; the package's JS entry points (`js/`) re-export exactly these.
 
+#![cfg(target_arch = "wasm32")]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
 mod body;
 mod counter;
 mod errors;
@@ -22,9 +26,9 @@ mod test_trap;
 mod tests;
 mod text;
 
-use crate::api::result::TierResult;
-use crate::error::{CompactionError, Result};
-use crate::policy::tier::Tier;
+use compaction::api::result::TierResult;
+use compaction::error::{CompactionError, Result};
+use compaction::policy::tier::Tier;
 use errors::throw;
 use fields::Fields;
 use host::type_name;
@@ -94,7 +98,7 @@ async fn run(
     // for the call's own size limit, under which nothing is copied before its size is checked.
     let options = options_argument("options", options_value, &[], false);
     let limits = options.as_ref().map_or_else(
-        |_| crate::config::PolicyConfig::default().limits(),
+        |_| compaction::config::PolicyConfig::default().limits(),
         |(options, _)| options.policy().limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
@@ -106,8 +110,8 @@ async fn run(
     options.set_host_values(originals.as_ref());
     let core_options = options.core();
     let outcome = match tier {
-        Some(tier) => crate::engine::compact_with_tier_owned(tier, ctx, &core_options).await,
-        None => crate::engine::compact_owned(ctx, &core_options).await,
+        Some(tier) => compaction::engine::compact_with_tier_owned(tier, ctx, &core_options).await,
+        None => compaction::engine::compact_owned(ctx, &core_options).await,
     };
     settle(&options, outcome, input.as_ref(), originals.as_ref())
 }
@@ -126,7 +130,7 @@ pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue
     install_panic_hook();
     let pressure = inputs::pressure(&pressure).map_err(|error| throw(error.under("pressure")))?;
     let policy = inputs::policy(&policy).map_err(|error| throw(error.under("policy")))?;
-    Ok(crate::policy::select_tier(&pressure, &policy)
+    Ok(compaction::policy::select_tier(&pressure, &policy)
         .as_str()
         .to_string())
 }
@@ -142,7 +146,7 @@ pub fn select_tier_of(
     idle_seconds: f64,
     session_complete: bool,
 ) -> JsValue {
-    let Ok(pressure) = crate::policy::pressure::BudgetPressure::new(
+    let Ok(pressure) = compaction::policy::pressure::BudgetPressure::new(
         turn_count,
         context_pct_used,
         idle_seconds,
@@ -150,7 +154,8 @@ pub fn select_tier_of(
     ) else {
         return JsValue::UNDEFINED;
     };
-    let tier = crate::policy::select_tier(&pressure, &crate::config::PolicyConfig::default());
+    let tier =
+        compaction::policy::select_tier(&pressure, &compaction::config::PolicyConfig::default());
     output::tier_name(tier)
 }
 
@@ -185,7 +190,7 @@ pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsVal
     let (step, timestamp) = match step_fields {
         None => (serde_json::Map::new(), None),
         Some(fields) => {
-            let timestamp = crate::api::input::optional_number(
+            let timestamp = compaction::api::input::optional_number(
                 "timestamp",
                 fields
                     .scalar("timestamp")
@@ -206,13 +211,13 @@ pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsVal
                 "step.timestamp",
                 format!(
                     "must be a finite number >= 0 (seconds), got {}",
-                    crate::error::describe_number(seconds)
+                    compaction::error::describe_number(seconds)
                 ),
             )));
         }
         None => js_sys::Date::now() / 1000.0,
     };
-    Ok(crate::archive::trace::record_tier_event(
+    Ok(compaction::archive::trace::record_tier_event(
         &result, &step, timestamp,
     ))
 }
@@ -245,14 +250,14 @@ pub async fn run_legacy_compaction(
     let number = |name: &'static str| -> Result<Option<f64>> {
         match &fields {
             None => Ok(None),
-            Some(fields) => crate::api::input::optional_number(name, fields.scalar(name)?),
+            Some(fields) => compaction::api::input::optional_number(name, fields.scalar(name)?),
         }
         .map_err(|error| error.under("opts"))
     };
     let context_pct_used = number("contextPctUsed").map_err(throw)?;
     let turn_count = number("turnCount").map_err(throw)?;
     let core_options = options.core();
-    let outcome = crate::engine::legacy::run_legacy_compaction(
+    let outcome = compaction::engine::legacy::run_legacy_compaction(
         &session_id,
         &context_text,
         context_pct_used,
@@ -289,7 +294,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     .map_err(throw)?;
     let (session_id, pressure, cost, state) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
-    let request = crate::edge::body::BodyRequest {
+    let request = compaction::edge::body::BodyRequest {
         session_id: &session_id,
         pressure,
         cost_per_1k_tokens: cost,
@@ -301,7 +306,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     let source = body::JsBody::new(&body);
     let window = source.window();
     options.set_window(window);
-    let outcome = crate::edge::body::compact(source, &request, &core_options).await;
+    let outcome = compaction::edge::body::compact(source, &request, &core_options).await;
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
@@ -315,20 +320,23 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
 /// `sessionId`, `pressure`, `costPer1kTokens` and `state` of `compactRequestBody`'s options.
 type BodyFields = (
     String,
-    crate::policy::pressure::BudgetPressure,
+    compaction::policy::pressure::BudgetPressure,
     Option<f64>,
-    Option<crate::plan::loop_state::LoopState>,
+    Option<compaction::plan::loop_state::LoopState>,
 );
 
 fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
     let Some(fields) = fields else {
         return Err(CompactionError::type_error("", "is required"));
     };
-    let session_id = crate::api::input::required_string("sessionId", fields.scalar("sessionId")?)?;
+    let session_id =
+        compaction::api::input::required_string("sessionId", fields.scalar("sessionId")?)?;
     let pressure =
         inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost =
-        crate::api::input::optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
+    let cost = compaction::api::input::optional_number(
+        "costPer1kTokens",
+        fields.scalar("costPer1kTokens")?,
+    )?;
     let state = inputs::loop_state(&fields.get("state")?)?;
     Ok((session_id, pressure, cost, state))
 }
@@ -347,8 +355,8 @@ pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> 
             .and_then(|()| inputs::token_estimator(&fields))
             .map_err(|error| throw(error.under("options")))?,
     }
-    .unwrap_or(crate::tokens::TokenEstimator::Seed);
-    Ok(crate::tokens::estimate_tokens_with(&text, estimator) as f64)
+    .unwrap_or(compaction::tokens::TokenEstimator::Seed);
+    Ok(compaction::tokens::estimate_tokens_with(&text, estimator) as f64)
 }
 
 /// `TIER_COST_WEIGHT` as a plain object. Not part of the API: the build reads it once and writes
