@@ -14,9 +14,10 @@ mod words;
 pub use lines::{error_lines, is_error_line, last_line, shape};
 pub use references::{is_path, is_url, references, stub_references, tokens};
 
-/// At most this many lines that matter per stub (SPEC's stub shape: 8 lines, 10 references. In
-/// the loop replay 16 and 40 kept 87 % of the last request's paths and 90 % of its error lines
-/// against 72 % and 83 %, for 0.9 points of bill: a change of the contract, not made here).
+/// At most this many lines that matter per stub (the stub's shape, `docs/design.md` §4: 8 lines,
+/// 10 references. In the loop replay 16 and 40 kept 87 % of the last request's paths and 90 % of
+/// its error lines against 72 % and 83 %, for 0.9 points of bill: a change of the contract, not
+/// made here).
 pub const MAX_LINES: usize = 8;
 /// Each kept line is cut to this many code points.
 pub const MAX_LINE_CHARS: usize = 160;
