@@ -255,8 +255,8 @@ fn body(response: Option<&Value>) -> Body<'_> {
 /// has (`name (no call)`), and is an orphan to the repair. Keys are worked out from the values
 /// each time, so a re-read after an edit keys the list the same way.
 pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
-    // The current model turn's calls: key, name, wire id, answered.
-    let mut calls: Vec<(String, String, Option<String>, bool)> = Vec::new();
+    // The current model turn's calls.
+    let mut calls: Vec<TurnCall> = Vec::new();
     let mut previous_model = false;
     for (index, message) in transcript.messages.iter_mut().enumerate() {
         let value = messages.get(index).copied();
@@ -265,91 +265,137 @@ pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
                 calls.clear();
             }
             previous_model = true;
-            for block in &mut message.blocks {
-                let (BlockKind::ToolCall { id, name }, [at]) =
-                    (&mut block.kind, block.path.as_slice())
-                else {
-                    continue;
-                };
-                let wire = part_field(value, *at, "functionCall")
-                    .and_then(wire_id)
-                    .map(str::to_string);
-                let key = match &wire {
-                    Some(wire) => {
-                        let again = calls
-                            .iter()
-                            .filter(|call| call.2.as_deref() == Some(wire))
-                            .count();
-                        if again == 0 {
-                            wire.clone()
-                        } else {
-                            format!("{wire}#{again}")
-                        }
-                    }
-                    None => {
-                        let ordinal = calls
-                            .iter()
-                            .filter(|call| call.2.is_none() && call.1 == *name)
-                            .count();
-                        format!("{name}#{ordinal}")
-                    }
-                };
-                *id = Cow::Owned(key.clone());
-                calls.push((key, name.to_string(), wire, false));
-            }
-            continue;
-        }
-        previous_model = false;
-        let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
-        for (at, block) in message.blocks.iter().enumerate() {
-            if let (
-                BlockKind::ToolResult {
-                    name: Some(name), ..
-                },
-                [part],
-            ) = (&block.kind, block.path.as_slice())
-            {
-                let wire = part_field(value, *part, "functionResponse")
-                    .and_then(wire_id)
-                    .map(str::to_string);
-                results.push((at, name.clone(), wire));
-            }
-        }
-        let mut keys: Vec<Option<String>> = vec![None; results.len()];
-        // First by id, then the rest by name in order.
-        for (slot, (_, _, wire)) in keys.iter_mut().zip(&results) {
-            let Some(wire) = wire else { continue };
-            if let Some(call) = calls
-                .iter_mut()
-                .find(|call| !call.3 && call.2.as_deref() == Some(wire.as_str()))
-            {
-                call.3 = true;
-                *slot = Some(call.0.clone());
-            }
-        }
-        for (slot, (_, name, wire)) in keys.iter_mut().zip(&results) {
-            if slot.is_some() {
-                continue;
-            }
-            let found = calls
-                .iter_mut()
-                .find(|call| !call.3 && call.1 == *name && (wire.is_none() || call.2.is_none()));
-            *slot = Some(match found {
-                Some(call) => {
-                    call.3 = true;
-                    call.0.clone()
-                }
-                None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
-            });
-        }
-        for ((at, _, _), key) in results.iter().zip(keys) {
-            if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
-                (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
-            {
-                *id = Some(Cow::Owned(key));
-            }
+            key_calls(message, value, &mut calls);
+        } else {
+            previous_model = false;
+            answer_calls(message, value, &mut calls);
         }
     }
+}
+
+/// A call of the current model turn, as [`link`] keys it.
+struct TurnCall {
+    /// Its key, the id its block gets.
+    key: String,
+    /// The function's name.
+    name: String,
+    /// Its own `id`, if it has one.
+    wire: Option<String>,
+    /// A response has answered it.
+    answered: bool,
+}
+
+/// Keys the calls of model content `message` (read from `value`) after the turn's `calls`, and
+/// adds them to these.
+fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<TurnCall>) {
+    for block in &mut message.blocks {
+        let (BlockKind::ToolCall { id, name }, [at]) = (&mut block.kind, block.path.as_slice())
+        else {
+            continue;
+        };
+        let wire = part_field(value, *at, "functionCall")
+            .and_then(wire_id)
+            .map(str::to_string);
+        let key = call_key(calls, wire.as_deref(), name);
+        *id = Cow::Owned(key.clone());
+        calls.push(TurnCall {
+            key,
+            name: name.to_string(),
+            wire,
+            answered: false,
+        });
+    }
+}
+
+/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`:
+/// the id (with its place among the turn's calls of that id when used again: `c1#1`), else the
+/// name and its place among the turn's id-less calls of that name (`read#0`).
+fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
+    match wire {
+        Some(wire) => {
+            let again = calls
+                .iter()
+                .filter(|call| call.wire.as_deref() == Some(wire))
+                .count();
+            if again == 0 {
+                wire.to_string()
+            } else {
+                format!("{wire}#{again}")
+            }
+        }
+        None => {
+            let ordinal = calls
+                .iter()
+                .filter(|call| call.wire.is_none() && call.name == name)
+                .count();
+            format!("{name}#{ordinal}")
+        }
+    }
+}
+
+/// Gives each function response of `message` (read from `value`) the key of the call of `calls`
+/// it answers, marking that call answered.
+fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
+    // Each response's block index, name and own id.
+    let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
+    for (at, block) in message.blocks.iter().enumerate() {
+        if let (
+            BlockKind::ToolResult {
+                name: Some(name), ..
+            },
+            [part],
+        ) = (&block.kind, block.path.as_slice())
+        {
+            let wire = part_field(value, *part, "functionResponse")
+                .and_then(wire_id)
+                .map(str::to_string);
+            results.push((at, name.clone(), wire));
+        }
+    }
+    let keys = response_keys(&results, calls);
+    for ((at, _, _), key) in results.iter().zip(keys) {
+        if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
+            (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
+        {
+            *id = Some(Cow::Owned(key));
+        }
+    }
+}
+
+/// The keys of `results` (block index, name, own id): first those whose id a call has, then
+/// the rest by name in order; one that answers none keeps its own id, or a key no call has
+/// (`name (no call)`).
+fn response_keys(
+    results: &[(usize, String, Option<String>)],
+    calls: &mut [TurnCall],
+) -> Vec<Option<String>> {
+    let mut keys: Vec<Option<String>> = vec![None; results.len()];
+    for (slot, (_, _, wire)) in keys.iter_mut().zip(results) {
+        let Some(wire) = wire else { continue };
+        if let Some(call) = calls
+            .iter_mut()
+            .find(|call| !call.answered && call.wire.as_deref() == Some(wire.as_str()))
+        {
+            call.answered = true;
+            *slot = Some(call.key.clone());
+        }
+    }
+    for (slot, (_, name, wire)) in keys.iter_mut().zip(results) {
+        if slot.is_some() {
+            continue;
+        }
+        let found = calls.iter_mut().find(|call| {
+            !call.answered && call.name == *name && (wire.is_none() || call.wire.is_none())
+        });
+        *slot = Some(match found {
+            Some(call) => {
+                call.answered = true;
+                call.key.clone()
+            }
+            None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
+        });
+    }
+    keys
 }
 
 /// The object `field` of part `at` of the content `message`.
