@@ -24,14 +24,13 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, input_value, message_path, missing_block, object, object_at, object_field,
-    optional_str, required_str, role_of,
+    Path, compact_json, expected, input_value, message_path, missing_block, object, object_at,
+    object_field, optional_str, required, required_str, role_of,
 };
 use super::evidence::{Field, Seen};
-use super::walk::{finish_message, media, other_block};
+use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
-use crate::error::{CompactionError, Result};
-use crate::policy::pressure::json_type;
+use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -84,58 +83,60 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     };
     let parts = match object.get("parts") {
         Some(Value::Array(parts)) => parts,
-        None => {
-            return Err(CompactionError::type_error(
-                format!("{path}.parts"),
-                "is required",
-            ));
-        }
-        Some(other) => {
-            return Err(CompactionError::type_error(
-                format!("{path}.parts"),
-                format!(": expected an array of parts, got {}", json_type(other)),
-            ));
-        }
+        None => return Err(required(&path, "parts")),
+        Some(other) => return Err(expected(path.field("parts"), "an array of parts", other)),
     };
     let mut blocks = Vec::with_capacity(parts.len());
-    // Provisional keys, as [`link`] gives them within one content (it keys the whole turn).
     for (at, part) in parts.iter().enumerate() {
-        let part_path = path.item("parts", at);
-        let object = object_at(part, &part_path)?;
-        if let Some(call) = object.get("functionCall") {
-            let call_path = part_path.field("functionCall");
-            let call = object_at(call, &call_path)?;
-            let name = required_str(call, &call_path, "name")?;
-            let id =
-                wire_id(call).map_or_else(|| Cow::Owned(format!("{name}#{at}")), Cow::Borrowed);
-            let args = call.get("args").map(compact_json).unwrap_or_default();
-            blocks.push(Block::new(
-                BlockKind::ToolCall {
-                    id,
-                    name: Cow::Borrowed(name),
-                },
-                Cow::Owned(args),
-                vec![at],
-            ));
-        } else if let Some(response) = object.get("functionResponse") {
-            blocks.extend(response_blocks(response, &part_path, at)?);
-        } else if object.contains_key("inlineData") {
-            blocks.push(data_part(object, &part_path, ("inlineData", "data"), at)?);
-        } else if object.contains_key("fileData") {
-            blocks.push(data_part(object, &part_path, ("fileData", "fileUri"), at)?);
-        } else if object.contains_key("text") {
-            let text = required_str(object, &part_path, "text")?;
-            let kind = if object.get("thought") == Some(&Value::Bool(true)) {
-                BlockKind::Thinking
-            } else {
-                BlockKind::Text
-            };
-            blocks.push(Block::new(kind, Cow::Borrowed(text), vec![at]));
-        } else {
-            blocks.push(other_block(part, vec![at]));
-        }
+        push_part(part, &path.item("parts", at), at, &mut blocks)?;
     }
     Ok(finish_message(role, blocks, index))
+}
+
+/// Pushes the blocks of part `at` (at `path`), told apart by its one data field.
+fn push_part<'v>(
+    part: &'v Value,
+    path: &Path<'_>,
+    at: usize,
+    blocks: &mut Vec<Block<'v>>,
+) -> Result<()> {
+    let object = object_at(part, path)?;
+    let block = if let Some(call) = object.get("functionCall") {
+        call_block(call, &path.field("functionCall"), at)?
+    } else if let Some(response) = object.get("functionResponse") {
+        blocks.extend(response_blocks(response, path, at)?);
+        return Ok(());
+    } else if object.contains_key("inlineData") {
+        data_part(object, path, ("inlineData", "data"), at)?
+    } else if object.contains_key("fileData") {
+        data_part(object, path, ("fileData", "fileUri"), at)?
+    } else if object.contains_key("text") {
+        let text = required_str(object, path, "text")?;
+        let kind = if object.get("thought") == Some(&Value::Bool(true)) {
+            BlockKind::Thinking
+        } else {
+            BlockKind::Text
+        };
+        Block::new(kind, Cow::Borrowed(text), vec![at])
+    } else {
+        other_block(part, vec![at])
+    };
+    blocks.push(block);
+    Ok(())
+}
+
+/// A `functionCall` of part `at` (at `path`), keyed as [`link`] keys it within one content (it
+/// keys the whole turn once the list is read).
+fn call_block<'v>(call: &'v Value, path: &Path<'_>, at: usize) -> Result<Block<'v>> {
+    let call = object_at(call, path)?;
+    let name = required_str(call, path, "name")?;
+    let id = wire_id(call).map_or_else(|| Cow::Owned(format!("{name}#{at}")), Cow::Borrowed);
+    let args = call.get("args").map(compact_json).unwrap_or_default();
+    let kind = BlockKind::ToolCall {
+        id,
+        name: Cow::Borrowed(name),
+    };
+    Ok(Block::new(kind, Cow::Owned(args), vec![at]))
 }
 
 /// Media of part `at`: inline data (`inlineData.data`) or a file's reference (`fileData.fileUri`),
@@ -175,15 +176,8 @@ fn response_blocks<'v>(
         .get("response")
         .and_then(|response| response.get("error"))
         .is_some_and(|error| !error.is_null());
-    let result = Block::new(
-        BlockKind::ToolResult {
-            id: Some(Cow::Borrowed(wire_id(object).unwrap_or(name))),
-            name: Some(name.to_string()),
-            is_error,
-        },
-        body.text,
-        vec![at],
-    );
+    let id = wire_id(object).unwrap_or(name);
+    let result = result_block((id, Some(name.to_string()), is_error), body.text, vec![at]);
     let nested = object
         .get("parts")
         .and_then(Value::as_array)
@@ -418,6 +412,9 @@ fn text_part(replaced: &Value, text: &str) -> Value {
 }
 
 /// Writes edited Gemini contents.
+pub(crate) static WRITER: Writer = Writer;
+
+/// The writer of Gemini contents ([`WRITER`]).
 pub(crate) struct Writer;
 
 impl Writer {
@@ -447,25 +444,8 @@ impl super::json::WireWriter for Writer {
         }
     }
 
-    fn merged(&self, messages: Vec<Value>) -> Result<Value> {
-        let mut messages = messages.into_iter();
-        let Some(Value::Object(mut first)) = messages.next() else {
-            return Err(CompactionError::range_error(
-                "plan",
-                "messages to merge must be objects",
-            ));
-        };
-        let mut parts = match first.get_mut("parts").map(Value::take) {
-            Some(Value::Array(parts)) => parts,
-            _ => Vec::new(),
-        };
-        for mut message in messages {
-            if let Some(Value::Array(more)) = message.get_mut("parts").map(Value::take) {
-                parts.extend(more);
-            }
-        }
-        first.insert("parts".into(), Value::Array(parts));
-        Ok(Value::Object(first))
+    fn parts_key(&self) -> &'static str {
+        "parts"
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
@@ -557,17 +537,6 @@ impl super::json::WireWriter for Writer {
             _ => return None,
         };
         payload.is_string().then_some(payload)
-    }
-
-    fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
-        let Some(first) = dropped.first() else {
-            return Ok(message);
-        };
-        let Some(Value::Array(parts)) = message.get_mut("parts") else {
-            return Err(missing_block(first));
-        };
-        super::common::drop_parts(parts, dropped);
-        Ok(message)
     }
 }
 

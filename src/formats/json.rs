@@ -37,7 +37,12 @@ pub(crate) trait WireWriter {
     /// One message from consecutive messages of one side (a repair's merge): the first's fields
     /// and the content of all of them in order.
     fn merged(&self, messages: Vec<Value>) -> Result<Value> {
-        super::common::merged(messages)
+        super::common::merged(messages, self.parts_key())
+    }
+
+    /// The field of a message that holds its list of parts (Gemini's `parts`).
+    fn parts_key(&self) -> &'static str {
+        "content"
     }
 
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
@@ -65,7 +70,7 @@ pub(crate) trait WireWriter {
     /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
     /// their parts leave the message, with what is nested in them; every other field stays.
     fn without_blocks(&self, message: Value, dropped: &[&Block]) -> Result<Value> {
-        super::common::without_parts(message, dropped)
+        super::common::without_parts(message, dropped, self.parts_key())
     }
 }
 
@@ -183,28 +188,56 @@ impl<'a, 't> Applier<'a, 't> {
         kind: ArchiveKind,
     ) -> Result<()> {
         let (role, bridge) = self.replacement_roles(range.end, kind);
+        let replacement = text.unwrap_or_default().to_string();
+        self.archive_range(range.clone(), kind, replacement, |_, _| Ok(()))?;
+        if let Some(text) = text {
+            self.push_new(self.writer.text_message(text, role));
+            if let Some(bridge_role) = bridge {
+                self.push_bridge(bridge_role, range.end, kind);
+            }
+        }
+        self.next = range.end;
+        Ok(())
+    }
+
+    /// Takes the messages of `range` into one archive entry of `kind` whose replacement is
+    /// `replacement`, showing each to `each` first: an input message stays where it is until
+    /// the call is done, its entry saying where (`null` in its place meanwhile).
+    fn archive_range(
+        &mut self,
+        range: Range<usize>,
+        kind: ArchiveKind,
+        replacement: String,
+        mut each: impl FnMut(usize, &Value) -> Result<()>,
+    ) -> Result<()> {
         let mut removed = Vec::with_capacity(range.len());
         let mut from = Vec::with_capacity(range.len());
         for index in range.clone() {
             let message = take_message(&mut self.messages, self.transcript, index)?;
-            let source = source_index(self.transcript, index);
-            archive_message(message, source, &mut removed, &mut from);
+            each(index, &message)?;
+            match message {
+                Cow::Borrowed(_) => {
+                    removed.push(Value::Null);
+                    from.push(Some(source_index(self.transcript, index)));
+                }
+                Cow::Owned(value) => {
+                    removed.push(value);
+                    from.push(None);
+                }
+            }
         }
-        self.out.archive_origins.push(messages_origin(from));
-        if let Some(text) = text {
-            self.push_new(self.writer.text_message(text, role));
-        }
+        let origin = from
+            .iter()
+            .any(Option::is_some)
+            .then_some(ArchiveOrigin::Messages(from));
+        self.out.archive_origins.push(origin);
         self.out.archive.push(ArchiveEntry {
             id: String::new(),
             kind: kind.as_str(),
             content: Value::Array(removed),
-            location: messages_location(self.transcript, range.clone()),
-            replacement: text.unwrap_or_default().to_string(),
+            location: messages_location(self.transcript, range),
+            replacement,
         });
-        if let Some(bridge_role) = bridge.filter(|_| text.is_some()) {
-            self.push_bridge(bridge_role, range.end, kind);
-        }
-        self.next = range.end;
         Ok(())
     }
 
@@ -245,7 +278,8 @@ impl<'a, 't> Applier<'a, 't> {
         });
     }
 
-    /// [`Edit::RewriteMessages`]: the one message `range` becomes, its messages archived.
+    /// [`Edit::RewriteMessages`]: the one message `range` becomes (each message without its
+    /// dropped blocks; several merged into the first's shape), its messages archived.
     fn rewrite_messages(
         &mut self,
         range: Range<usize>,
@@ -253,20 +287,22 @@ impl<'a, 't> Applier<'a, 't> {
         kind: ArchiveKind,
         note: &str,
     ) -> Result<()> {
-        let (message, entry, origin) = rewrite(
-            self.writer,
-            &mut self.messages,
-            self.transcript,
-            range.clone(),
-            drop,
-        )?;
+        let (writer, transcript) = (self.writer, self.transcript);
+        let mut kept = Vec::with_capacity(range.len());
+        self.archive_range(range.clone(), kind, note.to_string(), |index, message| {
+            let dropped = drop
+                .iter()
+                .filter(|(at, _)| *at == index)
+                .map(|(_, block)| block_at(transcript, index, *block))
+                .collect::<Result<Vec<&Block>>>()?;
+            kept.push(writer.without_blocks(message.clone(), &dropped)?);
+            Ok(())
+        })?;
+        let message = match kept.len() {
+            1 => kept.pop().unwrap_or_default(),
+            _ => writer.merged(kept)?,
+        };
         self.push_new(message);
-        self.out.archive.push(ArchiveEntry {
-            kind: kind.as_str(),
-            replacement: note.to_string(),
-            ..entry
-        });
-        self.out.archive_origins.push(origin);
         self.next = range.end;
         Ok(())
     }
@@ -381,75 +417,6 @@ fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Resul
         })
 }
 
-/// The origin of an entry of whole messages: where each is in the input (`None` for none).
-fn messages_origin(from: Vec<Option<usize>>) -> Option<ArchiveOrigin> {
-    from.iter()
-        .any(Option::is_some)
-        .then_some(ArchiveOrigin::Messages(from))
-}
-
-/// The one message `range` becomes under a [`Edit::RewriteMessages`] (each message without its
-/// dropped blocks; several merged into the first's shape), and the archive entry (kind and
-/// replacement left to the caller) and origin of the messages it takes.
-fn rewrite<'a>(
-    writer: &dyn WireWriter,
-    messages: &mut [Option<Cow<'a, Value>>],
-    transcript: &Transcript,
-    range: Range<usize>,
-    drop: &[(usize, usize)],
-) -> Result<(Value, ArchiveEntry, Option<ArchiveOrigin>)> {
-    let mut kept = Vec::with_capacity(range.len());
-    let mut removed = Vec::with_capacity(range.len());
-    let mut from = Vec::with_capacity(range.len());
-    for index in range.clone() {
-        let dropped = drop
-            .iter()
-            .filter(|(message, _)| *message == index)
-            .map(|(_, block)| block_at(transcript, index, *block))
-            .collect::<Result<Vec<&Block>>>()?;
-        let message = take_message(messages, transcript, index)?;
-        kept.push(writer.without_blocks(message.as_ref().clone(), &dropped)?);
-        archive_message(
-            message,
-            source_index(transcript, index),
-            &mut removed,
-            &mut from,
-        );
-    }
-    let message = match kept.len() {
-        1 => kept.pop().unwrap_or_default(),
-        _ => writer.merged(kept)?,
-    };
-    let entry = ArchiveEntry {
-        id: String::new(),
-        kind: "",
-        content: Value::Array(removed),
-        location: messages_location(transcript, range),
-        replacement: String::new(),
-    };
-    Ok((message, entry, messages_origin(from)))
-}
-
-/// Records a message an edit removes: an owned one goes into the entry; an input message stays
-/// where it is until the call is done, its entry saying where (`null` in its place meanwhile).
-fn archive_message(
-    message: Cow<'_, Value>,
-    source: usize,
-    removed: &mut Vec<Value>,
-    from: &mut Vec<Option<usize>>,
-) {
-    match message {
-        Cow::Borrowed(_) => {
-            removed.push(Value::Null);
-            from.push(Some(source));
-        }
-        Cow::Owned(value) => {
-            removed.push(value);
-            from.push(None);
-        }
-    }
-}
-
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.
 fn copy_without(value: &Value, payloads: &[&Value]) -> Value {
     if payloads.is_empty() {
@@ -497,7 +464,7 @@ fn take_message<'a>(
 }
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
-fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
+pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
     use std::fmt::Write;
     // Written into one string (not a `format!` per index): a stubbed call's location was two
     // allocations and a growth.
