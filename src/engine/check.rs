@@ -78,8 +78,7 @@ pub(super) fn check(
     tier: Tier,
     before: &Pairing<'_>,
     after: &Transcript,
-    before_tokens: u64,
-    after_tokens: u64,
+    (before_tokens, after_tokens): (u64, u64),
     policy: &crate::config::PolicyConfig,
 ) -> std::result::Result<(), Refusal> {
     broken_rule(before, after, before_tokens, after_tokens).map_err(Refusal::Broken)?;

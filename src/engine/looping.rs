@@ -2,8 +2,11 @@
 //! decisions it holds are made again before the tier runs, and the state of this call is made
 //! from where the decisions stand after it.
 
+use super::{Call, Choice};
 use crate::plan::loop_state::{self, Admitted, LoopState};
 use crate::plan::working::{Current, Working};
+use crate::policy::explain_selection;
+use crate::policy::pressure::BudgetPressure;
 use crate::policy::tier::Tier;
 use crate::tiers::TierEnv;
 use crate::tiers::time_based::{self, Stale};
@@ -73,6 +76,70 @@ pub fn reapply(
 /// A replacement's range lies within `len` messages (a history it extends holds them all).
 fn edit_fits(edit: &crate::plan::Edit, len: usize) -> bool {
     matches!(edit, crate::plan::Edit::ReplaceMessages { range, .. } if range.start < range.end && range.end <= len)
+}
+
+/// The call once the state's decisions are made again: the context the model reads is what they
+/// left, so the pressure and the selection are of that (else auto would cut a summarised context
+/// again), and the call's id is of that context.
+pub struct Replay {
+    /// The call's pressure with its context use scaled to the context now.
+    pub pressure: BudgetPressure,
+    /// The tier to run: chosen again by that pressure when the pressure chose it.
+    pub tier: Tier,
+    /// Why the tier was chosen again, when it was.
+    selected: Option<String>,
+    /// The call's correlation id, of the context now.
+    correlation_id: String,
+}
+
+impl Replay {
+    /// The replay of `call` on `working` (the state's decisions made again), whose context was
+    /// `before` tokens and is `now`.
+    pub fn of(call: &Call<'_, '_>, working: &Working<'_>, (before, now): (u64, u64)) -> Self {
+        let (ctx, options) = (call.ctx, call.options);
+        let pressure = scaled_pressure(&ctx.pressure, before, now);
+        let (tier, selected) = match call.choice {
+            Choice::Selected(_) => {
+                let selection = explain_selection(&pressure, &options.policy);
+                let why = format!(
+                    "selected {}: {} (the context with the state's decisions made again)",
+                    selection.tier, selection.rule
+                );
+                (selection.tier, Some(why))
+            }
+            Choice::Forced(tier) => (tier, None),
+        };
+        let correlation_id = super::call_id(ctx, options, tier, &working.transcript);
+        Self {
+            pressure,
+            tier,
+            selected,
+            correlation_id,
+        }
+    }
+
+    /// Why the tier runs: the new selection's reason, else `why` (the call's).
+    pub fn why(&self, why: &str) -> String {
+        self.selected.clone().unwrap_or_else(|| why.to_string())
+    }
+
+    /// `env` with this pressure and id.
+    pub fn env<'e>(&'e self, env: TierEnv<'e>) -> TierEnv<'e> {
+        TierEnv {
+            pressure: &self.pressure,
+            correlation_id: &self.correlation_id,
+            ..env
+        }
+    }
+}
+
+/// `pressure` with its context use scaled from `before` tokens to `now` (the same counter).
+fn scaled_pressure(pressure: &BudgetPressure, before: u64, now: u64) -> BudgetPressure {
+    let mut scaled = *pressure;
+    if before > 0 {
+        scaled.context_pct_used = pressure.context_pct_used * now as f64 / before as f64;
+    }
+    scaled
 }
 
 /// The state after this call: the fingerprints of what it was given (`input`, read before any

@@ -15,6 +15,7 @@ use crate::api::context::{CompactOptions, ContextInput, TierContext};
 use crate::api::result::{ArchiveOrigin, ContextData, TierResult, value_at, value_at_mut};
 use crate::error::Result;
 use crate::media::bill::{Billed, Provider};
+use crate::plan::loop_state::Admitted;
 use crate::plan::working::{Current, Working};
 use crate::policy::cache::{CacheModel, prefix_tokens};
 use crate::policy::explain_selection;
@@ -29,8 +30,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let (tier, why) = selected(ctx, options)?;
-    let mut result = run(Choice::Selected(tier), &why, ctx, options).await?;
+    let mut result = run_selected(ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -41,14 +41,7 @@ pub async fn compact_with_tier(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    options.policy.validate().map_err(|e| e.under("policy"))?;
-    let mut result = run(
-        Choice::Forced(tier),
-        &format!("forced {tier}"),
-        ctx,
-        options,
-    )
-    .await?;
+    let mut result = run_forced(tier, ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -56,8 +49,7 @@ pub async fn compact_with_tier(
 /// [`compact`], taking `ctx`: the messages the tier leaves unchanged move into the result
 /// instead of being copied.
 pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let (tier, why) = selected(&ctx, options)?;
-    let mut result = run(Choice::Selected(tier), &why, &ctx, options).await?;
+    let mut result = run_selected(&ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
@@ -68,16 +60,26 @@ pub async fn compact_with_tier_owned(
     ctx: TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    options.policy.validate().map_err(|e| e.under("policy"))?;
-    let mut result = run(
-        Choice::Forced(tier),
-        &format!("forced {tier}"),
-        &ctx,
-        options,
-    )
-    .await?;
+    let mut result = run_forced(tier, &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
+}
+
+/// [`run`] of the tier the pressure selects.
+async fn run_selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
+    let (tier, why) = selected(ctx, options)?;
+    run(Choice::Selected(tier), &why, ctx, options).await
+}
+
+/// [`run`] of the tier the host names.
+async fn run_forced(
+    tier: Tier,
+    ctx: &TierContext,
+    options: &CompactOptions<'_>,
+) -> Result<TierResult> {
+    options.policy.validate().map_err(|e| e.under("policy"))?;
+    let why = format!("forced {tier}");
+    run(Choice::Forced(tier), &why, ctx, options).await
 }
 
 /// How the call's tier was chosen.
@@ -97,19 +99,6 @@ impl Choice {
     }
 }
 
-/// `pressure` with its context use scaled from `before` tokens to `now` (the same counter).
-fn scaled_pressure(
-    pressure: &crate::policy::pressure::BudgetPressure,
-    before: u64,
-    now: u64,
-) -> crate::policy::pressure::BudgetPressure {
-    let mut scaled = *pressure;
-    if before > 0 {
-        scaled.context_pct_used = pressure.context_pct_used * now as f64 / before as f64;
-    }
-    scaled
-}
-
 fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, String)> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
     let selection = explain_selection(&ctx.pressure, &options.policy);
@@ -127,113 +116,145 @@ async fn run(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let (mut tier, mut why) = (choice.tier(), why.to_string());
     ctx.validate()?;
     check_limits(&options.policy.limits(), &ctx.input)?;
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
     let estimator = options.estimator_for(&ctx.input);
-    let text_counter: &dyn TokenCounter = match (options.counter, estimator) {
-        (Some(counter), _) => counter,
-        (None, TokenEstimator::Seed) => &seed_rule,
-        (None, TokenEstimator::Heuristic) => &Estimator,
-    };
-    let mut working = Working::read(&ctx.input, ctx.host_values.as_ref())?;
+    let text_counter = text_counter(options.counter, estimator, &seed_rule);
+    let working = Working::read(&ctx.input, ctx.host_values.as_ref())?;
     let billed = billed_counter(text_counter, options.counter.is_some(), estimator, &working);
     let counter: &dyn TokenCounter = match &billed {
         Some(billed) => billed,
         None => text_counter,
     };
-    let before_tokens = working.tokens(counter);
-    let correlation_id = match &options.correlation_id {
-        Some(id) => id.clone(),
-        None => {
-            let content = content_digest(&working.transcript);
-            event_id(
-                "cmp",
-                &ctx.session_id,
-                ctx.pressure.turn_count,
-                Some(tier),
-                content,
-            )
-        }
-    };
-    let env = TierEnv {
-        policy: &options.policy,
+    let call = Call {
+        choice,
+        why,
+        ctx,
+        options,
         counter,
-        summariser: options.summariser,
-        session_id: &ctx.session_id,
-        correlation_id: &correlation_id,
-        instructions: options.instructions.as_deref(),
-        pressure: &ctx.pressure,
-        cache: CacheModel::of(
-            &ctx.pressure,
-            &options.policy.cache,
-            ctx.cost_per_1k_tokens,
-            before_tokens,
-        ),
     };
-    // Where each input message starts, for what the edits invalidate of a cached prefix.
-    let prefixes = env
-        .cache
-        .map(|_| prefix_tokens(&working.transcript, counter));
-    // The loop's state is of messages as hosts send them: read before any repair.
-    let admitted = looping::admit(&working, ctx.state.as_ref(), &ctx.session_id);
-    let input_print = crate::plan::loop_state::print(&working.transcript);
-    // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
-    // input and is checked against it, and a result that fails the checks falls back to it.
-    let repaired = crate::repair::repair(&mut working, ctx.server_history)?;
-    // A result that fails the checks falls back to the input as repaired and with the state's
-    // decisions made again: a stateless host's next request must not undo an earlier summary.
-    let replayed = looping::reapply(&mut working, &admitted, &env)?;
-    let base = (repaired || replayed).then(|| working.clone());
-    let before = Pairing::of(&working.transcript, ctx.server_history);
-    let tier_before_tokens = working.tokens(counter);
-    // With the state's decisions made again, the context the model reads is what they left: the
-    // pressure and the selection are of that (else auto would cut a summarised context again).
-    let replayed_pressure =
-        replayed.then(|| scaled_pressure(&ctx.pressure, before_tokens, tier_before_tokens));
-    let replayed_id;
-    let env = match &replayed_pressure {
-        Some(pressure) => {
-            if let Choice::Selected(_) = choice {
-                let selection = explain_selection(pressure, &options.policy);
-                tier = selection.tier;
-                why = format!(
-                    "selected {tier}: {} (the context with the state's decisions made again)",
-                    selection.rule
-                );
-            }
-            replayed_id = match &options.correlation_id {
-                Some(id) => id.clone(),
-                None => event_id(
-                    "cmp",
-                    &ctx.session_id,
-                    ctx.pressure.turn_count,
-                    Some(tier),
-                    content_digest(&working.transcript),
-                ),
-            };
-            TierEnv {
-                pressure,
-                correlation_id: &replayed_id,
-                ..env
-            }
+    call.run(working).await
+}
+
+/// One call, its input read: how its tier was chosen and why, what it was given, and its
+/// token counter.
+struct Call<'c, 'o> {
+    /// How the tier was chosen.
+    choice: Choice,
+    /// Why, in words.
+    why: &'c str,
+    /// The call's context.
+    ctx: &'c TierContext,
+    /// The call's options.
+    options: &'c CompactOptions<'o>,
+    /// The call's token counter.
+    counter: &'c dyn TokenCounter,
+}
+
+impl<'c> Call<'c, '_> {
+    /// Runs the tier on `working` (the input as read): after the repair and the state's
+    /// decisions made again, checked, falling back where the checks refuse the result.
+    async fn run(&self, mut working: Working<'c>) -> Result<TierResult> {
+        let (ctx, options, counter) = (self.ctx, self.options, self.counter);
+        let before_tokens = working.tokens(counter);
+        let correlation_id = call_id(ctx, options, self.choice.tier(), &working.transcript);
+        let env = tier_env(ctx, options, counter, &correlation_id, before_tokens);
+        // Where each input message starts, for what the edits invalidate of a cached prefix.
+        let prefixes = env
+            .cache
+            .map(|_| prefix_tokens(&working.transcript, counter));
+        // The loop's state is of messages as hosts send them: read before any repair.
+        let admitted = looping::admit(&working, ctx.state.as_ref(), &ctx.session_id);
+        let input_print = crate::plan::loop_state::print(&working.transcript);
+        let fallback = self.prepare(&mut working, &admitted, &env)?;
+        let before = Pairing::of(&working.transcript, ctx.server_history);
+        let tier_before_tokens = working.tokens(counter);
+        let tokens = (before_tokens, tier_before_tokens);
+        let replay = (fallback.replayed).then(|| looping::Replay::of(self, &working, tokens));
+        let (tier, why, env) = match &replay {
+            Some(replay) => (replay.tier, replay.why(self.why), replay.env(env)),
+            None => (self.choice.tier(), self.why.to_string(), env),
+        };
+        tiers::run(tier, &mut working, &env).await?;
+        let mut after_tokens = working.tokens(counter);
+        let tokens = (tier_before_tokens, after_tokens);
+        if let Err(refusal) = check(tier, &before, &working.transcript, tokens, &options.policy) {
+            fallback.apply(&mut working, &refusal, tier, &ctx.input)?;
+            after_tokens = tier_before_tokens;
         }
-        None => env,
-    };
-    tiers::run(tier, &mut working, &env).await?;
-    let mut after_tokens = working.tokens(counter);
-    if let Err(refusal) = check(
-        tier,
-        &before,
-        &working.transcript,
-        tier_before_tokens,
-        after_tokens,
-        &options.policy,
-    ) {
-        let returned = match (repaired, replayed) {
+        let saved = before_tokens.saturating_sub(after_tokens);
+        let cache = env.cache.map(|model| {
+            working.cache_report.unwrap_or_else(|| {
+                let prefix =
+                    first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
+                model.report(prefix, saved)
+            })
+        });
+        let state = looping::next_state(&working, input_print, &admitted, tier, &env);
+        let id = env.correlation_id.to_string();
+        let mut result = finish(
+            tier,
+            &why,
+            ctx,
+            options,
+            working,
+            (before_tokens, after_tokens),
+            id,
+        );
+        result.cache = cache;
+        result.state = state;
+        Ok(result)
+    }
+
+    /// Repairs `working` and makes the state's decisions again: what the tier starts from and a
+    /// refused result falls back to.
+    fn prepare(
+        &self,
+        working: &mut Working<'c>,
+        admitted: &Admitted,
+        env: &TierEnv<'_>,
+    ) -> Result<Fallback<'c>> {
+        // Broken input is repaired first, in every tier (invariant 1): the tier sees the repaired
+        // input and is checked against it, and a result that fails the checks falls back to it.
+        let repaired = crate::repair::repair(working, self.ctx.server_history)?;
+        // A result that fails the checks falls back to the input as repaired and with the
+        // state's decisions made again: a stateless host's next request must not undo an
+        // earlier summary.
+        let replayed = looping::reapply(working, admitted, env)?;
+        Ok(Fallback {
+            base: (repaired || replayed).then(|| working.clone()),
+            repaired,
+            replayed,
+        })
+    }
+}
+
+/// What a result the checks refuse falls back to: the input as repaired and with the state's
+/// decisions made again, where they were (`base`), else the input as it is.
+struct Fallback<'c> {
+    /// The input as prepared, when it differs from the input.
+    base: Option<Working<'c>>,
+    /// The input was repaired.
+    repaired: bool,
+    /// The state's decisions were made again.
+    replayed: bool,
+}
+
+impl<'c> Fallback<'c> {
+    /// Gives back the prepared input (else `input`) in place of the result `refusal` refused,
+    /// noting why: a broken result is a defect of the tier, not of the input, and warns loudly
+    /// so hosts and tests see it.
+    fn apply(
+        self,
+        working: &mut Working<'c>,
+        refusal: &Refusal,
+        tier: Tier,
+        input: &'c ContextInput,
+    ) -> Result<()> {
+        let returned = match (self.repaired, self.replayed) {
             (_, true) => {
                 "input returned with the state's decisions made again, otherwise unchanged"
             }
@@ -242,7 +263,6 @@ async fn run(
         };
         let note = match refusal {
             Refusal::Broken(why) => {
-                // A defect of the tier, not of the input: loud, so hosts and tests see it.
                 working.warnings.push(format!(
                     "{RULE_CHECK_FALLBACKS}: 1 ({tier}: the result {why})"
                 ));
@@ -250,33 +270,72 @@ async fn run(
             }
             Refusal::NotWorthIt(why) => format!("{returned}: the result {why}"),
         };
-        match base {
+        match self.base {
             Some(base) => working.revert_to(base, note),
-            None => working.revert(&ctx.input, note)?,
+            None => working.revert(input, note)?,
         }
-        after_tokens = tier_before_tokens;
+        Ok(())
     }
-    let cache = env.cache.map(|model| {
-        working.cache_report.unwrap_or_else(|| {
-            let prefix = first_change_prefix(&working, &ctx.input, prefixes.as_deref(), counter);
-            model.report(prefix, before_tokens.saturating_sub(after_tokens))
-        })
-    });
-    let state = looping::next_state(&working, input_print, &admitted, tier, &env);
-    let correlation_id = env.correlation_id.to_string();
-    let mut result = finish(
-        tier,
-        &why,
-        ctx,
-        options,
-        working,
-        before_tokens,
-        after_tokens,
+}
+
+/// The counter of text: the host's, else the built-in `estimator` (the seed's rule is
+/// `seed_rule`).
+fn text_counter<'a>(
+    host: Option<&'a dyn TokenCounter>,
+    estimator: TokenEstimator,
+    seed_rule: &'a SeedRule,
+) -> &'a dyn TokenCounter {
+    match (host, estimator) {
+        (Some(counter), _) => counter,
+        (None, TokenEstimator::Seed) => seed_rule,
+        (None, TokenEstimator::Heuristic) => &Estimator,
+    }
+}
+
+/// The call's correlation id: the host's, else one derived from the call and `transcript`
+/// (see [`derive_correlation_id`]) with `tier`.
+fn call_id(
+    ctx: &TierContext,
+    options: &CompactOptions<'_>,
+    tier: Tier,
+    transcript: &Transcript,
+) -> String {
+    match &options.correlation_id {
+        Some(id) => id.clone(),
+        None => event_id(
+            "cmp",
+            &ctx.session_id,
+            ctx.pressure.turn_count,
+            Some(tier),
+            content_digest(transcript),
+        ),
+    }
+}
+
+/// What a tier is run with: the call's policy, counter, summariser, ids and pressure, and the
+/// cache model of a context of `before_tokens`.
+fn tier_env<'e>(
+    ctx: &'e TierContext,
+    options: &'e CompactOptions<'_>,
+    counter: &'e dyn TokenCounter,
+    correlation_id: &'e str,
+    before_tokens: u64,
+) -> TierEnv<'e> {
+    TierEnv {
+        policy: &options.policy,
+        counter,
+        summariser: options.summariser,
+        session_id: &ctx.session_id,
         correlation_id,
-    );
-    result.cache = cache;
-    result.state = state;
-    Ok(result)
+        instructions: options.instructions.as_deref(),
+        pressure: &ctx.pressure,
+        cache: CacheModel::of(
+            &ctx.pressure,
+            &options.policy.cache,
+            ctx.cost_per_1k_tokens,
+            before_tokens,
+        ),
+    }
 }
 
 /// `text` with media billed as the format's provider bills it (docs/design.md §8, "Counting"), unless the
@@ -395,15 +454,14 @@ fn fill_moved(result: &mut TierResult, input: ContextInput) {
     crate::api::limits::drop_iteratively(Value::Array(messages));
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The result of a call: `working` as the tier left it, with `tokens` before and after.
 fn finish(
     tier: Tier,
     why: &str,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
     working: Working<'_>,
-    before_tokens: u64,
-    after_tokens: u64,
+    (before_tokens, after_tokens): (u64, u64),
     correlation_id: String,
 ) -> TierResult {
     let tokens_saved = before_tokens.saturating_sub(after_tokens);

@@ -9,19 +9,17 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, content_location, input_value, lookup, message_path, object_at,
-    optional_str, part_object_mut, part_of, plain_payload, removed_plain_path, replace_nested,
-    replace_plain_block, required_str, role_of, text_or_json, tool_call_not_replaceable,
+    Path, compact_json, expected, lookup, message_path, object_at, optional_str, required,
+    required_str, role_of, text_or_json,
 };
 use super::evidence::{Field, Seen};
+use super::part_writer::PartWriter;
 use super::walk::{
-    self, Part, call_block, finish_message, media, media_block, other_block, text_field,
-    thinking_field,
+    self, Part, ResultBody, call_block, finish_message, media, media_block, other_block,
+    text_field, thinking_field,
 };
-use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
-use crate::policy::pressure::json_type;
-use crate::transcript::{Block, BlockKind, Message, Role};
+use crate::transcript::{Block, Message, Role};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
@@ -121,10 +119,7 @@ fn data_block<'v>(
             let data = tagged_data(tagged).unwrap_or_default();
             Ok(media_block(data, media_type, fallback, vec![index]))
         }
-        Some(Value::Null) | None => Err(CompactionError::type_error(
-            format!("{path}.{field}"),
-            "is required",
-        )),
+        Some(Value::Null) | None => Err(required(path, field)),
         Some(other) => {
             let text = Cow::Owned(compact_json(other));
             Ok(media(
@@ -164,218 +159,114 @@ fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
     let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "toolCallId")?;
     let name = optional_str(object, "toolName").map(str::to_string);
-    let body = if let Some(output) = object.get("output") {
+    let (body, is_error) = if let Some(output) = object.get("output") {
         output_body(output, &path.field("output"), index)?
     } else if let Some(result) = object.get("result") {
         // v4: `result` is any JSON value, `isError` flags failures.
-        Body {
-            text: text_or_json(result),
-            is_error: object.get("isError") == Some(&Value::Bool(true)),
-            nested: Vec::new(),
-        }
+        let is_error = object.get("isError") == Some(&Value::Bool(true));
+        (ResultBody::of(text_or_json(result)), is_error)
     } else {
-        return Err(CompactionError::type_error(
-            format!("{path}.output"),
-            "is required",
-        ));
+        return Err(required(path, "output"));
     };
-    let result = Block::new(
-        BlockKind::ToolResult {
-            id: Some(Cow::Borrowed(id)),
-            name,
-            is_error: body.is_error,
-        },
-        body.text,
-        vec![index],
-    );
-    Ok(std::iter::once(result).chain(body.nested).collect())
+    Ok(body.blocks((id, name, is_error), vec![index]))
 }
 
-/// What a tool result's output holds, in the model's terms.
-struct Body<'v> {
-    text: Cow<'v, str>,
-    is_error: bool,
-    nested: Vec<Block<'v>>,
-}
-
-/// `{type: "text" | "error-text", value: string}`, `{type: "json" | "error-json", value}`,
-/// `{type: "content", value: [...]}`; any other type (`execution-denied`, later additions) is
-/// counted by its JSON.
-fn output_body<'v>(output: &'v Value, path: &Path<'_>, index: usize) -> Result<Body<'v>> {
+/// The body of an output (at `path`) and whether it is an error's: `{type: "text" |
+/// "error-text", value: string}`, `{type: "json" | "error-json", value}`, `{type: "content",
+/// value: [...]}`; any other type (`execution-denied`, later additions) is counted by its JSON.
+fn output_body<'v>(
+    output: &'v Value,
+    path: &Path<'_>,
+    index: usize,
+) -> Result<(ResultBody<'v>, bool)> {
     let object = object_at(output, path)?;
     let output_type = required_str(object, path, "type")?;
     let value = object.get("value").unwrap_or(&Value::Null);
-    let (text, nested) = match output_type {
-        "text" | "error-text" => (text_or_json(value), Vec::new()),
-        "json" | "error-json" => (Cow::Owned(compact_json(value)), Vec::new()),
-        "content" => {
-            let (text, nested) = content_output(value, &path.field("value"), index)?;
-            (Cow::Owned(text), nested)
-        }
-        _ => (Cow::Owned(compact_json(output)), Vec::new()),
+    let body = match output_type {
+        "text" | "error-text" => ResultBody::of(text_or_json(value)),
+        "json" | "error-json" => ResultBody::of(Cow::Owned(compact_json(value))),
+        "content" => content_output(value, path, index)?,
+        _ => ResultBody::of(Cow::Owned(compact_json(output))),
     };
-    Ok(Body {
-        text,
-        is_error: output_type.starts_with("error"),
-        nested,
-    })
+    Ok((body, output_type.starts_with("error")))
 }
 
-/// A `content` output: text items joined by newlines, media items as nested blocks.
-fn content_output<'v>(
-    value: &'v Value,
-    path: &Path<'_>,
-    index: usize,
-) -> Result<(String, Vec<Block<'v>>)> {
-    let items = value.as_array().ok_or_else(|| {
-        CompactionError::type_error(
-            path.to_string(),
-            format!(
-                ": expected an array of content items, got {}",
-                json_type(value)
-            ),
-        )
-    })?;
-    let mut texts = Vec::new();
-    let mut nested = Vec::new();
-    for (inner, item) in items.iter().enumerate() {
-        let item_path = path.index(inner);
-        let (object, item_type) = part_of(item, &item_path)?;
-        let block_path = vec![index, inner];
-        let media_type = optional_str(object, "mediaType");
-        match item_type {
-            "text" => texts.push(required_str(object, &item_path, "text")?.to_string()),
-            // Base64 data is inline whatever it looks like.
-            "media" | "file-data" | "image-data" => {
-                let data = Cow::Borrowed(required_str(object, &item_path, "data")?);
-                let fallback = if item_type == "image-data" {
-                    "image"
-                } else {
-                    "file"
-                };
-                nested.push(media(
-                    media_type.unwrap_or(fallback),
-                    true,
-                    data,
-                    block_path,
-                ));
-            }
-            // AI SDK 7: `{type: "file", data: FileData}` (bytes, base64 or a URL, tagged).
-            "file" => match object.get("data").and_then(|data| match data {
-                Value::String(data) => Some(data.as_str()),
-                Value::Object(tagged) => tagged_data(tagged),
-                _ => None,
-            }) {
-                Some(data) => nested.push(media_block(data, media_type, "file", block_path)),
-                None => texts.push(compact_json(item)),
-            },
-            "image-url" | "file-url" => {
-                let url = required_str(object, &item_path, "url")?;
-                let fallback = if item_type == "image-url" {
-                    "image"
-                } else {
-                    "file"
-                };
-                nested.push(media_block(url, media_type, fallback, block_path));
+/// A `content` output's `value` (of the output at `path`): text items joined by newlines, media
+/// items as nested blocks.
+fn content_output<'v>(value: &'v Value, path: &Path<'_>, index: usize) -> Result<ResultBody<'v>> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| expected(path.field("value"), "an array of content items", value))?;
+    let mut body = ResultBody::default();
+    walk::each_part(items, path, "value", |item| {
+        match content_media(&item, index)? {
+            Some(block) => body.item(block),
+            None if item.kind == "text" => {
+                body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?));
             }
             // Only media may be a nested block; anything else counts as body text.
-            _ => texts.push(compact_json(item)),
+            None => body.text(Cow::Owned(compact_json(item.value))),
         }
-    }
-    Ok((texts.join("\n"), nested))
+        Ok(())
+    })?;
+    Ok(body)
 }
 
-/// Writes edited AI SDK model messages.
-pub(crate) struct Writer;
-
-impl super::json::WireWriter for Writer {
-    fn text_message(&self, text: &str, role: &str) -> Value {
-        json!({"role": role, "content": [{"type": "text", "text": text}]})
-    }
-
-    fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
-        match (&block.kind, block.path.as_slice()) {
-            // A call keeps its ids and name; its input (v4 `args`), stubbed, keeps its shape.
-            (BlockKind::ToolCall { .. }, [index]) => {
-                let call = part_object_mut(&mut message, *index, block)?;
-                let field = input_field(call);
-                let input = input_value(call.get(field), text);
-                call.insert(field.into(), input);
-            }
-            (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
-            (BlockKind::ToolResult { is_error, .. }, [index]) => {
-                let result = part_object_mut(&mut message, *index, block)?;
-                replace_result_body(result, *is_error, text);
-            }
-            (_, [_, _]) => replace_nested(&mut message, block, &["output", "value"], text)?,
-            _ => replace_plain_block(&mut message, block, text)?,
+/// The block of a `content` output's item that is media, at `[index, item.index]`.
+fn content_media<'v>(item: &Part<'v, '_>, index: usize) -> Result<Option<Block<'v>>> {
+    let (object, path) = (item.object, item.path);
+    let media_type = optional_str(object, "mediaType");
+    let fallback = if item.kind.starts_with("image") {
+        "image"
+    } else {
+        "file"
+    };
+    let at = || vec![index, item.index];
+    Ok(Some(match item.kind {
+        // Base64 data is inline whatever it looks like.
+        "media" | "file-data" | "image-data" => {
+            let data = Cow::Borrowed(required_str(object, path, "data")?);
+            media(media_type.unwrap_or(fallback), true, data, at())
         }
-        Ok(message)
-    }
-
-    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
-        use PathStep::{Index, Key};
-        let path = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                let body = if part.get("output").is_some() {
-                    "output"
-                } else {
-                    "result"
-                };
-                vec![Key("content"), Index(*index), Key(body)]
+        // AI SDK 7: `{type: "file", data: FileData}` (bytes, base64 or a URL, tagged).
+        "file" => match object.get("data") {
+            Some(Value::String(data)) => media_block(data, media_type, "file", at()),
+            Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
+                let data = tagged_data(tagged).unwrap_or_default();
+                media_block(data, media_type, "file", at())
             }
-            (BlockKind::ToolCall { .. }, [index]) => {
-                let part = message.get("content")?.get(*index)?.as_object()?;
-                vec![Key("content"), Index(*index), Key(input_field(part))]
-            }
-            (_, [index, inner]) => vec![
-                Key("content"),
-                Index(*index),
-                Key("output"),
-                Key("value"),
-                Index(*inner),
-            ],
-            _ => return removed_plain_path(message, block),
-        };
-        crate::api::result::value_at(message, &path).map(|_| path)
-    }
-
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match (&block.kind, block.path.as_slice()) {
-            // `replace_result_body` writes a new `output` (or `result`) from the text and the old
-            // output's provider options: the old body string is never read.
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                let body = match (part.get("output"), part.get("result")) {
-                    (None, Some(result)) => result,
-                    (Some(output), _) => output.get("value")?,
-                    (None, None) => return None,
-                };
-                body.is_string().then_some(body)
-            }
-            (BlockKind::ToolCall { .. }, _) => None,
-            _ => plain_payload(message, block),
+            _ => return Ok(None),
+        },
+        "image-url" | "file-url" => {
+            let url = required_str(object, path, "url")?;
+            media_block(url, media_type, fallback, at())
         }
-    }
+        _ => return Ok(None),
+    }))
+}
 
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        let location = content_location(LIST_KEY, message_index, &block.path, ".output.value");
-        match (&block.kind, block.path.as_slice()) {
-            // The body (v5 `output`, v4 `result`), not the whole part: the ids stay in the output.
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let part = message.get("content").and_then(|c| c.get(*index));
-                let v4 =
-                    part.is_some_and(|p| p.get("output").is_none() && p.get("result").is_some());
-                format!("{location}.{}", if v4 { "result" } else { "output" })
-            }
-            (BlockKind::ToolCall { .. }, [index]) => {
-                let part = message.get("content").and_then(|c| c.get(*index));
-                let field = part.and_then(Value::as_object).map_or("input", input_field);
-                format!("{location}.{field}")
-            }
-            _ => location,
-        }
+/// Writes edited AI SDK model messages: a call's input (v5 `input`, v4 `args`), a result's
+/// body in the shape it arrived in ([`replace_result_body`]) and the media nested in a
+/// `content` output's `value`.
+pub(crate) static WRITER: PartWriter = PartWriter {
+    alternates: false,
+    call_input: input_field,
+    result_body: |part| match part.get("output") {
+        Some(_) => "output",
+        None => "result",
+    },
+    body_payload,
+    write_body: replace_result_body,
+    nested: &["output", "value"],
+};
+
+/// The string of a result part's body, which [`replace_result_body`] replaces without reading:
+/// it writes a new `output` (or `result`) from the text and the old output's provider options.
+fn body_payload(part: &Value) -> Option<&Value> {
+    match (part.get("output"), part.get("result")) {
+        (None, Some(result)) => Some(result),
+        (Some(output), _) => output.get("value"),
+        (None, None) => None,
     }
 }
 

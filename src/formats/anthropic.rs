@@ -13,16 +13,15 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Content, Path, compact_json, content_location, content_of, input_value, message_path,
-    object_at, object_field, optional_str, part_object_mut, part_of, plain_payload,
-    removed_plain_path, replace_nested, replace_plain_block, required_str, role_of,
-    tool_call_not_replaceable,
+    Content, Path, compact_json, content_of, message_path, object_at, object_field, optional_str,
+    required_str, role_of,
 };
 use super::evidence::{Field, Seen};
+use super::part_writer::PartWriter;
 use super::walk::{
-    self, Part, call_block, finish_message, media_block, other_block, text_field, thinking_field,
+    self, Part, ResultBody, call_block, finish_message, media_block, other_block, text_field,
+    thinking_field,
 };
-use crate::api::result::PathStep;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message};
 use serde_json::{Map, Value};
@@ -125,122 +124,39 @@ fn source_block<'v>(
 fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
     let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "tool_use_id")?;
-    let mut nested = Vec::new();
-    let text = match content_of(object, path, true)? {
-        Content::Text(text) => Cow::Borrowed(text),
-        Content::Absent => Cow::Borrowed(""),
-        Content::Parts(parts) => {
-            let mut texts = Vec::new();
-            for (inner, part) in parts.iter().enumerate() {
-                let part_path = path.item("content", inner);
-                let (part_object, part_type) = part_of(part, &part_path)?;
-                match part_type {
-                    "text" => texts.push(Cow::Borrowed(required_str(
-                        part_object,
-                        &part_path,
-                        "text",
-                    )?)),
-                    "image" | "document" => {
-                        let block = source_block(
-                            part,
-                            part_object,
-                            part_type,
-                            &part_path,
-                            vec![index, inner],
-                        )?;
-                        // Only media may be a nested block; anything else counts as body text.
-                        if block.kind == BlockKind::Other {
-                            texts.push(block.text);
-                        } else {
-                            nested.push(block);
-                        }
-                    }
-                    _ => texts.push(Cow::Owned(compact_json(part))),
-                }
+    let mut body = ResultBody::default();
+    match content_of(object, path, true)? {
+        Content::Text(text) => body.text(Cow::Borrowed(text)),
+        Content::Absent => {}
+        Content::Parts(parts) => walk::each_part(parts, path, "content", |item| {
+            match item.kind {
+                "text" => body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?)),
+                "image" | "document" => body.item(source_block(
+                    item.value,
+                    item.object,
+                    item.kind,
+                    item.path,
+                    vec![index, item.index],
+                )?),
+                _ => body.text(Cow::Owned(compact_json(item.value))),
             }
-            Cow::Owned(texts.join("\n"))
-        }
-    };
-    let result = Block::new(
-        BlockKind::ToolResult {
-            id: Some(Cow::Borrowed(id)),
-            name: None,
-            is_error: object.get("is_error") == Some(&Value::Bool(true)),
-        },
-        text,
-        vec![index],
-    );
-    Ok(std::iter::once(result).chain(nested).collect())
+            Ok(())
+        })?,
+    }
+    let is_error = object.get("is_error") == Some(&Value::Bool(true));
+    Ok(body.blocks((id, None, is_error), vec![index]))
 }
 
-/// Writes edited Messages API messages.
-pub(crate) struct Writer;
-
-impl super::json::WireWriter for Writer {
-    fn text_message(&self, text: &str, role: &str) -> Value {
-        serde_json::json!({"role": role, "content": [{"type": "text", "text": text}]})
-    }
-
-    fn alternates(&self) -> bool {
-        true
-    }
-
-    fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
-        match (&block.kind, block.path.as_slice()) {
-            // A call keeps its id and name; its input, stubbed, stays an object.
-            (BlockKind::ToolCall { .. }, [index]) => {
-                let call = part_object_mut(&mut message, *index, block)?;
-                let input = input_value(call.get("input"), text);
-                call.insert("input".into(), input);
-            }
-            (BlockKind::ToolCall { .. }, _) => return Err(tool_call_not_replaceable(block)),
-            // The result keeps tool_use_id, is_error, cache_control; its body becomes a string.
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let result = part_object_mut(&mut message, *index, block)?;
-                result.insert("content".into(), Value::String(text.into()));
-            }
-            (_, [_, _]) => replace_nested(&mut message, block, &["content"], text)?,
-            _ => replace_plain_block(&mut message, block, text)?,
-        }
-        Ok(message)
-    }
-
-    fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
-        use PathStep::{Index, Key};
-        let path = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => {
-                vec![Key("content"), Index(*index), Key("content")]
-            }
-            (BlockKind::ToolCall { .. }, [index]) => {
-                vec![Key("content"), Index(*index), Key("input")]
-            }
-            (_, [index, inner]) => {
-                vec![Key("content"), Index(*index), Key("content"), Index(*inner)]
-            }
-            _ => return removed_plain_path(message, block),
-        };
-        crate::api::result::value_at(message, &path).map(|_| path)
-    }
-
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => message
-                .get("content")?
-                .get(*index)?
-                .get("content")
-                .filter(|c| c.is_string()),
-            (BlockKind::ToolCall { .. }, _) => None,
-            _ => plain_payload(message, block),
-        }
-    }
-
-    fn location(&self, _message: &Value, message_index: usize, block: &Block) -> String {
-        let location = content_location(LIST_KEY, message_index, &block.path, ".content");
-        match (&block.kind, block.path.as_slice()) {
-            // The body, not the whole block: the id and flags stay in the output.
-            (BlockKind::ToolResult { .. }, [_]) => format!("{location}.content"),
-            (BlockKind::ToolCall { .. }, [_]) => format!("{location}.input"),
-            _ => location,
-        }
-    }
-}
+/// Writes edited Messages API messages: a call's `input` (stubbed, it stays an object), a
+/// result's `content` (a string once edited; `tool_use_id`, `is_error` and `cache_control` stay)
+/// and the media nested in a result's `content`.
+pub(crate) static WRITER: PartWriter = PartWriter {
+    alternates: true,
+    call_input: |_| "input",
+    result_body: |_| "content",
+    body_payload: |part| part.get("content"),
+    write_body: |result, _, text| {
+        result.insert("content".into(), Value::String(text.into()));
+    },
+    nested: &["content"],
+};

@@ -25,8 +25,6 @@ pub(crate) enum Path<'a> {
     Message(&'static str, usize),
     /// `<parent>.<field>`.
     Field(&'a Path<'a>, &'a str),
-    /// `<parent>[<index>]`.
-    Index(&'a Path<'a>, usize),
     /// `<parent>.<field>[<index>]`.
     Item(&'a Path<'a>, &'a str, usize),
 }
@@ -35,11 +33,6 @@ impl<'a> Path<'a> {
     /// `<self>.<field>`.
     pub(crate) fn field(&'a self, field: &'a str) -> Path<'a> {
         Path::Field(self, field)
-    }
-
-    /// `<self>[<index>]`.
-    pub(crate) fn index(&'a self, index: usize) -> Path<'a> {
-        Path::Index(self, index)
     }
 
     /// `<self>.<field>[<index>]`.
@@ -53,7 +46,6 @@ impl fmt::Display for Path<'_> {
         match self {
             Path::Message(list, index) => write!(f, "{list}[{index}]"),
             Path::Field(parent, field) => write!(f, "{parent}.{field}"),
-            Path::Index(parent, index) => write!(f, "{parent}[{index}]"),
             Path::Item(parent, field, index) => write!(f, "{parent}.{field}[{index}]"),
         }
     }
@@ -61,12 +53,22 @@ impl fmt::Display for Path<'_> {
 
 /// `value` as an object, or a type error at `path` (`messages[3]: expected an object, got string`).
 pub(crate) fn object_at<'a>(value: &'a Value, path: &Path<'_>) -> Result<&'a Map<String, Value>> {
-    value.as_object().ok_or_else(|| {
-        CompactionError::type_error(
-            path.to_string(),
-            format!(": expected an object, got {}", json_type(value)),
-        )
-    })
+    value
+        .as_object()
+        .ok_or_else(|| expected(path, "an object", value))
+}
+
+/// The error for the field `field` of the value at `path`, which is required and missing.
+pub(crate) fn required(path: &Path<'_>, field: &str) -> CompactionError {
+    CompactionError::type_error(format!("{path}.{field}"), "is required")
+}
+
+/// The error for `got` at `at` where `what` was expected (`: expected an array, got string`).
+pub(crate) fn expected(at: impl fmt::Display, what: &str, got: &Value) -> CompactionError {
+    CompactionError::type_error(
+        at.to_string(),
+        format!(": expected {what}, got {}", json_type(got)),
+    )
 }
 
 /// The required object field `field` of `object` at `path`.
@@ -78,10 +80,7 @@ pub(crate) fn object_field<'a>(
     // The path is only written for an error: this runs for every message.
     match lookup(object, field) {
         Some(Value::Object(fields)) => Ok(fields),
-        None => Err(CompactionError::type_error(
-            format!("{path}.{field}"),
-            "is required",
-        )),
+        None => Err(required(path, field)),
         Some(value) => object_at(value, &path.field(field)),
     }
 }
@@ -237,10 +236,7 @@ pub(crate) fn required_str<'a>(
 ) -> Result<&'a str> {
     match lookup(object, field) {
         Some(Value::String(text)) => Ok(text),
-        None => Err(CompactionError::type_error(
-            format!("{path}.{field}"),
-            "is required",
-        )),
+        None => Err(required(path, field)),
         Some(other) => Err(CompactionError::type_error(
             format!("{path}.{field}"),
             format!("must be a string, got {}", json_type(other)),
@@ -385,35 +381,14 @@ pub(crate) fn removed_plain_path(message: &Value, block: &Block<'_>) -> Option<V
     }
 }
 
-/// `messages[i].content`, `messages[i].content[a]`, or `messages[i].content[a]{nested}[b]` for
-/// a block nested in a tool result (`nested` is `.content` or `.output.value`); `list` is the
-/// format's list key.
-pub(crate) fn content_location(
-    list: &'static str,
-    message_index: usize,
-    path: &[usize],
-    nested: &str,
-) -> String {
-    let mut location = format!("{}.content", message_path(list, message_index));
-    for (depth, index) in path.iter().enumerate() {
-        if depth > 0 {
-            location.push_str(nested);
-        }
-        location.push_str(&format!("[{index}]"));
-    }
-    location
-}
-
-/// `message` without the top-level content parts of `dropped` (blocks at `[i]`, their nested
-/// blocks going with them; a dropped string content leaves an empty list). Every other field
-/// stays.
-pub(crate) fn without_parts(mut message: Value, dropped: &[&Block]) -> Result<Value> {
+/// `message` without the top-level parts of `dropped` (blocks at `[i]`, their nested blocks
+/// going with them; a dropped string content leaves an empty list), its parts the list at `key`
+/// (`content`, Gemini's `parts`). Every other field stays.
+pub(crate) fn without_parts(mut message: Value, dropped: &[&Block], key: &str) -> Result<Value> {
     let Some(first) = dropped.first() else {
         return Ok(message);
     };
-    let content = message
-        .get_mut("content")
-        .ok_or_else(|| missing_block(first))?;
+    let content = message.get_mut(key).ok_or_else(|| missing_block(first))?;
     if dropped.iter().any(|block| block.path.is_empty()) {
         *content = Value::Array(Vec::new());
         return Ok(message);
@@ -437,32 +412,27 @@ pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
     });
 }
 
-/// One message from `messages` of one role: the first's fields, and the content of all of them
-/// in order as one list of parts (a string content becomes a text part; an empty one adds
-/// nothing).
-pub(crate) fn merged(messages: Vec<Value>) -> Result<Value> {
+/// One message from `messages` of one role: the first's fields, and the parts of all of them in
+/// order as one list at `key` (`content`, Gemini's `parts`; a string content becomes a text
+/// part, an empty one adds nothing).
+pub(crate) fn merged(messages: Vec<Value>, key: &str) -> Result<Value> {
+    let not_objects = || CompactionError::range_error("plan", "messages to merge must be objects");
     let mut messages = messages.into_iter();
     let Some(Value::Object(mut first)) = messages.next() else {
-        return Err(CompactionError::range_error(
-            "plan",
-            "messages to merge must be objects",
-        ));
+        return Err(not_objects());
     };
     // Taken out in place, not removed: the first message's fields keep their order.
-    let mut parts = content_parts(first.get_mut("content").map(Value::take));
+    let mut parts = content_parts(first.get_mut(key).map(Value::take));
     for mut message in messages {
         if !message.is_object() {
-            return Err(CompactionError::range_error(
-                "plan",
-                "messages to merge must be objects",
-            ));
+            return Err(not_objects());
         }
-        parts.extend(content_parts(message.get_mut("content").map(Value::take)));
+        parts.extend(content_parts(message.get_mut(key).map(Value::take)));
     }
-    match first.get_mut("content") {
+    match first.get_mut(key) {
         Some(content) => *content = Value::Array(parts),
         None => {
-            first.insert("content".into(), Value::Array(parts));
+            first.insert(key.into(), Value::Array(parts));
         }
     }
     Ok(Value::Object(first))
@@ -491,11 +461,14 @@ mod tests {
 
     #[test]
     fn a_merge_keeps_the_first_message_and_joins_the_content() {
-        let merged = merged(vec![
-            json!({"role": "user", "content": "first", "x-first": 1}),
-            json!({"role": "user", "content": ""}),
-            json!({"role": "user", "content": [{"type": "image", "source": {}}], "x-later": 2}),
-        ])
+        let merged = merged(
+            vec![
+                json!({"role": "user", "content": "first", "x-first": 1}),
+                json!({"role": "user", "content": ""}),
+                json!({"role": "user", "content": [{"type": "image", "source": {}}], "x-later": 2}),
+            ],
+            "content",
+        )
         .expect("merges");
         assert_eq!(
             merged,
@@ -507,24 +480,25 @@ mod tests {
         // The first message's fields keep their order.
         let keys: Vec<&String> = merged.as_object().expect("object").keys().collect();
         assert_eq!(keys, ["role", "content", "x-first"]);
-        assert!(super::merged(vec![json!("not a message")]).is_err());
+        assert!(super::merged(vec![json!("not a message")], "content").is_err());
     }
 
     #[test]
     fn parts_leave_by_their_top_level_index() {
         let message = json!({"role": "user", "content": [{"a": 0}, {"b": 1}, {"c": 2}], "k": 1});
-        let out = without_parts(message.clone(), &[&block(&[0]), &block(&[2])]).expect("removes");
+        let out = without_parts(message.clone(), &[&block(&[0]), &block(&[2])], "content")
+            .expect("removes");
         assert_eq!(out, json!({"role": "user", "content": [{"b": 1}], "k": 1}));
         assert_eq!(
-            without_parts(message.clone(), &[]).expect("nothing"),
+            without_parts(message.clone(), &[], "content").expect("nothing"),
             message
         );
         let text = json!({"role": "user", "content": "words"});
         assert_eq!(
-            without_parts(text, &[&block(&[])]).expect("removes"),
+            without_parts(text, &[&block(&[])], "content").expect("removes"),
             json!({"role": "user", "content": []})
         );
-        assert!(without_parts(json!({"role": "user"}), &[&block(&[0])]).is_err());
+        assert!(without_parts(json!({"role": "user"}), &[&block(&[0])], "content").is_err());
     }
 
     #[test]
@@ -549,26 +523,6 @@ mod tests {
         assert_eq!(
             text_part(&part, "gone"),
             json!({"type":"text","text":"gone","cache_control":{"type":"ephemeral"},"providerOptions":{"a":1}})
-        );
-    }
-
-    #[test]
-    fn content_locations() {
-        assert_eq!(
-            content_location("messages", 3, &[], ".content"),
-            "messages[3].content"
-        );
-        assert_eq!(
-            content_location("messages", 3, &[1], ".content"),
-            "messages[3].content[1]"
-        );
-        assert_eq!(
-            content_location("messages", 3, &[1, 0], ".content"),
-            "messages[3].content[1].content[0]"
-        );
-        assert_eq!(
-            content_location("messages", 3, &[0, 1], ".output.value"),
-            "messages[3].content[0].output.value[1]"
         );
     }
 }

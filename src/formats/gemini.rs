@@ -24,14 +24,13 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, input_value, message_path, missing_block, object, object_at, object_field,
-    optional_str, required_str, role_of,
+    Path, compact_json, expected, input_value, message_path, missing_block, object, object_at,
+    object_field, optional_str, required, required_str, role_of,
 };
 use super::evidence::{Field, Seen};
-use super::walk::{finish_message, media, other_block};
+use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
-use crate::error::{CompactionError, Result};
-use crate::policy::pressure::json_type;
+use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -84,58 +83,60 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     };
     let parts = match object.get("parts") {
         Some(Value::Array(parts)) => parts,
-        None => {
-            return Err(CompactionError::type_error(
-                format!("{path}.parts"),
-                "is required",
-            ));
-        }
-        Some(other) => {
-            return Err(CompactionError::type_error(
-                format!("{path}.parts"),
-                format!(": expected an array of parts, got {}", json_type(other)),
-            ));
-        }
+        None => return Err(required(&path, "parts")),
+        Some(other) => return Err(expected(path.field("parts"), "an array of parts", other)),
     };
     let mut blocks = Vec::with_capacity(parts.len());
-    // Provisional keys, as [`link`] gives them within one content (it keys the whole turn).
     for (at, part) in parts.iter().enumerate() {
-        let part_path = path.item("parts", at);
-        let object = object_at(part, &part_path)?;
-        if let Some(call) = object.get("functionCall") {
-            let call_path = part_path.field("functionCall");
-            let call = object_at(call, &call_path)?;
-            let name = required_str(call, &call_path, "name")?;
-            let id =
-                wire_id(call).map_or_else(|| Cow::Owned(format!("{name}#{at}")), Cow::Borrowed);
-            let args = call.get("args").map(compact_json).unwrap_or_default();
-            blocks.push(Block::new(
-                BlockKind::ToolCall {
-                    id,
-                    name: Cow::Borrowed(name),
-                },
-                Cow::Owned(args),
-                vec![at],
-            ));
-        } else if let Some(response) = object.get("functionResponse") {
-            blocks.extend(response_blocks(response, &part_path, at)?);
-        } else if object.contains_key("inlineData") {
-            blocks.push(data_part(object, &part_path, ("inlineData", "data"), at)?);
-        } else if object.contains_key("fileData") {
-            blocks.push(data_part(object, &part_path, ("fileData", "fileUri"), at)?);
-        } else if object.contains_key("text") {
-            let text = required_str(object, &part_path, "text")?;
-            let kind = if object.get("thought") == Some(&Value::Bool(true)) {
-                BlockKind::Thinking
-            } else {
-                BlockKind::Text
-            };
-            blocks.push(Block::new(kind, Cow::Borrowed(text), vec![at]));
-        } else {
-            blocks.push(other_block(part, vec![at]));
-        }
+        push_part(part, &path.item("parts", at), at, &mut blocks)?;
     }
     Ok(finish_message(role, blocks, index))
+}
+
+/// Pushes the blocks of part `at` (at `path`), told apart by its one data field.
+fn push_part<'v>(
+    part: &'v Value,
+    path: &Path<'_>,
+    at: usize,
+    blocks: &mut Vec<Block<'v>>,
+) -> Result<()> {
+    let object = object_at(part, path)?;
+    let block = if let Some(call) = object.get("functionCall") {
+        call_block(call, &path.field("functionCall"), at)?
+    } else if let Some(response) = object.get("functionResponse") {
+        blocks.extend(response_blocks(response, path, at)?);
+        return Ok(());
+    } else if object.contains_key("inlineData") {
+        data_part(object, path, ("inlineData", "data"), at)?
+    } else if object.contains_key("fileData") {
+        data_part(object, path, ("fileData", "fileUri"), at)?
+    } else if object.contains_key("text") {
+        let text = required_str(object, path, "text")?;
+        let kind = if object.get("thought") == Some(&Value::Bool(true)) {
+            BlockKind::Thinking
+        } else {
+            BlockKind::Text
+        };
+        Block::new(kind, Cow::Borrowed(text), vec![at])
+    } else {
+        other_block(part, vec![at])
+    };
+    blocks.push(block);
+    Ok(())
+}
+
+/// A `functionCall` of part `at` (at `path`), keyed as [`link`] keys it within one content (it
+/// keys the whole turn once the list is read).
+fn call_block<'v>(call: &'v Value, path: &Path<'_>, at: usize) -> Result<Block<'v>> {
+    let call = object_at(call, path)?;
+    let name = required_str(call, path, "name")?;
+    let id = wire_id(call).map_or_else(|| Cow::Owned(format!("{name}#{at}")), Cow::Borrowed);
+    let args = call.get("args").map(compact_json).unwrap_or_default();
+    let kind = BlockKind::ToolCall {
+        id,
+        name: Cow::Borrowed(name),
+    };
+    Ok(Block::new(kind, Cow::Owned(args), vec![at]))
 }
 
 /// Media of part `at`: inline data (`inlineData.data`) or a file's reference (`fileData.fileUri`),
@@ -175,15 +176,8 @@ fn response_blocks<'v>(
         .get("response")
         .and_then(|response| response.get("error"))
         .is_some_and(|error| !error.is_null());
-    let result = Block::new(
-        BlockKind::ToolResult {
-            id: Some(Cow::Borrowed(wire_id(object).unwrap_or(name))),
-            name: Some(name.to_string()),
-            is_error,
-        },
-        body.text,
-        vec![at],
-    );
+    let id = wire_id(object).unwrap_or(name);
+    let result = result_block((id, Some(name.to_string()), is_error), body.text, vec![at]);
     let nested = object
         .get("parts")
         .and_then(Value::as_array)
@@ -255,8 +249,8 @@ fn body(response: Option<&Value>) -> Body<'_> {
 /// has (`name (no call)`), and is an orphan to the repair. Keys are worked out from the values
 /// each time, so a re-read after an edit keys the list the same way.
 pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
-    // The current model turn's calls: key, name, wire id, answered.
-    let mut calls: Vec<(String, String, Option<String>, bool)> = Vec::new();
+    // The current model turn's calls.
+    let mut calls: Vec<TurnCall> = Vec::new();
     let mut previous_model = false;
     for (index, message) in transcript.messages.iter_mut().enumerate() {
         let value = messages.get(index).copied();
@@ -265,91 +259,137 @@ pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
                 calls.clear();
             }
             previous_model = true;
-            for block in &mut message.blocks {
-                let (BlockKind::ToolCall { id, name }, [at]) =
-                    (&mut block.kind, block.path.as_slice())
-                else {
-                    continue;
-                };
-                let wire = part_field(value, *at, "functionCall")
-                    .and_then(wire_id)
-                    .map(str::to_string);
-                let key = match &wire {
-                    Some(wire) => {
-                        let again = calls
-                            .iter()
-                            .filter(|call| call.2.as_deref() == Some(wire))
-                            .count();
-                        if again == 0 {
-                            wire.clone()
-                        } else {
-                            format!("{wire}#{again}")
-                        }
-                    }
-                    None => {
-                        let ordinal = calls
-                            .iter()
-                            .filter(|call| call.2.is_none() && call.1 == *name)
-                            .count();
-                        format!("{name}#{ordinal}")
-                    }
-                };
-                *id = Cow::Owned(key.clone());
-                calls.push((key, name.to_string(), wire, false));
-            }
-            continue;
-        }
-        previous_model = false;
-        let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
-        for (at, block) in message.blocks.iter().enumerate() {
-            if let (
-                BlockKind::ToolResult {
-                    name: Some(name), ..
-                },
-                [part],
-            ) = (&block.kind, block.path.as_slice())
-            {
-                let wire = part_field(value, *part, "functionResponse")
-                    .and_then(wire_id)
-                    .map(str::to_string);
-                results.push((at, name.clone(), wire));
-            }
-        }
-        let mut keys: Vec<Option<String>> = vec![None; results.len()];
-        // First by id, then the rest by name in order.
-        for (slot, (_, _, wire)) in keys.iter_mut().zip(&results) {
-            let Some(wire) = wire else { continue };
-            if let Some(call) = calls
-                .iter_mut()
-                .find(|call| !call.3 && call.2.as_deref() == Some(wire.as_str()))
-            {
-                call.3 = true;
-                *slot = Some(call.0.clone());
-            }
-        }
-        for (slot, (_, name, wire)) in keys.iter_mut().zip(&results) {
-            if slot.is_some() {
-                continue;
-            }
-            let found = calls
-                .iter_mut()
-                .find(|call| !call.3 && call.1 == *name && (wire.is_none() || call.2.is_none()));
-            *slot = Some(match found {
-                Some(call) => {
-                    call.3 = true;
-                    call.0.clone()
-                }
-                None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
-            });
-        }
-        for ((at, _, _), key) in results.iter().zip(keys) {
-            if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
-                (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
-            {
-                *id = Some(Cow::Owned(key));
-            }
+            key_calls(message, value, &mut calls);
+        } else {
+            previous_model = false;
+            answer_calls(message, value, &mut calls);
         }
     }
+}
+
+/// A call of the current model turn, as [`link`] keys it.
+struct TurnCall {
+    /// Its key, the id its block gets.
+    key: String,
+    /// The function's name.
+    name: String,
+    /// Its own `id`, if it has one.
+    wire: Option<String>,
+    /// A response has answered it.
+    answered: bool,
+}
+
+/// Keys the calls of model content `message` (read from `value`) after the turn's `calls`, and
+/// adds them to these.
+fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<TurnCall>) {
+    for block in &mut message.blocks {
+        let (BlockKind::ToolCall { id, name }, [at]) = (&mut block.kind, block.path.as_slice())
+        else {
+            continue;
+        };
+        let wire = part_field(value, *at, "functionCall")
+            .and_then(wire_id)
+            .map(str::to_string);
+        let key = call_key(calls, wire.as_deref(), name);
+        *id = Cow::Owned(key.clone());
+        calls.push(TurnCall {
+            key,
+            name: name.to_string(),
+            wire,
+            answered: false,
+        });
+    }
+}
+
+/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`:
+/// the id (with its place among the turn's calls of that id when used again: `c1#1`), else the
+/// name and its place among the turn's id-less calls of that name (`read#0`).
+fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
+    match wire {
+        Some(wire) => {
+            let again = calls
+                .iter()
+                .filter(|call| call.wire.as_deref() == Some(wire))
+                .count();
+            if again == 0 {
+                wire.to_string()
+            } else {
+                format!("{wire}#{again}")
+            }
+        }
+        None => {
+            let ordinal = calls
+                .iter()
+                .filter(|call| call.wire.is_none() && call.name == name)
+                .count();
+            format!("{name}#{ordinal}")
+        }
+    }
+}
+
+/// Gives each function response of `message` (read from `value`) the key of the call of `calls`
+/// it answers, marking that call answered.
+fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
+    // Each response's block index, name and own id.
+    let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
+    for (at, block) in message.blocks.iter().enumerate() {
+        if let (
+            BlockKind::ToolResult {
+                name: Some(name), ..
+            },
+            [part],
+        ) = (&block.kind, block.path.as_slice())
+        {
+            let wire = part_field(value, *part, "functionResponse")
+                .and_then(wire_id)
+                .map(str::to_string);
+            results.push((at, name.clone(), wire));
+        }
+    }
+    let keys = response_keys(&results, calls);
+    for ((at, _, _), key) in results.iter().zip(keys) {
+        if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
+            (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
+        {
+            *id = Some(Cow::Owned(key));
+        }
+    }
+}
+
+/// The keys of `results` (block index, name, own id): first those whose id a call has, then
+/// the rest by name in order; one that answers none keeps its own id, or a key no call has
+/// (`name (no call)`).
+fn response_keys(
+    results: &[(usize, String, Option<String>)],
+    calls: &mut [TurnCall],
+) -> Vec<Option<String>> {
+    let mut keys: Vec<Option<String>> = vec![None; results.len()];
+    for (slot, (_, _, wire)) in keys.iter_mut().zip(results) {
+        let Some(wire) = wire else { continue };
+        if let Some(call) = calls
+            .iter_mut()
+            .find(|call| !call.answered && call.wire.as_deref() == Some(wire.as_str()))
+        {
+            call.answered = true;
+            *slot = Some(call.key.clone());
+        }
+    }
+    for (slot, (_, name, wire)) in keys.iter_mut().zip(results) {
+        if slot.is_some() {
+            continue;
+        }
+        let found = calls.iter_mut().find(|call| {
+            !call.answered && call.name == *name && (wire.is_none() || call.wire.is_none())
+        });
+        *slot = Some(match found {
+            Some(call) => {
+                call.answered = true;
+                call.key.clone()
+            }
+            None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
+        });
+    }
+    keys
 }
 
 /// The object `field` of part `at` of the content `message`.
@@ -372,6 +412,9 @@ fn text_part(replaced: &Value, text: &str) -> Value {
 }
 
 /// Writes edited Gemini contents.
+pub(crate) static WRITER: Writer = Writer;
+
+/// The writer of Gemini contents ([`WRITER`]).
 pub(crate) struct Writer;
 
 impl Writer {
@@ -401,25 +444,8 @@ impl super::json::WireWriter for Writer {
         }
     }
 
-    fn merged(&self, messages: Vec<Value>) -> Result<Value> {
-        let mut messages = messages.into_iter();
-        let Some(Value::Object(mut first)) = messages.next() else {
-            return Err(CompactionError::range_error(
-                "plan",
-                "messages to merge must be objects",
-            ));
-        };
-        let mut parts = match first.get_mut("parts").map(Value::take) {
-            Some(Value::Array(parts)) => parts,
-            _ => Vec::new(),
-        };
-        for mut message in messages {
-            if let Some(Value::Array(more)) = message.get_mut("parts").map(Value::take) {
-                parts.extend(more);
-            }
-        }
-        first.insert("parts".into(), Value::Array(parts));
-        Ok(Value::Object(first))
+    fn parts_key(&self) -> &'static str {
+        "parts"
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
@@ -511,17 +537,6 @@ impl super::json::WireWriter for Writer {
             _ => return None,
         };
         payload.is_string().then_some(payload)
-    }
-
-    fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
-        let Some(first) = dropped.first() else {
-            return Ok(message);
-        };
-        let Some(Value::Array(parts)) = message.get_mut("parts") else {
-            return Err(missing_block(first));
-        };
-        super::common::drop_parts(parts, dropped);
-        Ok(message)
     }
 }
 

@@ -11,6 +11,8 @@ use crate::transcript::markers::ROLE_BRIDGE;
 use crate::transcript::{Block, Source, Transcript};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::iter::Peekable;
+use std::ops::Range;
 
 /// What a JSON format must provide to have plans applied to it.
 pub(crate) trait WireWriter {
@@ -35,7 +37,12 @@ pub(crate) trait WireWriter {
     /// One message from consecutive messages of one side (a repair's merge): the first's fields
     /// and the content of all of them in order.
     fn merged(&self, messages: Vec<Value>) -> Result<Value> {
-        super::common::merged(messages)
+        super::common::merged(messages, self.parts_key())
+    }
+
+    /// The field of a message that holds its list of parts (Gemini's `parts`).
+    fn parts_key(&self) -> &'static str {
+        "content"
     }
 
     /// `message` with `block` replaced by `text`: a tool result keeps its id and flags and gets
@@ -63,7 +70,7 @@ pub(crate) trait WireWriter {
     /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
     /// their parts leave the message, with what is nested in them; every other field stays.
     fn without_blocks(&self, message: Value, dropped: &[&Block]) -> Result<Value> {
-        super::common::without_parts(message, dropped)
+        super::common::without_parts(message, dropped, self.parts_key())
     }
 }
 
@@ -76,283 +83,338 @@ pub(crate) fn apply<'a>(
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Cow<'a, Value>>>> {
-    let mut messages: Vec<Option<Cow<'a, Value>>> = messages.into_iter().map(Some).collect();
-    let mut output = Vec::with_capacity(messages.len());
-    let mut origins = Vec::with_capacity(messages.len());
-    let mut archive = Vec::with_capacity(edits.len());
-    let mut archive_origins = Vec::with_capacity(edits.len());
-    let mut next = 0; // next transcript message to copy through
+    let mut applier = Applier::new(writer, messages, transcript, edits.len());
     let mut edits = edits.iter().peekable();
-    // A replaced message's edits and payloads, the buffers kept from message to message.
-    let mut replacements = Vec::new();
-    let mut payloads: Vec<&'a Value> = Vec::new();
-    while next < transcript.messages.len() {
+    let len = transcript.messages.len();
+    while applier.next < len {
         let Some(edit) = edits.peek() else {
-            copy_through(
-                &mut messages,
-                transcript,
-                next..transcript.messages.len(),
-                &mut output,
-                &mut origins,
-            )?;
+            applier.copy_through(len)?;
             break;
         };
         let first = edit.first_message();
-        if first > next {
-            copy_through(
-                &mut messages,
-                transcript,
-                next..first,
-                &mut output,
-                &mut origins,
-            )?;
-            next = first;
+        if first > applier.next {
+            applier.copy_through(first)?;
             continue;
         }
         match edit {
             Edit::ReplaceMessages {
                 range, text, kind, ..
-            } => {
-                // A session summary stands as the user's message in every format; what replaces
-                // a run is the agent's, unless the format's role order asks otherwise.
-                let preferred = if *kind == ArchiveKind::Session {
-                    "user"
-                } else {
-                    "assistant"
-                };
-                let before = output.last().and_then(|m| writer.side(m));
-                let after = transcript.messages.get(range.end).map(|m| side(m.role));
-                let (role, bridge) = if writer.alternates() {
-                    arrange(preferred, before, after)
-                } else {
-                    (preferred, None)
-                };
-                let mut removed = Vec::with_capacity(range.len());
-                let mut from = Vec::with_capacity(range.len());
-                for i in range.clone() {
-                    let message = take_message(&mut messages, transcript, i)?;
-                    archive_message(
-                        message,
-                        source_index(transcript, i),
-                        &mut removed,
-                        &mut from,
-                    );
-                }
-                archive_origins.push(
-                    from.iter()
-                        .any(Option::is_some)
-                        .then_some(ArchiveOrigin::Messages(from)),
-                );
-                let replacement = text.clone().unwrap_or_default();
-                if let Some(text) = text {
-                    output.push(Cow::Owned(writer.text_message(text, role)));
-                    origins.push(None);
-                }
-                let bridge = bridge.filter(|_| text.is_some());
-                archive.push(ArchiveEntry {
-                    id: String::new(),
-                    kind: kind.as_str(),
-                    content: Value::Array(removed),
-                    location: messages_location(transcript, range.clone()),
-                    replacement,
-                });
-                if let Some(bridge_role) = bridge {
-                    // The bridge removes nothing: an entry of an empty range, so `restore`
-                    // takes it out again.
-                    output.push(Cow::Owned(writer.text_message(ROLE_BRIDGE, bridge_role)));
-                    origins.push(None);
-                    archive_origins.push(None);
-                    let at = insertion_index(transcript, range.end);
-                    archive.push(ArchiveEntry {
-                        id: BRIDGE_ID.to_string(),
-                        kind: kind.as_str(),
-                        content: Value::Array(Vec::new()),
-                        location: format!("messages[{at}..{at}]"),
-                        replacement: ROLE_BRIDGE.to_string(),
-                    });
-                }
-                next = range.end;
-                edits.next();
-            }
+            } => applier.replace_messages(range.clone(), text.as_deref(), *kind)?,
             Edit::RewriteMessages {
                 range,
                 drop,
                 kind,
                 note,
-            } => {
-                let (message, entry, origin) =
-                    rewrite(writer, &mut messages, transcript, range.clone(), drop)?;
-                output.push(Cow::Owned(message));
-                origins.push(None);
-                archive.push(ArchiveEntry {
-                    kind: kind.as_str(),
-                    replacement: note.clone(),
-                    ..entry
-                });
-                archive_origins.push(origin);
-                next = range.end;
-                edits.next();
-            }
+            } => applier.rewrite_messages(range.clone(), drop, *kind, note)?,
             Edit::ReplaceBlock { message, .. } => {
-                let index = *message;
-                let original = take_message(&mut messages, transcript, index)?;
-                // Every edit of this message, with what it removes and where, read from the
-                // message as it was (the edits touch different blocks).
-                while let Some(Edit::ReplaceBlock {
-                    message,
-                    block,
-                    text,
-                    kind,
-                }) = edits.peek()
-                {
-                    if *message != index {
-                        break;
-                    }
-                    let block = transcript.messages[index]
-                        .blocks
-                        .get(*block)
-                        .ok_or_else(|| {
-                            CompactionError::range_error(
-                                "plan",
-                                format!("block {block} of message {index} does not exist"),
-                            )
-                        })?;
-                    let path = writer.removed_path(&original, block);
-                    // Where the removed value is, in the caller's terms: the removed path itself
-                    // where there is one, so `restore` puts back exactly what was taken out.
-                    let location = match &path {
-                        Some(path) => path_location(source_index(transcript, index), path),
-                        None => writer.location(&original, source_index(transcript, index), block),
-                    };
-                    let (content, origin) = match (&original, path) {
-                        (Cow::Borrowed(_), Some(path)) => (
-                            Value::Null,
-                            Some(ArchiveOrigin::Part {
-                                message: source_index(transcript, index),
-                                path,
-                            }),
-                        ),
-                        (_, path) => (
-                            path.and_then(|path| value_at(&original, &path).cloned())
-                                .unwrap_or(Value::Null),
-                            None,
-                        ),
-                    };
-                    archive_origins.push(origin);
-                    archive.push(ArchiveEntry {
-                        id: String::new(),
-                        kind: kind.as_str(),
-                        content,
-                        location,
-                        replacement: text.clone(),
-                    });
-                    replacements.push((block, text));
-                    edits.next();
-                }
-                let mut current = match original {
-                    Cow::Borrowed(value) => {
-                        payloads.clear();
-                        payloads.extend(
-                            replacements
-                                .iter()
-                                .filter_map(|(block, _)| writer.payload(value, block)),
-                        );
-                        copy_without(value, &payloads)
-                    }
-                    Cow::Owned(value) => value,
-                };
-                for (block, text) in replacements.drain(..) {
-                    current = writer.replace_block(current, block, text)?;
-                }
-                output.push(Cow::Owned(current));
-                origins.push(None);
-                next = index + 1;
+                applier.replace_blocks(*message, &mut edits)?;
+                continue;
             }
         }
+        edits.next();
     }
-    Ok(Applied {
-        output,
-        archive,
-        origins,
-        archive_origins,
-    })
+    Ok(applier.out)
 }
 
-/// The one message `range` becomes under a [`Edit::RewriteMessages`] (each message without its
-/// dropped blocks; several merged into the first's shape), and the archive entry (kind and
-/// replacement left to the caller) and origin of the messages it takes.
-fn rewrite<'a>(
-    writer: &dyn WireWriter,
-    messages: &mut [Option<Cow<'a, Value>>],
-    transcript: &Transcript,
-    range: std::ops::Range<usize>,
-    drop: &[(usize, usize)],
-) -> Result<(Value, ArchiveEntry, Option<ArchiveOrigin>)> {
-    let mut kept = Vec::with_capacity(range.len());
-    let mut removed = Vec::with_capacity(range.len());
-    let mut from = Vec::with_capacity(range.len());
-    for index in range.clone() {
-        let blocks = transcript
-            .messages
-            .get(index)
-            .map_or(&[][..], |message| message.blocks.as_slice());
-        let dropped = drop
+/// One application of edits in progress: the messages not used yet, the next one to copy
+/// through and what the output and the archive hold so far.
+struct Applier<'a, 't> {
+    /// The format's writer.
+    writer: &'t dyn WireWriter,
+    /// The model of the messages.
+    transcript: &'t Transcript<'t>,
+    /// The input messages, each taken out when it is used (once).
+    messages: Vec<Option<Cow<'a, Value>>>,
+    /// The next transcript message to copy through.
+    next: usize,
+    /// The output, the archive and their origins so far.
+    out: Applied<Vec<Cow<'a, Value>>>,
+    /// A replaced message's edits, a buffer kept from message to message.
+    replacements: Vec<(&'t Block<'t>, &'t str)>,
+    /// The strings of a replaced message its edits overwrite, a buffer kept likewise.
+    payloads: Vec<&'a Value>,
+}
+
+impl<'a, 't> Applier<'a, 't> {
+    /// Ready to apply `edits` edits to `messages`.
+    fn new(
+        writer: &'t dyn WireWriter,
+        messages: Vec<Cow<'a, Value>>,
+        transcript: &'t Transcript<'t>,
+        edits: usize,
+    ) -> Self {
+        let len = messages.len();
+        Self {
+            writer,
+            transcript,
+            messages: messages.into_iter().map(Some).collect(),
+            next: 0,
+            out: Applied {
+                output: Vec::with_capacity(len),
+                archive: Vec::with_capacity(edits),
+                origins: Vec::with_capacity(len),
+                archive_origins: Vec::with_capacity(edits),
+            },
+            replacements: Vec::new(),
+            payloads: Vec::new(),
+        }
+    }
+
+    /// Moves the untouched messages from `next` up to `end` to the output.
+    fn copy_through(&mut self, end: usize) -> Result<()> {
+        for index in self.next..end {
+            let message = take_message(&mut self.messages, self.transcript, index)?;
+            self.out.output.push(message);
+            self.out
+                .origins
+                .push(Some(source_index(self.transcript, index)));
+        }
+        self.next = end;
+        Ok(())
+    }
+
+    /// Puts a message the edits wrote into the output (it is no input message's copy).
+    fn push_new(&mut self, message: Value) {
+        self.out.output.push(Cow::Owned(message));
+        self.out.origins.push(None);
+    }
+
+    /// [`Edit::ReplaceMessages`]: `range` leaves for the archive, a message of `text` (if any)
+    /// takes its place, and a bridge after it where the format's role order needs one.
+    fn replace_messages(
+        &mut self,
+        range: Range<usize>,
+        text: Option<&str>,
+        kind: ArchiveKind,
+    ) -> Result<()> {
+        let (role, bridge) = self.replacement_roles(range.end, kind);
+        let replacement = text.unwrap_or_default().to_string();
+        self.archive_range(range.clone(), kind, replacement, |_, _| Ok(()))?;
+        if let Some(text) = text {
+            self.push_new(self.writer.text_message(text, role));
+            if let Some(bridge_role) = bridge {
+                self.push_bridge(bridge_role, range.end, kind);
+            }
+        }
+        self.next = range.end;
+        Ok(())
+    }
+
+    /// Takes the messages of `range` into one archive entry of `kind` whose replacement is
+    /// `replacement`, showing each to `each` first: an input message stays where it is until
+    /// the call is done, its entry saying where (`null` in its place meanwhile).
+    fn archive_range(
+        &mut self,
+        range: Range<usize>,
+        kind: ArchiveKind,
+        replacement: String,
+        mut each: impl FnMut(usize, &Value) -> Result<()>,
+    ) -> Result<()> {
+        let mut removed = Vec::with_capacity(range.len());
+        let mut from = Vec::with_capacity(range.len());
+        for index in range.clone() {
+            let message = take_message(&mut self.messages, self.transcript, index)?;
+            each(index, &message)?;
+            match message {
+                Cow::Borrowed(_) => {
+                    removed.push(Value::Null);
+                    from.push(Some(source_index(self.transcript, index)));
+                }
+                Cow::Owned(value) => {
+                    removed.push(value);
+                    from.push(None);
+                }
+            }
+        }
+        let origin = from
             .iter()
-            .filter(|(message, _)| *message == index)
-            .map(|(_, block)| {
-                blocks.get(*block).ok_or_else(|| {
-                    CompactionError::range_error(
-                        "plan",
-                        format!("block {block} of message {index} does not exist"),
-                    )
-                })
-            })
-            .collect::<Result<Vec<&Block>>>()?;
-        let message = take_message(messages, transcript, index)?;
-        kept.push(writer.without_blocks(message.as_ref().clone(), &dropped)?);
-        archive_message(
-            message,
-            source_index(transcript, index),
-            &mut removed,
-            &mut from,
-        );
+            .any(Option::is_some)
+            .then_some(ArchiveOrigin::Messages(from));
+        self.out.archive_origins.push(origin);
+        self.out.archive.push(ArchiveEntry {
+            id: String::new(),
+            kind: kind.as_str(),
+            content: Value::Array(removed),
+            location: messages_location(self.transcript, range),
+            replacement,
+        });
+        Ok(())
     }
-    let message = match kept.len() {
-        1 => kept.pop().unwrap_or_default(),
-        _ => writer.merged(kept)?,
-    };
-    let origin = from
-        .iter()
-        .any(Option::is_some)
-        .then_some(ArchiveOrigin::Messages(from));
-    let entry = ArchiveEntry {
-        id: String::new(),
-        kind: "",
-        content: Value::Array(removed),
-        location: messages_location(transcript, range),
-        replacement: String::new(),
-    };
-    Ok((message, entry, origin))
+
+    /// The role of what replaces the messages before transcript message `end`, and the role of
+    /// a bridge after it when the format's role order leaves no single role that fits.
+    fn replacement_roles(
+        &self,
+        end: usize,
+        kind: ArchiveKind,
+    ) -> (&'static str, Option<&'static str>) {
+        // A session summary stands as the user's message in every format; what replaces a run
+        // is the agent's, unless the format's role order asks otherwise.
+        let preferred = if kind == ArchiveKind::Session {
+            "user"
+        } else {
+            "assistant"
+        };
+        if !self.writer.alternates() {
+            return (preferred, None);
+        }
+        let before = self.out.output.last().and_then(|m| self.writer.side(m));
+        let after = self.transcript.messages.get(end).map(|m| side(m.role));
+        arrange(preferred, before, after)
+    }
+
+    /// A bridge message of `role` before transcript message `at`. It removes nothing: an entry
+    /// of an empty range, so `restore` takes it out again.
+    fn push_bridge(&mut self, role: &str, at: usize, kind: ArchiveKind) {
+        self.push_new(self.writer.text_message(ROLE_BRIDGE, role));
+        self.out.archive_origins.push(None);
+        let at = insertion_index(self.transcript, at);
+        self.out.archive.push(ArchiveEntry {
+            id: BRIDGE_ID.to_string(),
+            kind: kind.as_str(),
+            content: Value::Array(Vec::new()),
+            location: format!("messages[{at}..{at}]"),
+            replacement: ROLE_BRIDGE.to_string(),
+        });
+    }
+
+    /// [`Edit::RewriteMessages`]: the one message `range` becomes (each message without its
+    /// dropped blocks; several merged into the first's shape), its messages archived.
+    fn rewrite_messages(
+        &mut self,
+        range: Range<usize>,
+        drop: &[(usize, usize)],
+        kind: ArchiveKind,
+        note: &str,
+    ) -> Result<()> {
+        let (writer, transcript) = (self.writer, self.transcript);
+        let mut kept = Vec::with_capacity(range.len());
+        self.archive_range(range.clone(), kind, note.to_string(), |index, message| {
+            let dropped = drop
+                .iter()
+                .filter(|(at, _)| *at == index)
+                .map(|(_, block)| block_at(transcript, index, *block))
+                .collect::<Result<Vec<&Block>>>()?;
+            kept.push(writer.without_blocks(message.clone(), &dropped)?);
+            Ok(())
+        })?;
+        let message = match kept.len() {
+            1 => kept.pop().unwrap_or_default(),
+            _ => writer.merged(kept)?,
+        };
+        self.push_new(message);
+        self.next = range.end;
+        Ok(())
+    }
+
+    /// Every [`Edit::ReplaceBlock`] of message `index` at the front of `edits`: each archived
+    /// from the message as it was (the edits touch different blocks), then made on one copy.
+    fn replace_blocks(
+        &mut self,
+        index: usize,
+        edits: &mut Peekable<std::slice::Iter<'t, Edit>>,
+    ) -> Result<()> {
+        let original = take_message(&mut self.messages, self.transcript, index)?;
+        while let Some(Edit::ReplaceBlock {
+            message,
+            block,
+            text,
+            kind,
+        }) = edits.peek()
+        {
+            if *message != index {
+                break;
+            }
+            let block = block_at(self.transcript, index, *block)?;
+            let input = matches!(original, Cow::Borrowed(_));
+            self.archive_block((&original, input), index, block, text, *kind);
+            self.replacements.push((block, text));
+            edits.next();
+        }
+        let mut current = self.edited_copy(original);
+        let writer = self.writer;
+        for (block, text) in self.replacements.drain(..) {
+            current = writer.replace_block(current, block, text)?;
+        }
+        self.push_new(current);
+        self.next = index + 1;
+        Ok(())
+    }
+
+    /// The archive entry (and its origin) of what replacing `block` of message `index` by
+    /// `text` removes, read from `original` (`input`: an input message, which keeps the value
+    /// until the call is done).
+    fn archive_block(
+        &mut self,
+        (original, input): (&Value, bool),
+        index: usize,
+        block: &Block,
+        text: &str,
+        kind: ArchiveKind,
+    ) {
+        let source = source_index(self.transcript, index);
+        let path = self.writer.removed_path(original, block);
+        // Where the removed value is, in the caller's terms: the removed path itself where
+        // there is one, so `restore` puts back exactly what was taken out.
+        let location = match &path {
+            Some(path) => path_location(source, path),
+            None => self.writer.location(original, source, block),
+        };
+        let (content, origin) = match (input, path) {
+            (true, Some(path)) => (
+                Value::Null,
+                Some(ArchiveOrigin::Part {
+                    message: source,
+                    path,
+                }),
+            ),
+            (_, path) => (
+                path.and_then(|path| value_at(original, &path).cloned())
+                    .unwrap_or(Value::Null),
+                None,
+            ),
+        };
+        self.out.archive_origins.push(origin);
+        self.out.archive.push(ArchiveEntry {
+            id: String::new(),
+            kind: kind.as_str(),
+            content,
+            location,
+            replacement: text.to_string(),
+        });
+    }
+
+    /// The message to make the pending replacements on: an input message is copied without the
+    /// strings they overwrite; one an earlier step wrote is used as it is.
+    fn edited_copy(&mut self, original: Cow<'a, Value>) -> Value {
+        match original {
+            Cow::Borrowed(value) => {
+                self.payloads.clear();
+                let writer = self.writer;
+                self.payloads.extend(
+                    self.replacements
+                        .iter()
+                        .filter_map(|(block, _)| writer.payload(value, block)),
+                );
+                copy_without(value, &self.payloads)
+            }
+            Cow::Owned(value) => value,
+        }
+    }
 }
 
-/// Records a message an edit removes: an owned one goes into the entry; an input message stays
-/// where it is until the call is done, its entry saying where (`null` in its place meanwhile).
-fn archive_message(
-    message: Cow<'_, Value>,
-    source: usize,
-    removed: &mut Vec<Value>,
-    from: &mut Vec<Option<usize>>,
-) {
-    match message {
-        Cow::Borrowed(_) => {
-            removed.push(Value::Null);
-            from.push(Some(source));
-        }
-        Cow::Owned(value) => {
-            removed.push(value);
-            from.push(None);
-        }
-    }
+/// Block `block` of transcript message `index`, or the error for a plan that names another.
+fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Result<&'t Block<'t>> {
+    transcript
+        .messages
+        .get(index)
+        .and_then(|message| message.blocks.get(block))
+        .ok_or_else(|| {
+            CompactionError::range_error(
+                "plan",
+                format!("block {block} of message {index} does not exist"),
+            )
+        })
 }
 
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.
@@ -380,20 +442,6 @@ fn copy_without(value: &Value, payloads: &[&Value]) -> Value {
     }
 }
 
-fn copy_through<'a>(
-    messages: &mut [Option<Cow<'a, Value>>],
-    transcript: &Transcript,
-    range: std::ops::Range<usize>,
-    output: &mut Vec<Cow<'a, Value>>,
-    origins: &mut Vec<Option<usize>>,
-) -> Result<()> {
-    for index in range {
-        output.push(take_message(messages, transcript, index)?);
-        origins.push(Some(source_index(transcript, index)));
-    }
-    Ok(())
-}
-
 fn source_index(transcript: &Transcript, index: usize) -> usize {
     match transcript.messages.get(index).map(|m| &m.source) {
         Some(Source::Index(i)) => *i,
@@ -416,7 +464,7 @@ fn take_message<'a>(
 }
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
-fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
+pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
     use std::fmt::Write;
     // Written into one string (not a `format!` per index): a stubbed call's location was two
     // allocations and a growth.
@@ -452,7 +500,7 @@ fn insertion_index(transcript: &Transcript, at: usize) -> usize {
     }
 }
 
-fn messages_location(transcript: &Transcript, range: std::ops::Range<usize>) -> String {
+fn messages_location(transcript: &Transcript, range: Range<usize>) -> String {
     let start = source_index(transcript, range.start);
     let end = source_index(transcript, range.end.saturating_sub(1)) + 1;
     if end == start + 1 {

@@ -13,6 +13,7 @@ pub(crate) mod evidence;
 pub mod gemini;
 pub(crate) mod json;
 pub mod openai;
+pub(crate) mod part_writer;
 pub mod registry;
 pub mod responses;
 pub mod text;

@@ -9,18 +9,17 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Content, Path, compact_json, content_location, content_of, input_value, lookup, message_path,
-    missing_block, object_at, object_field, part_of, plain_payload, removed_plain_path,
-    replace_plain_block, required_str, role_of, text_or_json,
+    Content, Path, compact_json, content_of, expected, input_value, lookup, message_path,
+    missing_block, object_at, object_field, plain_payload, removed_plain_path, replace_plain_block,
+    required_str, role_of, text_or_json,
 };
 use super::evidence::{Field, Seen};
 use super::walk::{
-    self, Part, audio_type, call_block, file_data, finish_message, media, media_block, other_block,
-    result_block, text_field,
+    self, Part, ResultBody, audio_type, call_block, file_data, finish_message, media, media_block,
+    other_block, text_field,
 };
 use crate::api::result::PathStep;
-use crate::error::{CompactionError, Result};
-use crate::policy::pressure::json_type;
+use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -91,7 +90,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     }
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match role {
-        Role::Tool => vec![tool_result_block(object, &path)?],
+        Role::Tool => tool_result_blocks(object, &path)?,
         Role::Assistant => assistant_blocks(object, &path)?,
         Role::System | Role::Developer | Role::User => {
             walk::content_blocks(object, &path, false, push_part)?
@@ -203,10 +202,7 @@ fn push_tool_call_blocks<'v>(
             }
             Ok(())
         }
-        Some(other) => Err(CompactionError::type_error(
-            format!("{path}.tool_calls"),
-            format!(": expected an array, got {}", json_type(other)),
-        )),
+        Some(other) => Err(expected(path.field("tool_calls"), "an array", other)),
     }
 }
 
@@ -238,33 +234,30 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
 /// other parts (the API accepts none, some gateways do) are counted by their JSON.
-fn tool_result_block<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Block<'v>> {
+fn tool_result_blocks<'v>(
+    object: &'v Map<String, Value>,
+    path: &Path<'_>,
+) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_call_id")?;
-    let text = match content_of(object, path, false)? {
-        Content::Text(text) => Cow::Borrowed(text),
-        Content::Parts(parts) => Cow::Owned(joined_parts(parts, path)?),
-        Content::Absent => Cow::Borrowed(""),
-    };
-    Ok(result_block(id, text, Vec::new()))
-}
-
-fn joined_parts(parts: &[Value], path: &Path<'_>) -> Result<String> {
-    let mut joined = String::new();
-    for (index, part) in parts.iter().enumerate() {
-        let part_path = path.item("content", index);
-        let (object, part_type) = part_of(part, &part_path)?;
-        if index > 0 {
-            joined.push('\n');
-        }
-        match part_type {
-            "text" => joined.push_str(required_str(object, &part_path, "text")?),
-            _ => joined.push_str(&compact_json(part)),
-        }
+    let mut body = ResultBody::default();
+    match content_of(object, path, false)? {
+        Content::Text(text) => body.text(Cow::Borrowed(text)),
+        Content::Parts(parts) => walk::each_part(parts, path, "content", |part| {
+            body.text(match part.kind {
+                "text" => Cow::Borrowed(required_str(part.object, part.path, "text")?),
+                _ => Cow::Owned(compact_json(part.value)),
+            });
+            Ok(())
+        })?,
+        Content::Absent => {}
     }
-    Ok(joined)
+    Ok(body.blocks((id, None, false), Vec::new()))
 }
 
 /// Writes edited Chat Completions messages.
+pub(crate) static WRITER: Writer = Writer;
+
+/// The writer of Chat Completions messages ([`WRITER`]).
 pub(crate) struct Writer;
 
 impl super::json::WireWriter for Writer {
@@ -337,24 +330,6 @@ impl super::json::WireWriter for Writer {
         }
     }
 
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolCall { .. }, [index]) => {
-                let call = message
-                    .get("tool_calls")
-                    .and_then(|calls| calls.get(*index))
-                    .and_then(Value::as_object);
-                let (field, arguments) = call.map_or(("function", "arguments"), arguments_field);
-                format!(
-                    "{}.tool_calls[{index}].{field}.{arguments}",
-                    message_path(LIST_KEY, message_index)
-                )
-            }
-            (BlockKind::ToolResult { .. }, _) => content_location(LIST_KEY, message_index, &[], ""),
-            _ => content_location(LIST_KEY, message_index, &block.path, ".content"),
-        }
-    }
-
     /// Calls leave `tool_calls` (which goes when none is left: the API refuses an empty list);
     /// other blocks leave `content`.
     fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
@@ -368,16 +343,11 @@ impl super::json::WireWriter for Writer {
             let Some(Value::Array(list)) = object.get_mut("tool_calls") else {
                 return Err(missing_block(first));
             };
-            let mut index = 0;
-            list.retain(|_| {
-                let keep = !calls.iter().any(|call| call.path.first() == Some(&index));
-                index += 1;
-                keep
-            });
+            super::common::drop_parts(list, &calls);
             if list.is_empty() {
                 object.shift_remove("tool_calls");
             }
         }
-        super::common::without_parts(message, &others)
+        super::common::without_parts(message, &others, "content")
     }
 }

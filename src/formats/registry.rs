@@ -1,7 +1,7 @@
 //! Every wire format, registered once: its option name, the name people use for it, the key of
 //! its message list in a request body, and — for the structured ones — its reader, its writer
 //! and the evidence that detects it. A new format is one adapter file (for a structured one:
-//! `LIST_KEY`, `read_message`, `Writer`, `message_evidence`, `part_evidence`,
+//! `LIST_KEY`, `read_message`, `WRITER`, `message_evidence`, `part_evidence`,
 //! `tool_definition`) plus one line in `ADAPTERS` (and a variant of [`Format`]), and a folder of
 //! fixtures in `tests/fixtures/formats/` (`tests/README.md`).
 
@@ -33,7 +33,7 @@ macro_rules! structured {
                 $($field: $value,)*
                 ..Structured {
                     read_message: super::$module::read_message,
-                    writer: &super::$module::Writer,
+                    writer: &super::$module::WRITER,
                     message_evidence: super::$module::message_evidence,
                     part_evidence: super::$module::part_evidence,
                     tool_definition: super::$module::tool_definition,

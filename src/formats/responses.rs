@@ -23,13 +23,13 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, message_path, missing_block, named_role, object_at, required_str, role_of,
-    text_or_json,
+    Path, compact_json, message_path, missing_block, named_role, object_at, required, required_str,
+    role_of, text_or_json,
 };
 use super::evidence::{Field, Seen};
 use super::walk::{
-    self, Part, audio_type, file_data, finish_message, media, media_block, other_block,
-    result_block, text_field,
+    self, Part, ResultBody, audio_type, file_data, finish_message, media, media_block, other_block,
+    text_field,
 };
 use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
@@ -232,31 +232,20 @@ fn call_item<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Bloc
 /// then the list's media as nested blocks.
 fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "call_id")?;
-    let mut nested = Vec::new();
-    let text = match object.get("output") {
-        Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
+    let body = match object.get("output") {
+        Some(Value::String(text)) => ResultBody::of(Cow::Borrowed(text.as_str())),
         Some(Value::Array(items)) => {
-            let mut texts = Vec::with_capacity(items.len());
+            let mut body = ResultBody::default();
             walk::each_part(items, path, "output", |item| {
-                let block = part_block(&item, vec![0, item.index], Role::Tool)?;
-                match block.kind {
-                    BlockKind::Media { .. } => nested.push(block),
-                    _ => texts.push(block.text),
-                }
+                body.item(part_block(&item, vec![0, item.index], Role::Tool)?);
                 Ok(())
             })?;
-            Cow::Owned(texts.join("\n"))
+            body
         }
-        None | Some(Value::Null) => {
-            return Err(CompactionError::type_error(
-                format!("{path}.output"),
-                "is required",
-            ));
-        }
-        Some(other) => Cow::Owned(compact_json(other)),
+        None | Some(Value::Null) => return Err(required(path, "output")),
+        Some(other) => ResultBody::of(Cow::Owned(compact_json(other))),
     };
-    let result = result_block(id, text, Vec::new());
-    Ok(std::iter::once(result).chain(nested).collect())
+    Ok(body.blocks((id, None, false), Vec::new()))
 }
 
 /// A text part of the Responses API for a message of `role`: the model writes `output_text`
@@ -283,6 +272,9 @@ fn replaces_whole_part(part: &Value) -> bool {
 }
 
 /// Writes edited Responses API items.
+pub(crate) static WRITER: Writer = Writer;
+
+/// The writer of Responses API items ([`WRITER`]).
 pub(crate) struct Writer;
 
 impl super::json::WireWriter for Writer {

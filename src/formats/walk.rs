@@ -167,15 +167,70 @@ pub(crate) fn call_block<'v>(
     Block::new(BlockKind::ToolCall { id, name }, input, path)
 }
 
-/// A tool result's block where the format names no tool and marks no error (OpenAI's).
-pub(crate) fn result_block<'v>(id: &'v str, text: Cow<'v, str>, path: Vec<usize>) -> Block<'v> {
+/// A tool result's block: the id of its call, the tool's name where the format gives it, and
+/// whether it is an error.
+pub(crate) fn result_block<'v>(
+    (id, name, is_error): (&'v str, Option<String>, bool),
+    text: Cow<'v, str>,
+    path: Vec<usize>,
+) -> Block<'v> {
     let id = Some(Cow::Borrowed(id));
-    let kind = BlockKind::ToolResult {
-        id,
-        name: None,
-        is_error: false,
-    };
-    Block::new(kind, text, path)
+    Block::new(BlockKind::ToolResult { id, name, is_error }, text, path)
+}
+
+/// A tool result's body as its items give it: their texts joined by newlines, and its media
+/// as blocks of their own, nested after the result's.
+#[derive(Default)]
+pub(crate) struct ResultBody<'v> {
+    /// The texts so far, joined (one text as it is: most bodies are one string).
+    text: Option<Cow<'v, str>>,
+    /// The media blocks, in order.
+    nested: Vec<Block<'v>>,
+}
+
+impl<'v> ResultBody<'v> {
+    /// A body of one text.
+    pub(crate) fn of(text: Cow<'v, str>) -> Self {
+        Self {
+            text: Some(text),
+            nested: Vec::new(),
+        }
+    }
+
+    /// Adds the text of an item.
+    pub(crate) fn text(&mut self, text: Cow<'v, str>) {
+        self.text = Some(match self.text.take() {
+            None => text,
+            Some(before) => {
+                let mut joined = before.into_owned();
+                joined.push('\n');
+                joined.push_str(&text);
+                Cow::Owned(joined)
+            }
+        });
+    }
+
+    /// Adds an item read as `block`: media is nested; anything else counts as body text.
+    pub(crate) fn item(&mut self, block: Block<'v>) {
+        match block.kind {
+            BlockKind::Media { .. } => self.nested.push(block),
+            _ => self.text(block.text),
+        }
+    }
+
+    /// The result's block (`result`: its id, tool name and error flag) at `path`, holding the
+    /// body's text, and the nested media after it.
+    pub(crate) fn blocks(
+        self,
+        result: (&'v str, Option<String>, bool),
+        path: Vec<usize>,
+    ) -> Vec<Block<'v>> {
+        let text = self.text.unwrap_or_default();
+        let mut blocks = Vec::with_capacity(1 + self.nested.len());
+        blocks.push(result_block(result, text, path));
+        blocks.extend(self.nested);
+        blocks
+    }
 }
 
 /// A part kept as it is and counted by its JSON text.

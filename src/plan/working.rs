@@ -10,7 +10,8 @@ use crate::api::host_value::HostValueKey;
 use crate::api::result::{ArchiveEntry, ArchiveOrigin, SummariserUsage};
 use crate::error::Result;
 use crate::formats::{self, detect};
-use crate::plan::{Plan, archive_id, bridge_id};
+use crate::plan::loop_state::Replaced;
+use crate::plan::{Edit, Plan, archive_id, bridge_id};
 use crate::transcript::counting::message_tokens;
 use crate::transcript::{Format, Message, Source, Transcript};
 use serde_json::Value;
@@ -166,96 +167,119 @@ impl<'a> Working<'a> {
     /// Applies `plan`: rewrites the context, re-reads what changed, archives what was removed
     /// and records the plan's reason, warnings and spend.
     pub fn apply(&mut self, plan: Plan) -> Result<()> {
-        let plan = plan.sorted();
+        let mut plan = plan.sorted();
         if !plan.edits.is_empty() {
-            let replaced: Vec<crate::plan::loop_state::Replaced> = plan
-                .edits
-                .iter()
-                .filter_map(crate::plan::loop_state::Replaced::of)
-                .collect();
-            if !replaced.is_empty() {
-                self.loop_marks.replaced.push(replaced);
-            }
-            // Ids name what each edit removes, so they are read before the edits are made.
-            let ids: Vec<String> = plan
-                .edits
-                .iter()
-                .map(|edit| archive_id(&self.transcript, edit))
-                .collect();
-            let archive = match &mut self.context {
-                Current::Text(text) => {
-                    let applied = formats::text::apply(text, &self.transcript, &plan.edits)?;
-                    self.transcript = formats::text::read(&applied.output).into_owned();
-                    self.context = Current::Text(Cow::Owned(applied.output));
-                    applied.archive
-                }
-                Current::Messages(messages) => {
-                    let current = std::mem::take(messages);
-                    let applied = formats::apply_current(current, &self.transcript, &plan.edits)?;
-                    // Compose: an unchanged copy of an unchanged copy is a copy of the input
-                    // (the adapter's indices are the current messages', ours the input's).
-                    let input_index =
-                        |at: usize| -> Option<usize> { self.origins.get(at).copied().flatten() };
-                    // Moved, not copied: each is a path or a list of its own.
-                    let archive_origins =
-                        applied
-                            .archive_origins
-                            .into_iter()
-                            .map(|origin| match origin {
-                                Some(ArchiveOrigin::Part { message, path }) => input_index(message)
-                                    .map(|message| ArchiveOrigin::Part { message, path }),
-                                Some(ArchiveOrigin::Messages(from)) => {
-                                    Some(ArchiveOrigin::Messages(
-                                        from.into_iter()
-                                            .map(|at| at.and_then(input_index))
-                                            .collect(),
-                                    ))
-                                }
-                                None => None,
-                            });
-                    let archive_origins: Vec<_> = archive_origins.collect();
-                    self.archive_origins.extend(archive_origins);
-                    self.origins = applied
-                        .origins
-                        .iter()
-                        .map(|origin| origin.and_then(|at| self.origins.get(at).copied().flatten()))
-                        .collect();
-                    let format = self.transcript.format;
-                    let before = std::mem::replace(
-                        &mut self.transcript,
-                        Transcript {
-                            format,
-                            messages: Vec::new(),
-                        },
-                    );
-                    self.counted = applied
-                        .origins
-                        .iter()
-                        .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
-                        .collect();
-                    self.transcript =
-                        reread(before, &applied.output, &applied.origins, self.host_values)?;
-                    self.context = Current::Messages(applied.output);
-                    applied.archive
-                }
-            };
-            // One entry per edit, and a bridge entry after an edit whose replacement needed
-            // one (`formats::json`); the bridge's id follows its edit's.
-            let mut ids = ids.into_iter();
-            let mut last = String::new();
-            for mut entry in archive {
-                if entry.id == formats::json::BRIDGE_ID {
-                    entry.id = bridge_id(&last);
-                } else if let Some(id) = ids.next() {
-                    entry.id = id;
-                    last.clone_from(&entry.id);
-                }
-                self.archive.push(entry);
-            }
-            self.plans_applied += 1;
-            // Flat text (and any adapter that says nothing) has no origins.
-            self.archive_origins.resize(self.archive.len(), None);
+            let edits = std::mem::take(&mut plan.edits);
+            self.apply_edits(&edits)?;
         }
+        self.record(plan);
+        Ok(())
+    }
+
+    /// Makes `edits` (sorted) on the context and archives what they remove, each entry under
+    /// the id of what its edit removed.
+    fn apply_edits(&mut self, edits: &[Edit]) -> Result<()> {
+        let replaced: Vec<Replaced> = edits.iter().filter_map(Replaced::of).collect();
+        if !replaced.is_empty() {
+            self.loop_marks.replaced.push(replaced);
+        }
+        // Ids name what each edit removes, so they are read before the edits are made.
+        let ids: Vec<String> = edits
+            .iter()
+            .map(|edit| archive_id(&self.transcript, edit))
+            .collect();
+        let archive = match &mut self.context {
+            Current::Text(text) => {
+                let applied = formats::text::apply(text, &self.transcript, edits)?;
+                self.transcript = formats::text::read(&applied.output).into_owned();
+                self.context = Current::Text(Cow::Owned(applied.output));
+                applied.archive
+            }
+            Current::Messages(messages) => {
+                let current = std::mem::take(messages);
+                self.apply_to_messages(current, edits)?
+            }
+        };
+        self.push_archive(archive, ids);
+        self.plans_applied += 1;
+        // Flat text (and any adapter that says nothing) has no origins.
+        self.archive_origins.resize(self.archive.len(), None);
+        Ok(())
+    }
+
+    /// Makes `edits` on the messages `current` through the format's adapter and takes in its
+    /// output: origins composed with the call's, counts kept for the messages copied through,
+    /// the others read again. Returns the adapter's archive entries.
+    fn apply_to_messages(
+        &mut self,
+        current: Vec<Cow<'a, Value>>,
+        edits: &[Edit],
+    ) -> Result<Vec<ArchiveEntry>> {
+        let applied = formats::apply_current(current, &self.transcript, edits)?;
+        let archive_origins: Vec<_> = applied
+            .archive_origins
+            .into_iter()
+            .map(|origin| self.input_origin(origin))
+            .collect();
+        self.archive_origins.extend(archive_origins);
+        self.origins = applied
+            .origins
+            .iter()
+            .map(|origin| origin.and_then(|at| self.origins.get(at).copied().flatten()))
+            .collect();
+        self.counted = applied
+            .origins
+            .iter()
+            .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
+            .collect();
+        let format = self.transcript.format;
+        let before = std::mem::replace(
+            &mut self.transcript,
+            Transcript {
+                format,
+                messages: Vec::new(),
+            },
+        );
+        self.transcript = reread(before, &applied.output, &applied.origins, self.host_values)?;
+        self.context = Current::Messages(applied.output);
+        Ok(applied.archive)
+    }
+
+    /// An adapter's archive origin in the input's terms: an unchanged copy of an unchanged copy
+    /// is a copy of the input (the adapter's indices are the current messages', ours the
+    /// input's). Moved, not copied: each is a path or a list of its own.
+    fn input_origin(&self, origin: Option<ArchiveOrigin>) -> Option<ArchiveOrigin> {
+        let input_index = |at: usize| -> Option<usize> { self.origins.get(at).copied().flatten() };
+        match origin? {
+            ArchiveOrigin::Part { message, path } => {
+                input_index(message).map(|message| ArchiveOrigin::Part { message, path })
+            }
+            ArchiveOrigin::Messages(from) => Some(ArchiveOrigin::Messages(
+                from.into_iter()
+                    .map(|at| at.and_then(input_index))
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Adds `archive` under `ids`: one entry per edit, and a bridge entry after an edit whose
+    /// replacement needed one (`formats::json`); the bridge's id follows its edit's.
+    fn push_archive(&mut self, archive: Vec<ArchiveEntry>, ids: Vec<String>) {
+        let mut ids = ids.into_iter();
+        let mut last = String::new();
+        for mut entry in archive {
+            if entry.id == formats::json::BRIDGE_ID {
+                entry.id = bridge_id(&last);
+            } else if let Some(id) = ids.next() {
+                entry.id = id;
+                last.clone_from(&entry.id);
+            }
+            self.archive.push(entry);
+        }
+    }
+
+    /// Records what `plan` says beside its edits: its reason, warnings, summary and spend.
+    fn record(&mut self, plan: Plan) {
         if !plan.reason.is_empty() {
             self.notes.push(plan.reason);
         }
@@ -269,7 +293,6 @@ impl<'a> Working<'a> {
                 .get_or_insert_with(SummariserUsage::default)
                 .add(usage);
         }
-        Ok(())
     }
 
     /// Gives the input back unchanged, noting why (`note`), keeping what the attempt learned:

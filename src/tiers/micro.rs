@@ -55,7 +55,6 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
         env.policy.keep_recent_steps,
         &env.policy.exclude_tools,
     );
-    let threshold = env.policy.micro_body_threshold_chars;
     let structured = transcript.format != Format::Text;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
@@ -64,42 +63,53 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
             continue;
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
-            if structured && matches!(block.kind, BlockKind::ToolCall { .. }) {
-                // The id only when the input is long enough to stub (few calls are).
-                let id = || block_id(ArchiveKind::ToolInput, transcript, index, block_index);
-                edits.extend(input_edit(block, index, block_index, id, env));
-                continue;
-            }
-            if !matches!(block.kind, BlockKind::ToolResult { .. }) || block.is_nested() {
-                continue;
-            }
-            let chars = block.chars();
-            if chars <= threshold || markers::is_collapsed_body(&block.text) {
-                continue;
-            }
-            let id = block_id(ArchiveKind::ToolResult, transcript, index, block_index);
-            let frame = Frame::Head {
-                keep: env.policy.micro_keep_head_chars,
-                recall: structured.then_some(id.as_str()),
+            let edit = match block.kind {
+                BlockKind::ToolCall { .. } if structured => {
+                    // The id only when the input is long enough to stub (few calls are).
+                    let id = || block_id(ArchiveKind::ToolInput, transcript, index, block_index);
+                    input_edit(block, index, block_index, id, env)
+                }
+                BlockKind::ToolResult { .. } if !block.is_nested() => {
+                    result_edit(transcript, (index, block_index), block, env, structured)
+                }
+                _ => None,
             };
-            let Some(text) = stub(&block.text, chars, block.has_crlf(), &frame) else {
-                continue;
-            };
-            if replacement_shrinks(&text, block, env.counter) {
-                edits.push(Edit::ReplaceBlock {
-                    message: index,
-                    block: block_index,
-                    text,
-                    kind: ArchiveKind::ToolResult,
-                });
-            }
+            edits.extend(edit);
         }
     }
-    let reason = super::deferral::describe(&edits, threshold);
+    let reason = super::deferral::describe(&edits, env.policy.micro_body_threshold_chars);
     Ok(Plan {
         edits,
         reason,
         ..Plan::default()
+    })
+}
+
+/// The edit that stubs tool result `block` (at `(message, block)` of `transcript`) when its body
+/// is over the threshold, not a stub already, and its stub is smaller; the stub names its
+/// recall id where the format has ids (`structured`).
+fn result_edit(
+    transcript: &Transcript,
+    (message, index): (usize, usize),
+    block: &Block<'_>,
+    env: &TierEnv<'_>,
+    structured: bool,
+) -> Option<Edit> {
+    let chars = block.chars();
+    if chars <= env.policy.micro_body_threshold_chars || markers::is_collapsed_body(&block.text) {
+        return None;
+    }
+    let id = block_id(ArchiveKind::ToolResult, transcript, message, index);
+    let frame = Frame::Head {
+        keep: env.policy.micro_keep_head_chars,
+        recall: structured.then_some(id.as_str()),
+    };
+    let text = stub(&block.text, chars, block.has_crlf(), &frame)?;
+    replacement_shrinks(&text, block, env.counter).then_some(Edit::ReplaceBlock {
+        message,
+        block: index,
+        text,
+        kind: ArchiveKind::ToolResult,
     })
 }
 
