@@ -1,8 +1,7 @@
 //! Byte-class scans over JSON text, eight bytes at a time: code points, UTF-16 units, the first
 //! digit, a JSON string's plain run, and serde_json's string escapes (counted here, and written
-//! by [`push_json_string`]). The body path skips every string of a request body and the limits
-//! measure every string's escaped length; a byte-by-byte loop over megabytes of tool output was
-//! most of a call's time in wasm.
+//! by [`push_json_string`]). The limits measure every string's escaped length; a byte-by-byte
+//! loop over megabytes of tool output was most of a call's time in wasm.
 //!
 //! Searches for one, two or three given bytes are the `memchr` crate's (serde_json links it
 //! already): in this crate's wasm (no SIMD) its word loop took 1.4-1.7x the time of the word
@@ -118,27 +117,6 @@ pub(crate) fn json_string_end(bytes: &[u8], start: usize) -> Option<usize> {
         }
         at += 2;
     }
-}
-
-/// Bytes of the JSON string escape at `at` (a `\`): 2, or 6 for `\uXXXX`; `None` where
-/// serde_json refuses it. Whether a `\u` escape is a lone surrogate is not asked: serde_json
-/// asks it only of a string it reads, not of one it skips (`ignore_str`).
-// Inlined into the body scanner, which calls it once per escape (one every ~30 bytes of tool
-// output): a call was 5-10 % of the edge path.
-#[inline(always)]
-pub(crate) fn escape_len(bytes: &[u8], at: usize) -> Option<usize> {
-    match bytes.get(at + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => hex4(bytes.get(at + 2..at + 6)?).map(|_| 6),
-        _ => None,
-    }
-}
-
-/// The value of four hex digits (a `\u` escape's), upper or lower case.
-pub(crate) fn hex4(digits: &[u8]) -> Option<u32> {
-    digits.iter().try_fold(0u32, |value, &digit| {
-        Some(value << 4 | char::from(digit).to_digit(16)?)
-    })
 }
 
 /// Extra bytes JSON string escaping adds to `bytes` (as serde_json writes it): one for `"`,
@@ -263,29 +241,6 @@ mod tests {
             prop_assert_eq!(utf16_units(text.as_bytes()), text.encode_utf16().count());
             let bytes = text.as_bytes();
             prop_assert_eq!(find_digit(bytes), bytes.iter().position(u8::is_ascii_digit));
-        }
-    }
-
-    #[test]
-    fn escapes_are_those_serde_json_skips() {
-        for (inner, len) in [
-            ("\\n", Some(2)),
-            ("\\\"", Some(2)),
-            ("\\/", Some(2)),
-            ("\\u00e9", Some(6)),
-            ("\\uD83D", Some(6)),
-            ("\\ude00x", Some(6)),
-            ("\\x", None),
-            ("\\u12", None),
-            ("\\u12g4", None),
-            ("\\u+123", None),
-            ("\\", None),
-        ] {
-            assert_eq!(escape_len(inner.as_bytes(), 0), len, "{inner}");
-            // Lone surrogates included: serde_json skips what it does not read.
-            let token = format!("\"{inner}\"");
-            let skipped = serde_json::from_str::<serde::de::IgnoredAny>(&token).is_ok();
-            assert_eq!(skipped, len.is_some(), "{inner}");
         }
     }
 

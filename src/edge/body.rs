@@ -4,13 +4,11 @@
 //! the AI SDK), `input` (the Responses API; `instructions` stays outside it) or `contents`
 //! (Gemini; `systemInstruction` stays outside it).
 //!
-//! One pass of `scan` checks the body as JSON (serde_json names the fault when it does not
-//! pass) and finds the byte span of the message list and of each of its elements
+//! One pass of serde_json (`scan`) checks the body as JSON (serde_json names the fault when it
+//! does not pass) and finds the byte span of the message list and of each of its elements
 //! ([`super::layout`]), so the output can be spliced into the original string
 //! ([`super::splice`]). A body up to [`READ_FROM_COPY_MAX_BYTES`] has its messages parsed in
-//! that pass (`scan::scan_parsing`); a larger one has each parsed on its own. serde_json's
-//! `RawValue` could give the same spans but needs the `raw_value` feature, and the scanner is
-//! small.
+//! that pass (`scan::scan_parsing`); a larger one has each parsed on its own.
 //!
 //! `compact` is the one implementation of the path, for any `source::BodySource`: the native
 //! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.

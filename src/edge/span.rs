@@ -14,7 +14,7 @@ pub struct MessagesSpan {
     pub elements: Vec<Range<usize>>,
 }
 
-/// The error for a body serde_json accepted and the scanner did not understand (a bug here).
+/// The error for a body serde_json accepted and the body pass did not lay out (a bug here).
 pub fn scanner_disagrees() -> CompactionError {
     CompactionError::parse_error(
         "body.messages",

@@ -1,21 +1,36 @@
-//! A request body checked and laid out in one pass: whether it is JSON, where its top-level
-//! message list (`messages`, or another format's list key: the Responses API's `input`,
-//! Gemini's `contents`) and each element are, which Anthropic-only field it has, whether it
-//! continues a conversation the provider stores.
+//! A request body checked and laid out in one pass of serde_json: whether it is JSON, where its
+//! top-level message list (`messages`, or another format's list key: the Responses API's
+//! `input`, Gemini's `contents`) and each element are, which Anthropic-only field it has,
+//! whether it continues a conversation the provider stores.
 //!
-//! The scanner accepts exactly the texts serde_json's parser accepts, up to 127 levels of
-//! nesting (the parser's grammar, read from its `ignore_value`: its whitespace, escapes, number
-//! syntax, no raw control characters in strings, nothing after the value). Anything else makes
-//! it give up, and serde_json then reads the body to name the fault with its own message
-//! (`edge::layout`). So a valid body is read once, not once by serde_json to check it
-//! and again to find its spans: the pass was a third of the edge path's time.
+//! serde_json checks the text; the pass knows where it is from `RawValue`s (the `raw_value`
+//! feature), whose places in the body are their spans ([`item`]): every key is one, a container
+//! is read through (so serde_json counts its depth: it stops at 128 levels, but not inside what
+//! it skips), anything else is skipped as one. A body read from its text has its list's
+//! elements read as values in the same pass ([`objects`]). A body is accepted exactly when
+//! serde_json reads it as an object within its depth, every value checked as it checks what it
+//! skips (not whether a number fits an `f64` or a `\u` escape is a whole character); anything
+//! else gives `None`, and serde_json then reads the body to name the fault in its own words
+//! (`edge::layout`).
+//!
+//! It replaced a hand-written checker of serde_json's grammar (issue 30; 2 December 2026, side
+//! by side in one process, `bench/builds.mjs`, wasm): the long-run section's body calls within
+//! noise (geometric means 0.99-1.01x in three runs, A/A runs 0.98-1.00x); a 10 MB body read
+//! without values ([`scan`]) 0.99-1.07x in five runs, median 1.02x (A/A 0.96-1.00x; a little
+//! slower, as every key and leaf goes through serde_json's `RawValue` path: the layout is 16 %
+//! longer natively); the module 161 B smaller, 218 B gzipped (`RawValue` brings serde_json's error formatting, 3.4 KB
+//! before wasm-opt; the checker was more). Each element as one `RawValue`, its depth counted over
+//! its text after, was 1.12x on that body (a second walk of its bytes).
 
+#[macro_use]
 mod objects;
+mod item;
+mod top;
+mod walk;
 
-use crate::base::bytes::{escape_len, find_escaped};
-use crate::formats::registry;
 use serde_json::Value;
 use std::ops::Range;
+use top::{Entry, List, Mode};
 
 /// Top-level fields only an Anthropic request has (`anthropic_version` is Bedrock's and Vertex's).
 const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
@@ -23,7 +38,8 @@ const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
 /// Top-level fields (not `null`) of a Responses request whose conversation the provider stores.
 const SERVER_HISTORY_FIELDS: [&str; 2] = ["previous_response_id", "conversation"];
 
-/// Nesting the scanner follows; deeper bodies are left to serde_json (which stops at 128).
+/// The deepest nesting serde_json reads (it stops at 128), the top-level object being level 1.
+#[cfg(test)]
 const MAX_DEPTH: usize = 127;
 
 /// What one pass over a valid body found.
@@ -37,17 +53,16 @@ pub(crate) struct Scan {
     pub list_key: Option<&'static str>,
     /// A field of [`SERVER_HISTORY_FIELDS`] is present and not `null`.
     pub server_history: bool,
-    /// The deepest nesting of containers, the top-level object included.
-    pub deepest: usize,
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
     /// The list's elements as values, when the pass was asked to parse them ([`scan_parsing`])
-    /// and serde_json read every one (else the caller parses each from its span).
+    /// and read them: each an object whose first key is plain text, read by serde_json (else
+    /// the caller parses each from its span).
     pub values: Option<Vec<Value>>,
 }
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
-/// than [`MAX_DEPTH`].
+/// than serde_json reads (127 levels).
 pub(crate) fn scan(body: &str) -> Option<Scan> {
     scan_with(body, false)
 }
@@ -61,76 +76,73 @@ pub(crate) fn scan_parsing(body: &str) -> Option<Scan> {
 }
 
 fn scan_with(body: &str, parse: bool) -> Option<Scan> {
-    let mut cursor = Cursor {
-        text: body,
-        bytes: body.as_bytes(),
-        at: 0,
-        deepest: 1,
+    let mode = if parse { Mode::Parse } else { Mode::Spans };
+    // A list the pass did not read as values, or a value serde_json checks but does not read (a
+    // lone surrogate escape, a number too large): read again, each element as text.
+    let top = match item::read(body, mode) {
+        Some(top) if !top.again() => top,
+        _ if parse => item::read(body, Mode::Spans)?,
+        _ => return None,
     };
-    cursor.skip_whitespace();
-    cursor.expect(b'{')?;
-    let keys: Vec<&'static str> = registry::list_keys().collect();
-    // Per list key: the value's span, its elements and their values.
-    type List = (Range<usize>, Vec<Range<usize>>, Option<Vec<Value>>);
-    let mut lists: Vec<Option<List>> = vec![None; keys.len()];
-    let mut fields = [false; ANTHROPIC_FIELDS.len()];
-    let mut server_history = false;
-    cursor.skip_whitespace();
-    if cursor.peek()? == b'}' {
-        cursor.at += 1;
-    } else {
-        loop {
-            let key = body.get(cursor.key()?)?;
-            if let Some(slot) = keys.iter().position(|name| key_is(key, name)) {
-                // A later list of a key replaces an earlier one.
-                cursor.skip_whitespace();
-                let start = cursor.at;
-                let (elements, values) = if cursor.peek()? == b'[' {
-                    cursor.elements(parse)?
-                } else {
-                    cursor.value(1)?;
-                    (Vec::new(), None)
-                };
-                lists[slot] = Some((start..cursor.at, elements, values));
-            } else {
-                cursor.skip_whitespace();
-                let null = cursor.peek()? == b'n';
-                cursor.value(1)?;
-                server_history |= !null && SERVER_HISTORY_FIELDS.iter().any(|f| key_is(key, f));
-            }
-            for (field, seen) in ANTHROPIC_FIELDS.iter().zip(&mut fields) {
-                *seen |= key_is(key, field);
-            }
-            cursor.skip_whitespace();
-            match cursor.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
-            }
-        }
-    }
-    cursor.skip_whitespace();
-    (cursor.at == body.len()).then_some(())?;
     let anthropic_field = ANTHROPIC_FIELDS
         .iter()
-        .zip(fields)
+        .zip(top.anthropic)
         .find_map(|(field, seen)| seen.then_some(*field));
-    let found = keys
-        .iter()
-        .zip(lists)
-        .find_map(|(key, list)| Some((*key, list?)));
+    let found = top
+        .list
+        .and_then(|(slot, entry)| Some((*top.keys.get(slot)?, entry)));
     let (list_key, messages, values) = match found {
-        Some((key, (span, elements, values))) => (Some(key), Some((span, elements)), values),
+        Some((key, entry)) => {
+            let (array, elements, values) = located(body, entry)?;
+            (Some(key), Some((array, elements)), values)
+        }
         None => (None, None, None),
     };
     Some(Scan {
         messages,
         list_key,
-        server_history,
-        deepest: cursor.deepest,
+        server_history: top.server_history,
         anthropic_field,
         values,
     })
+}
+
+/// The span of a list's value, of its elements and, with `parse`, their values.
+type Located = (Range<usize>, Vec<Range<usize>>, Option<Vec<Value>>);
+
+/// Where the list of `entry` and its elements are in `body`, and their values.
+fn located(body: &str, entry: Entry<'_>) -> Option<Located> {
+    let bytes = body.as_bytes();
+    let end = match (entry.end, entry.next_key) {
+        (Some(end), _) => end,
+        // A list read as values ends before the next key's comma, or the body's closing brace.
+        (None, Some(next)) => {
+            let comma = walk::before_whitespace(bytes, span_of(body, next.get())?.start, b',')?;
+            walk::end_before(bytes, comma)?
+        }
+        (None, None) => {
+            let brace = walk::before_whitespace(bytes, bytes.len(), b'}')?;
+            walk::end_before(bytes, brace)?
+        }
+    };
+    let array = entry.start..end;
+    match entry.list {
+        List::Objects(values, first_keys) => {
+            let elements = objects::spans(body, &first_keys, array.end.checked_sub(1)?)?;
+            Some((array, elements, Some(values)))
+        }
+        // Not read as values: the caller reads each element.
+        List::Elements(elements) => Some((array, elements, None)),
+        List::Other => Some((array, Vec::new(), None)),
+        List::Again => None,
+    }
+}
+
+/// The span of `part`, a slice of `body`, in it.
+pub(super) fn span_of(body: &str, part: &str) -> Option<Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= body.len()).then_some(start..end)
 }
 
 /// Whether the raw JSON string `raw` (quotes included) decodes to `name`. Escapes are decoded
@@ -147,252 +159,6 @@ pub(crate) fn key_is(raw: &str, name: &str) -> bool {
             serde_json::from_str::<serde_json::Value>(raw),
             Ok(serde_json::Value::String(decoded)) if decoded == name
         ),
-    }
-}
-
-/// A list's elements: their spans and, when they were parsed, their values.
-type Elements = (Vec<Range<usize>>, Option<Vec<Value>>);
-
-/// A byte cursor that checks JSON as it skips it.
-struct Cursor<'a> {
-    /// The text, for serde_json (`bytes` are its bytes).
-    text: &'a str,
-    bytes: &'a [u8],
-    at: usize,
-    /// The deepest nesting seen, the top-level object being level 1.
-    deepest: usize,
-}
-
-impl Cursor<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
-    }
-
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        (self.next()? == byte).then_some(())
-    }
-
-    fn skip_whitespace(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
-        }
-    }
-
-    /// An object key and its colon (whitespace before both skipped): the key's token.
-    fn key(&mut self) -> Option<Range<usize>> {
-        self.skip_whitespace();
-        let key = self.string()?;
-        self.skip_whitespace();
-        self.expect(b':')?;
-        Some(key)
-    }
-
-    /// The elements of the array starting here, each a value at level 2; with `parse` they are
-    /// read as values.
-    fn elements(&mut self, parse: bool) -> Option<Elements> {
-        if parse && let Some(elements) = self.objects() {
-            return Some(elements);
-        }
-        self.expect(b'[')?;
-        self.deepest = self.deepest.max(2);
-        let mut elements = Vec::new();
-        let mut values = parse.then(Vec::new);
-        self.skip_whitespace();
-        if self.peek()? == b']' {
-            self.at += 1;
-            return Some((elements, values));
-        }
-        loop {
-            self.skip_whitespace();
-            let start = self.at;
-            match values
-                .as_mut()
-                .and_then(|values| Some((values, self.parsed()?)))
-            {
-                Some((values, value)) => values.push(value),
-                None => {
-                    // Not parsed, or serde_json refused it: the pass checks it (a lone surrogate
-                    // escape is JSON, but no `String`; the caller reads each element to say so).
-                    values = None;
-                    self.at = start;
-                    self.value(2)?;
-                }
-            }
-            elements.push(start..self.at);
-            self.skip_whitespace();
-            match self.next()? {
-                b',' => {}
-                b']' => return Some((elements, values)),
-                _ => return None,
-            }
-        }
-    }
-
-    /// The list of objects starting here read by one serde_json reader ([`objects`]); the cursor
-    /// moves past it. `None` (the cursor where it was) when [`objects::read`] does not read it,
-    /// or an element is nested deeper than the pass follows.
-    fn objects(&mut self) -> Option<Elements> {
-        let list = objects::read(self.text, self.at)?;
-        let deepest = 2 + list.depth;
-        (deepest <= MAX_DEPTH).then_some(())?;
-        self.deepest = self.deepest.max(deepest);
-        self.at = list.end;
-        Some((list.spans, Some(list.values)))
-    }
-
-    /// The element starting here (at level 2) read by serde_json, which checks it as the pass
-    /// would; the cursor moves past it. `None` (the cursor where it was) when serde_json refuses
-    /// it, or it is nested deeper than the pass follows.
-    fn parsed(&mut self) -> Option<Value> {
-        let mut reader =
-            serde_json::Deserializer::from_str(self.text.get(self.at..)?).into_iter::<Value>();
-        let value = reader.next()?.ok()?;
-        let deepest = 2 + depth(&value);
-        (deepest <= MAX_DEPTH).then_some(())?;
-        self.deepest = self.deepest.max(deepest);
-        self.at += reader.byte_offset();
-        Some(value)
-    }
-
-    /// Checks the value starting here (after whitespace) inside `outer` containers, iteratively.
-    fn value(&mut self, outer: usize) -> Option<()> {
-        // A bit per open container, innermost lowest: 1 for an object, 0 for an array.
-        let mut open: u128 = 0;
-        let mut level = 0usize;
-        loop {
-            self.skip_whitespace();
-            match self.peek()? {
-                opening @ (b'{' | b'[') => {
-                    level += 1;
-                    if outer + level > MAX_DEPTH {
-                        return None;
-                    }
-                    self.deepest = self.deepest.max(outer + level);
-                    let object = opening == b'{';
-                    open = open << 1 | u128::from(object);
-                    self.at += 1;
-                    self.skip_whitespace();
-                    if self.peek()? != if object { b'}' } else { b']' } {
-                        if object {
-                            self.key()?;
-                        }
-                        continue;
-                    }
-                    self.at += 1;
-                    level -= 1;
-                    open >>= 1;
-                }
-                b'"' => {
-                    self.string()?;
-                }
-                b't' => self.literal(b"true")?,
-                b'f' => self.literal(b"false")?,
-                b'n' => self.literal(b"null")?,
-                _ => self.number()?,
-            }
-            // A value ended: close what ends with it, up to the next value.
-            loop {
-                if level == 0 {
-                    return Some(());
-                }
-                self.skip_whitespace();
-                let object = open & 1 == 1;
-                match self.next()? {
-                    b',' => {
-                        if object {
-                            self.key()?;
-                        }
-                        break;
-                    }
-                    b'}' if object => {}
-                    b']' if !object => {}
-                    _ => return None,
-                }
-                level -= 1;
-                open >>= 1;
-            }
-        }
-    }
-
-    /// The string token starting here (quotes included): no raw control character, only the
-    /// escapes JSON has (`\u` with four hex digits; surrogates are the reader's concern, as in
-    /// serde_json's `ignore_str`).
-    fn string(&mut self) -> Option<Range<usize>> {
-        let start = self.at;
-        (self.peek()? == b'"').then_some(())?;
-        let mut at = start + 1;
-        loop {
-            let rest = self.bytes.get(at..)?;
-            at += find_escaped(rest).unwrap_or(rest.len());
-            match *self.bytes.get(at)? {
-                b'"' => {
-                    self.at = at + 1;
-                    return Some(start..self.at);
-                }
-                b'\\' => at += escape_len(self.bytes, at)?,
-                _ => return None,
-            }
-        }
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.at + word.len();
-        (self.bytes.get(self.at..end)? == word).then_some(())?;
-        self.at = end;
-        Some(())
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`; what follows is the caller's
-    /// to check (a digit after a leading `0` is then refused, as serde_json refuses it).
-    fn number(&mut self) -> Option<()> {
-        if self.peek()? == b'-' {
-            self.at += 1;
-        }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            self.some_digits()?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.at += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.at += 1;
-            }
-            self.some_digits()?;
-        }
-        Some(())
-    }
-
-    fn digits(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-    }
-
-    fn some_digits(&mut self) -> Option<()> {
-        let start = self.at;
-        self.digits();
-        (self.at > start).then_some(())
-    }
-}
-
-/// How many containers `value` nests (0 for a scalar): serde_json stops at 128 levels, so the
-/// recursion is bounded.
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(fields) => 1 + fields.values().map(depth).max().unwrap_or(0),
-        _ => 0,
     }
 }
 
@@ -472,7 +238,7 @@ mod tests {
 
     #[test]
     fn parsed_elements_are_serde_jsons_values() {
-        let body = "{\"messages\": [ {\"a\":[1.5e3,\"\\u00e9\"]} ,2,\"x\" , null],\"m\":1}";
+        let body = "{\"messages\": [ {\"a\":[1.5e3,\"\\u00e9\"]} ,{\"b\":null}],\"m\":1}";
         let scanned = scan_parsing(body).expect("valid");
         assert_eq!(scanned.messages, scan(body).expect("valid").messages);
         let Ok(serde_json::Value::Object(mut parsed)) = serde_json::from_str(body) else {
@@ -482,34 +248,49 @@ mod tests {
             panic!("an array");
         };
         assert_eq!(scanned.values, Some(expected));
-        // A lone surrogate escape is JSON but no string value: the caller reads each element.
-        let lone = scan_parsing("{\"messages\":[\"\\ud800\",1]}").expect("valid");
-        assert_eq!(lone.values, None);
-        assert_eq!(lone.messages.map(|(_, elements)| elements.len()), Some(2));
+        // Not all objects, or a lone surrogate escape (JSON, but no string value), or a number
+        // too large: the caller reads each element (and says which it cannot).
+        for body in [
+            "{\"messages\":[{\"a\":1},2,\"x\",null]}",
+            "{\"messages\":[{\"a\":\"\\ud800\"},{\"a\":1}]}",
+            "{\"messages\":[{\"a\":1e400},{\"a\":1}]}",
+        ] {
+            let scanned = scan_parsing(body).expect("valid");
+            assert_eq!(scanned.values, None, "{body}");
+            assert_eq!(scanned.messages, scan(body).expect("valid").messages);
+        }
     }
 
     fn depth_is_counted_and_bounded_by(scan: fn(&str) -> Option<Scan>) {
-        let nested = |depth: usize| {
-            format!(
-                "{{\"messages\":[{}1{}]}}",
-                "[".repeat(depth),
-                "]".repeat(depth)
-            )
+        let nested = |depth: usize, open: &str, close: &str| {
+            let deep = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+            [
+                format!("{{\"messages\":[{deep}]}}"),
+                format!("{{\"messages\":[{{\"role\":\"user\",\"content\":{deep}}}]}}"),
+                format!("{{\"x\":[{deep}],\"messages\":[]}}"),
+                format!("{{\"messages\":[],\"x\":[{deep}]}}"),
+                format!("{{\"messages\":{{\"x\":[{deep}]}}}}"),
+                // A repeated key's first value is not in the values read, but is in the body.
+                format!("{{\"messages\":[{{\"a\":[{deep}],\"a\":1}}]}}"),
+            ]
         };
-        assert_eq!(scan(&nested(0)).map(|scan| scan.deepest), Some(2));
-        assert_eq!(scan(&nested(3)).map(|scan| scan.deepest), Some(5));
-        assert_eq!(
-            scan(&nested(MAX_DEPTH - 2)).map(|s| s.deepest),
-            Some(MAX_DEPTH)
-        );
-        assert_eq!(scan(&nested(MAX_DEPTH - 1)), None);
-        assert_eq!(
-            scan(&nested(100_000)),
-            None,
-            "iterative: no stack to overflow"
-        );
-        let deep_object = format!("{{\"x\":{}1{}}}", "{\"k\":".repeat(5), "}".repeat(5));
-        assert_eq!(scan(&deep_object).map(|scan| scan.deepest), Some(6));
+        for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+            // Accepted exactly when serde_json reads the body as a value (at most 127 levels).
+            for depth in MAX_DEPTH - 5..=MAX_DEPTH {
+                for body in nested(depth, open, close) {
+                    let reference = serde_json::from_str::<Value>(&body).is_ok();
+                    assert_eq!(scan(&body).is_some(), reference, "{depth} {body}");
+                }
+            }
+            // The top level, the list and 125 more.
+            let [at_limit, ..] = nested(MAX_DEPTH - 2, open, close);
+            assert!(scan(&at_limit).is_some());
+            let [over, ..] = nested(MAX_DEPTH - 1, open, close);
+            assert_eq!(scan(&over), None);
+            for body in nested(100_000, open, close) {
+                assert_eq!(scan(&body), None, "iterative: no stack to overflow");
+            }
+        }
     }
 
     /// The text of the message list of `body` and of each element, when the list is an array.
@@ -692,13 +473,6 @@ mod tests {
             if let Some(values) = parsing.as_ref().and_then(|s| s.values.clone()) {
                 prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
             }
-            // The depth read from values can be less than the text's (a repeated key's first
-            // value is not in them), as it was when each element was read on its own.
-            prop_assert!(
-                parsing.as_ref().map(|s| s.deepest) <= scanned.as_ref().map(|s| s.deepest),
-                "{:?}",
-                text
-            );
             prop_assert_eq!(
                 parsing.map(|s| s.messages),
                 scanned.map(|s| s.messages),
@@ -712,8 +486,8 @@ mod tests {
     fn objects_are_read_at_once_or_each_on_its_own() {
         for body in [
             "{\"messages\": [ {\"role\":\"user\"} , {\n\"a\" : [1,{\"b\":2}]}\t]}",
-            // An escaped first key, an empty object, a repeated key: each element on its own
-            // for the first two, the same values either way.
+            // An escaped first key, an empty object: each element on its own (no values); a
+            // repeated key, an empty first key: read at once.
             "{\"messages\":[{\"\\u0072ole\":1},{\"x\":2}]}",
             "{\"messages\":[{\"x\":2},{ }]}",
             "{\"messages\":[{\"x\":2,\"y\":3,\"x\":4}]}",
@@ -726,29 +500,46 @@ mod tests {
                 scan(body).expect("valid").messages,
                 "{body}"
             );
-            assert_eq!(parsing.values, serde_messages(body), "{body}");
+            if let Some(values) = parsing.values {
+                assert_eq!(Some(values), serde_messages(body), "{body}");
+            }
         }
-        let body = "{\"messages\":[ {\"a\":1} ,{\"b\":{\"c\":[]}}]}";
-        let list = objects::read(body, 12).expect("objects");
-        let texts: Vec<&str> = list.spans.iter().map(|span| &body[span.clone()]).collect();
-        assert_eq!(texts, ["{\"a\":1}", "{\"b\":{\"c\":[]}}"]);
-        assert_eq!(
-            (list.values.len(), list.depth, &body[list.end..]),
-            (2, 3, "}")
-        );
+        // Read in the pass (as values), or again as text: objects whose first key is plain text.
+        let read_at_once = |body: &str| {
+            let top = item::read(body, Mode::Parse);
+            top.is_some_and(|top| {
+                matches!(
+                    &top.list,
+                    Some((
+                        _,
+                        Entry {
+                            list: List::Objects(..),
+                            ..
+                        }
+                    ))
+                )
+            })
+        };
+        assert!(read_at_once(
+            "{\"messages\":[ {\"a\":1} ,{\"b\":{\"c\":[]}}]}"
+        ));
         assert!(
-            objects::read("[{\"\\n\":1}]", 0).is_none(),
-            "an escaped first key"
-        );
-        assert!(objects::read("[{}]", 0).is_none(), "no first key");
-        let empty_key = objects::read("[ {\"\":1}]", 0)
-            .map(|list| (list.spans.len(), list.spans.first().cloned(), list.end));
-        assert_eq!(
-            empty_key,
-            Some((1, Some(2..8), 9)),
+            read_at_once("{\"messages\":[ {\"\":1}]}"),
             "an empty first key is text too"
         );
-        assert!(objects::read("[1]", 0).is_none(), "not an object");
+        assert!(
+            !read_at_once("{\"messages\":[{\"\\n\":1}]}"),
+            "an escaped first key"
+        );
+        assert!(!read_at_once("{\"messages\":[{}]}"), "no first key");
+        assert!(
+            !read_at_once("{\"messages\":[{\"a\":1},1]}"),
+            "not an object"
+        );
+        let body = "{\"messages\":[ {\"a\":1} ,{\"b\":{\"c\":[]}}\n] }";
+        let (_, elements) = scan_parsing(body).and_then(|s| s.messages).expect("found");
+        let texts: Vec<&str> = elements.iter().map(|span| &body[span.clone()]).collect();
+        assert_eq!(texts, ["{\"a\":1}", "{\"b\":{\"c\":[]}}"]);
     }
 
     fn jsonish() -> impl Strategy<Value = String> {
@@ -786,8 +577,8 @@ mod tests {
                 prop_assert_eq!(Some(values), serde_messages(&text), "{:?}", text);
             }
             prop_assert_eq!(
-                parsing.map(|s| (s.messages, s.deepest)),
-                scanned.map(|s| (s.messages, s.deepest)),
+                parsing.map(|s| s.messages),
+                scanned.map(|s| s.messages),
                 "{:?}",
                 text
             );
