@@ -77,6 +77,25 @@ fn an_unchanged_body_comes_back_byte_for_byte() {
     assert_eq!(out, body);
 }
 
+/// Found by the body fuzz target: a number beyond `f64` outside the list is valid JSON that
+/// serde_json cannot hold as a value; the body path passes it through as its bytes.
+#[test]
+fn a_number_beyond_f64_outside_the_list_passes_through_as_its_bytes() {
+    let body =
+        r#"{"model":"m","max_tokens":99999e551614,"messages":[{"role":"user","content":"hi"}]}"#;
+    assert!(serde_json::from_str::<serde_json::Value>(body).is_err());
+    let (out, result) = block_on(compact_request_body(
+        body,
+        "s-edge",
+        pressure(1, 0.2, 0.0, false),
+        None,
+        &unbatched(),
+    ))
+    .unwrap();
+    assert_eq!(result.tier, Tier::None);
+    assert_eq!(out, body);
+}
+
 #[test]
 fn bad_bodies_name_the_problem() {
     let p = pressure(3, 0.2, 0.0, false);
