@@ -19,7 +19,7 @@ import * as reference from "tiered-compaction";
 import { flatText, openaiMessages, random } from "../../scripts/samples.mjs";
 import { inWorker } from "./helpers.mjs";
 import { callFor, outcome, settle } from "./reliability-workload.mjs";
-import { freePort, waitForPort } from "../net.mjs";
+import { freePort, waitForPort, workerdPackageModules } from "../net.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const trapPkg = path.join(root, "target", "pkg-trap");
@@ -334,14 +334,7 @@ const trap :Workerd.Worker = (
   modules = [
     (name = "worker", esModule = embed "worker.mjs"),
     (name = "runtime.mjs", esModule = embed "${runtimeScript}"),
-    (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
-    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
-    (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
-    (name = "host-values.mjs", esModule = embed "${pkg}/host-values.mjs"),
-    (name = "surrogates.mjs", esModule = embed "${pkg}/surrogates.mjs"),
-    (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
-    (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
-    (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),
+${workerdPackageModules(pkg)}
   ],
 );
 `,

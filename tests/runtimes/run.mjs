@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { anthropicRequestBody } from "../../scripts/samples.mjs";
 import { agentRun } from "../js/helpers.mjs";
-import { freePort, waitForPort } from "../net.mjs";
+import { freePort, waitForPort, workerdPackageModules as packageModules } from "../net.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const consumer = path.join(root, "target", "pkg-consumer");
@@ -297,22 +297,6 @@ ${packageModules("../node_modules/tiered-compaction")}
     }
   },
 };
-
-/**
- * The package's modules as workerd config entries. Module names are what imports resolve to:
- * "tiered-compaction" is the package's workerd entry point, and its relative imports resolve
- * against that name.
- */
-function packageModules(pkg) {
-  return `    (name = "tiered-compaction", esModule = embed "${pkg}/workerd.mjs"),
-    (name = "index.mjs", esModule = embed "${pkg}/index.mjs"),
-    (name = "api.mjs", esModule = embed "${pkg}/api.mjs"),
-    (name = "host-values.mjs", esModule = embed "${pkg}/host-values.mjs"),
-    (name = "surrogates.mjs", esModule = embed "${pkg}/surrogates.mjs"),
-    (name = "weights.mjs", esModule = embed "${pkg}/weights.mjs"),
-    (name = "web/tiered_compaction.js", esModule = embed "${pkg}/web/tiered_compaction.js"),
-    (name = "web/tiered_compaction_bg.wasm", wasm = embed "${pkg}/web/tiered_compaction_bg.wasm"),`;
-}
 
 const which = process.argv[2];
 if (!(which in checks)) {
