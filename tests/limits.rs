@@ -441,6 +441,10 @@ proptest! {
         let fits = Limits { max_input_bytes: exact, max_nesting_depth: usize::MAX };
         prop_assert!(fits.check_messages(&messages).is_ok());
         let short = Limits { max_input_bytes: exact - 1, ..fits };
-        prop_assert!(short.check_messages(&messages).is_err());
+        // Over the limit, the error gives the exact size, whichever bounds were replaced.
+        prop_assert_eq!(
+            short.check_messages(&messages).unwrap_err().to_string(),
+            format!("messages: {exact} bytes as JSON exceeds maxInputBytes {}", exact - 1)
+        );
     }
 }

@@ -72,25 +72,43 @@ impl Limits {
     }
 
     /// Checks the depth of every message and the size of the whole list as JSON. Depth is
-    /// checked first and stops at the first message too deep; the size is exact. Strings are
-    /// measured byte by byte only when a bound that assumes the worst escaping (six bytes a
-    /// byte) could exceed the limit: most inputs are far below it.
+    /// checked first and stops at the first message too deep; the size is exact. Each message is
+    /// first bounded by assuming the worst escaping (six bytes a byte); then, message by message,
+    /// the bound gives way to the exact length until the sum is within the limit. A list well
+    /// under the limit reads no string's bytes, one near it reads only as many as it takes (at
+    /// 10 MB against 32 MiB about half; all of them took a third of a `none` call), and one over
+    /// it is measured exactly for the error.
     pub fn check_messages(&self, messages: &[Value]) -> Result<()> {
-        let upper = self.messages_len(messages, string_len_bound)?;
-        if upper <= self.max_input_bytes {
-            return Ok(());
+        let bounds = self.message_lens(messages, string_len_bound)?;
+        let frame = 2 + messages.len().saturating_sub(1) as u64;
+        // In u64: what is subtracted below is exactly what was added, even where a bound saturated.
+        let mut total = bounds.iter().fold(frame, |sum, &len| sum + len as u64);
+        let mut stack = Vec::new();
+        for (message, &bound) in messages.iter().zip(&bounds) {
+            if total <= self.max_input_bytes as u64 {
+                return Ok(());
+            }
+            let exact = measure_on(&mut stack, message, usize::MAX, string_len).unwrap_or(bound);
+            total = total - bound as u64 + exact as u64;
         }
-        let bytes = self.messages_len(messages, string_len)?;
-        self.check_size("messages", bytes, " as JSON")
+        self.check_size(
+            "messages",
+            usize::try_from(total).unwrap_or(usize::MAX),
+            " as JSON",
+        )
     }
 
-    /// The compact JSON length of `messages` with strings measured by `string_len`, or the
-    /// error of the first message nested too deep.
-    fn messages_len(&self, messages: &[Value], string_len: fn(&str) -> usize) -> Result<usize> {
-        let mut bytes = 2 + messages.len().saturating_sub(1);
+    /// The compact JSON length of each of `messages`, with strings measured by `string_len`, or
+    /// the error of the first message nested too deep.
+    fn message_lens(
+        &self,
+        messages: &[Value],
+        string_len: fn(&str) -> usize,
+    ) -> Result<Vec<usize>> {
         // One stack for every message: a fresh one each was an allocation and its growth per
         // message.
         let mut stack = Vec::new();
+        let mut lens = Vec::with_capacity(messages.len());
         for (index, message) in messages.iter().enumerate() {
             let measured = measure_on(&mut stack, message, self.max_nesting_depth, string_len)
                 .map_err(|too_deep| {
@@ -102,9 +120,9 @@ impl Limits {
                         ),
                     )
                 })?;
-            bytes = bytes.saturating_add(measured);
+            lens.push(measured);
         }
-        Ok(bytes)
+        Ok(lens)
     }
 
     fn check_size(&self, path: &str, bytes: usize, unit: &str) -> Result<()> {
