@@ -92,10 +92,11 @@ pub fn to_utf8(text: &JsString) -> (String, bool) {
     }
     // Every unit read became one byte only if every character is ASCII.
     let ascii = bytes.len() == units as usize;
-    // `encodeInto` writes only whole characters of valid UTF-8 (a lone surrogate as U+FFFD), so
-    // the check never fails; not `from_utf8_lossy` for a case that cannot happen (its code and
-    // the `Utf8Chunks` decoder it needs: -1,134 B raw, -526 B gzipped in name order).
-    let text = String::from_utf8(bytes).unwrap_or_default();
+    // SAFETY: `encodeInto` writes only whole characters of valid UTF-8 (a lone surrogate as
+    // U+FFFD), and `bytes` holds nothing else. Checking it again was a pass over every byte
+    // crossed (5 % of a `none` call on a 10 MB body).
+    #[allow(unsafe_code)]
+    let text = unsafe { String::from_utf8_unchecked(bytes) };
     (text, ascii)
 }
 
