@@ -90,7 +90,7 @@ impl<'t> PairKeyer<'t> {
 /// format carries one, else its call's (most formats name the tool only on the call).
 pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>>> {
     let keys = pair_keys(transcript);
-    let call_names = call_names(transcript, &keys);
+    let pairs = pairs(transcript, &keys);
     transcript
         .messages
         .iter()
@@ -105,26 +105,12 @@ pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>
                     BlockKind::ToolResult {
                         name: Some(name), ..
                     } => Some(name.as_str()),
-                    BlockKind::ToolResult { .. } => {
-                        key.and_then(|key| call_names.get(&key).copied())
-                    }
+                    BlockKind::ToolResult { .. } => key.and_then(|key| pairs.get(&key)?.name),
                     _ => None,
                 })
                 .collect()
         })
         .collect()
-}
-
-/// Message indices where each pair key of `keys` (from [`pair_keys`]) occurs.
-fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Vec<usize>> {
-    let mut map: FastMap<PairKey, Vec<usize>> =
-        FastMap::with_capacity_and_hasher(keys.len(), Default::default());
-    for (index, message_keys) in keys.iter().enumerate() {
-        for key in message_keys.iter().flatten() {
-            map.entry(*key).or_default().push(index);
-        }
-    }
-    map
 }
 
 /// Maximal contiguous ranges of `candidates` that are closed under pairing: every tool id that
@@ -134,8 +120,7 @@ fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Ve
 /// a message bound to the next one ([`super::Message::bound_to_next`]) from it.
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
     let keys = pair_keys(transcript);
-    let map = occurrences(&keys);
-    let called = call_names(transcript, &keys);
+    let pairs = pairs(transcript, &keys);
     let bound = |index: usize| {
         transcript
             .messages
@@ -149,10 +134,9 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
         for range in &ranges {
             for index in range.clone() {
                 let escapes = keys[index].iter().flatten().any(|key| {
-                    !called.contains_key(key)
-                        || map
-                            .get(key)
-                            .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
+                    pairs.get(key).is_none_or(|pair| {
+                        pair.name.is_none() || pair.first < range.start || pair.last >= range.end
+                    })
                 });
                 // The range's first message may not be the follower of a bound one outside it,
                 // nor its last a bound one whose follower is outside.
@@ -170,42 +154,50 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
     }
 }
 
-/// The pair keys that some tool call has, with the tool each calls. One map serves both
-/// questions (which keys are called, by what name): a set of keys beside it was a second copy
-/// of the hash table's code in the wasm.
-fn call_names<'t>(
+/// Where a pair key occurs: its first and last message, and the tool its call names (`None`
+/// when no call has the key: a result answering a call the provider stores).
+struct Pair<'t> {
+    first: usize,
+    last: usize,
+    name: Option<&'t str>,
+}
+
+/// The [`Pair`] of every key of `keys`. One map serves every question (which keys are called, by
+/// what name, where): a set of keys beside it was a second copy of the hash table's code in the
+/// wasm.
+fn pairs<'t>(
     transcript: &'t Transcript,
     keys: &[Vec<Option<PairKey<'t>>>],
-) -> FastMap<PairKey<'t>, &'t str> {
-    let mut called = id_table(transcript);
-    for (message, message_keys) in transcript.messages.iter().zip(keys) {
+) -> FastMap<PairKey<'t>, Pair<'t>> {
+    let mut pairs: FastMap<PairKey, Pair> = id_table(transcript);
+    for (index, (message, message_keys)) in transcript.messages.iter().zip(keys).enumerate() {
         for (block, key) in message.blocks.iter().zip(message_keys) {
-            if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
-                called.insert(*key, &**name);
+            let Some(key) = key else { continue };
+            let pair = pairs.entry(*key).or_insert(Pair {
+                first: index,
+                last: index,
+                name: None,
+            });
+            pair.last = index;
+            if let BlockKind::ToolCall { name, .. } = &block.kind {
+                pair.name = Some(name);
             }
         }
     }
-    called
+    pairs
 }
 
 /// Contiguous runs of `true`.
 pub fn ranges_of(flags: &[bool]) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
-    let mut start = None;
-    for (index, flag) in flags.iter().enumerate() {
-        match (flag, start) {
-            (true, None) => start = Some(index),
-            (false, Some(s)) => {
-                ranges.push(s..index);
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        ranges.push(s..flags.len());
-    }
-    ranges
+    let mut start = 0;
+    flags
+        .chunk_by(|a, b| a == b)
+        .filter_map(|run| {
+            let range = start..start + run.len();
+            start = range.end;
+            (run.first() == Some(&true)).then_some(range)
+        })
+        .collect()
 }
 
 /// A message that holds only tool results (an OpenAI / AI SDK `tool` message, or an Anthropic

@@ -55,27 +55,18 @@ pub(crate) struct Scan {
     pub server_history: bool,
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
-    /// The list's elements as values, when the pass was asked to parse them ([`scan_parsing`])
+    /// The list's elements as values, when the pass was asked to parse them ([`scan`])
     /// and read them: each an object whose first key is plain text, read by serde_json (else
     /// the caller parses each from its span).
     pub values: Option<Vec<Value>>,
 }
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
-/// than serde_json reads (127 levels).
-pub(crate) fn scan(body: &str) -> Option<Scan> {
-    scan_with(body, false)
-}
-
-/// [`scan`], parsing the list's elements as it passes them (a body read from its text):
-/// serde_json checks each element as it reads it, so the pass does not check it first. (Parsing
-/// them after the pass went over each element's bytes twice: the pass was a third as long as the
-/// parse.)
-pub(crate) fn scan_parsing(body: &str) -> Option<Scan> {
-    scan_with(body, true)
-}
-
-fn scan_with(body: &str, parse: bool) -> Option<Scan> {
+/// than serde_json reads (127 levels). With `parse` (a body read from its text), the list's
+/// elements are parsed as the pass meets them: serde_json checks each as it reads it, so the
+/// pass does not check it first. (Parsing them after the pass went over each element's bytes
+/// twice: the pass was a third as long as the parse.)
+pub(crate) fn scan(body: &str, parse: bool) -> Option<Scan> {
     let mode = if parse { Mode::Parse } else { Mode::Spans };
     // A list the pass did not read as values, or a value serde_json checks but does not read (a
     // lone surrogate escape, a number too large): read again, each element as text.
@@ -167,6 +158,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value;
+
+    fn scan(body: &str) -> Option<Scan> {
+        super::scan(body, false)
+    }
+
+    fn scan_parsing(body: &str) -> Option<Scan> {
+        super::scan(body, true)
+    }
 
     /// serde_json's verdict on `text` as JSON, nesting limit aside.
     fn serde_accepts(text: &str) -> bool {
