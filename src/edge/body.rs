@@ -1,16 +1,9 @@
-//! The edge-proxy path: a provider request body (JSON string) in, the same body with its
-//! message list compacted, every other byte unchanged. The list is found by the registered
-//! formats' list keys (`formats::registry`): `messages` (OpenAI Chat Completions, Anthropic,
-//! the AI SDK), `input` (the Responses API; `instructions` stays outside it) or `contents`
-//! (Gemini; `systemInstruction` stays outside it).
+//! The edge-proxy path (see [`super`]), every byte outside the message list unchanged. The list
+//! is found by the registered formats' list keys (`formats::registry`): `messages` (OpenAI Chat
+//! Completions, Anthropic, the AI SDK), `input` (the Responses API; `instructions` stays outside
+//! it) or `contents` (Gemini; `systemInstruction` stays outside it).
 //!
-//! One pass of serde_json (`scan`) checks the body as JSON (serde_json names the fault when it
-//! does not pass) and finds the byte span of the message list and of each of its elements
-//! ([`super::layout`]), so the output can be spliced into the original string
-//! ([`super::splice`]). A body up to [`READ_FROM_COPY_MAX_BYTES`] has its messages parsed in
-//! that pass; a larger one has each parsed on its own.
-//!
-//! `compact` is the one implementation of the path, for any `source::BodySource`: the native
+//! [`compact`] is the one implementation of the path, for any `source::BodySource`: the native
 //! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.
 
 use super::format::format_for;
