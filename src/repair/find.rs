@@ -63,11 +63,7 @@ fn remove_emptied(transcript: &Transcript, findings: &mut Findings) {
         }
         findings.remove_message(index);
         if !left.is_empty() {
-            findings.faults.push(Fault {
-                kind: FaultKind::LeftEmpty,
-                message: index,
-                id: None,
-            });
+            findings.fault(FaultKind::LeftEmpty, index);
         }
     }
 }
@@ -89,11 +85,7 @@ fn remove_left_behind(transcript: &Transcript, findings: &mut Findings) {
             && !findings.removed[index]
         {
             findings.remove_message(index);
-            findings.faults.push(Fault {
-                kind: FaultKind::LeftBehind,
-                message: index,
-                id: None,
-            });
+            findings.fault(FaultKind::LeftBehind, index);
         }
     }
 }
