@@ -39,10 +39,7 @@ impl Scalar {
         object: &serde_json::Map<String, serde_json::Value>,
         name: &str,
     ) -> Self {
-        match object.get(name) {
-            None => Scalar::Missing,
-            Some(value) => Scalar::from_json(value),
-        }
+        object.get(name).map_or(Scalar::Missing, Scalar::from_json)
     }
 
     /// Converts a JSON value.
@@ -58,35 +55,43 @@ impl Scalar {
     }
 }
 
+/// The error for `value` at `name` where `expected` (`a number`) is required.
+fn mismatch(name: &str, expected: &str, value: &Scalar) -> CompactionError {
+    match value {
+        Scalar::Missing => CompactionError::type_error(name, "is required"),
+        other => CompactionError::type_error(
+            name,
+            format!("must be {expected}, got {}", other.type_name()),
+        ),
+    }
+}
+
+/// `None` for an absent field, else what `read` makes of it.
+fn optional<T>(value: Scalar, read: impl FnOnce(Scalar) -> Result<T>) -> Result<Option<T>> {
+    match value {
+        Scalar::Missing => Ok(None),
+        other => read(other).map(Some),
+    }
+}
+
 /// A required number.
 pub fn required_number(name: &str, value: Scalar) -> Result<f64> {
     match value {
         Scalar::Number(n) => Ok(n),
-        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
-        other => Err(CompactionError::type_error(
-            name,
-            format!("must be a number, got {}", other.type_name()),
-        )),
+        other => Err(mismatch(name, "a number", &other)),
     }
 }
 
 /// An optional number (`undefined` → `None`; `null` is a type error, so a typo'd null is seen).
 pub fn optional_number(name: &str, value: Scalar) -> Result<Option<f64>> {
-    match value {
-        Scalar::Missing => Ok(None),
-        other => required_number(name, other).map(Some),
-    }
+    optional(value, |value| required_number(name, value))
 }
 
 /// A required boolean.
 pub fn required_bool(name: &str, value: Scalar) -> Result<bool> {
     match value {
         Scalar::Bool(b) => Ok(b),
-        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
-        other => Err(CompactionError::type_error(
-            name,
-            format!("must be a boolean, got {}", other.type_name()),
-        )),
+        other => Err(mismatch(name, "a boolean", &other)),
     }
 }
 
@@ -94,20 +99,13 @@ pub fn required_bool(name: &str, value: Scalar) -> Result<bool> {
 pub fn required_string(name: &str, value: Scalar) -> Result<String> {
     match value {
         Scalar::Text(s) => Ok(s),
-        Scalar::Missing => Err(CompactionError::type_error(name, "is required")),
-        other => Err(CompactionError::type_error(
-            name,
-            format!("must be a string, got {}", other.type_name()),
-        )),
+        other => Err(mismatch(name, "a string", &other)),
     }
 }
 
 /// An optional string.
 pub fn optional_string(name: &str, value: Scalar) -> Result<Option<String>> {
-    match value {
-        Scalar::Missing => Ok(None),
-        other => required_string(name, other).map(Some),
-    }
+    optional(value, |value| required_string(name, value))
 }
 
 /// The largest integer a JS number holds exactly (2^53 - 1).
@@ -115,10 +113,7 @@ pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// An optional integer field in `0..=max`: absent → `None`.
 pub fn optional_integer(name: &str, value: Scalar, max: f64) -> Result<Option<u64>> {
-    match value {
-        Scalar::Missing => Ok(None),
-        other => required_integer(name, other, max).map(Some),
-    }
+    optional(value, |value| required_integer(name, value, max))
 }
 
 /// A required integer field in `0..=max`.

@@ -163,7 +163,7 @@ pub fn depth(value: &Value) -> usize {
 /// The length in bytes of `serde_json::to_string(value)`, computed without serialising and
 /// without recursion.
 pub fn json_len(value: &Value) -> usize {
-    measure(value, usize::MAX, string_len).unwrap_or(usize::MAX)
+    measure_on(&mut Vec::new(), value, usize::MAX, string_len).unwrap_or(usize::MAX)
 }
 
 /// Drops `value` without recursion. serde_json's own `Drop` recurses once per level: measured
@@ -193,19 +193,10 @@ fn is_container(value: &Value) -> bool {
     matches!(value, Value::Array(_) | Value::Object(_))
 }
 
-/// The compact JSON length of `value` (strings and keys measured by `string_len`), or — when a
+/// The compact JSON length of `root` (strings and keys measured by `string_len`), or — when a
 /// container sits deeper than `max_depth` — the path segment of the root's child it sits under,
-/// e.g. `.content` or `[0]`.
-fn measure(
-    root: &Value,
-    max_depth: usize,
-    string_len: fn(&str) -> usize,
-) -> std::result::Result<usize, String> {
-    measure_on(&mut Vec::new(), root, max_depth, string_len)
-}
-
-/// [`measure`] on `stack` (left empty when it returns `Ok`): `(value, depth above it, index of
-/// the root's child it sits under)` of what is still to measure.
+/// e.g. `.content` or `[0]`. `stack` (left empty when it returns `Ok`) holds `(value, depth
+/// above it, index of the root's child it sits under)` of what is still to measure.
 fn measure_on<'v>(
     stack: &mut Vec<(&'v Value, usize, Option<usize>)>,
     root: &'v Value,
@@ -216,45 +207,27 @@ fn measure_on<'v>(
     stack.push((root, 0, None));
     let mut bytes = 0usize;
     while let Some((value, above, top)) = stack.pop() {
+        let depth = above + 1;
+        // Children go on the stack last first, so the first too-deep one in document order
+        // is the one reported.
+        let child = |(index, item)| (item, depth, top.or(Some(index)));
         let len = match value {
             Value::Null | Value::Bool(true) => 4,
             Value::Bool(false) => 5,
             Value::Number(number) => number_len(number),
             Value::String(text) => string_len(text),
-            Value::Array(items) => 2 + items.len().saturating_sub(1),
+            _ if depth > max_depth => return Err(segment(root, top)),
+            Value::Array(items) => {
+                stack.extend(items.iter().enumerate().rev().map(child));
+                2 + items.len().saturating_sub(1)
+            }
             Value::Object(fields) => {
+                stack.extend(fields.values().enumerate().rev().map(child));
                 2 + fields.len().saturating_sub(1)
                     + fields.keys().map(|key| string_len(key) + 1).sum::<usize>()
             }
         };
         bytes = bytes.saturating_add(len);
-        if !matches!(value, Value::Array(_) | Value::Object(_)) {
-            continue;
-        }
-        let depth = above + 1;
-        if depth > max_depth {
-            return Err(segment(root, top));
-        }
-        // Children go on the stack last first, so the first too-deep one in document order
-        // is the one reported.
-        let child_top = |index: usize| top.or(Some(index));
-        match value {
-            Value::Array(items) => stack.extend(
-                items
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .map(|(index, item)| (item, depth, child_top(index))),
-            ),
-            Value::Object(fields) => stack.extend(
-                fields
-                    .values()
-                    .enumerate()
-                    .rev()
-                    .map(|(index, item)| (item, depth, child_top(index))),
-            ),
-            _ => {}
-        }
     }
     Ok(bytes)
 }

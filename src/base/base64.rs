@@ -36,19 +36,15 @@ pub fn decode_into(text: &[u8], sink: &mut dyn FnMut(&[u8])) -> Option<u64> {
             }
         }
     }
-    // Two or three characters left carry one or two bytes; one carries none and is not base64.
-    match count {
-        0 => {}
-        2 => {
-            chunk[filled] = (bits >> 4) as u8;
-            filled += 1;
-        }
-        3 => {
-            chunk[filled..filled + 2].copy_from_slice(&((bits >> 2) as u16).to_be_bytes());
-            filled += 2;
-        }
-        _ => return None,
+    // Two or three characters left carry one or two bytes (the high ones of the group they
+    // start); one carries none and is not base64.
+    if count == 1 {
+        return None;
     }
+    let tail = usize::from(count.saturating_sub(1));
+    let group = (bits << (6 * (4 - u32::from(count)))).to_be_bytes();
+    chunk[filled..filled + tail].copy_from_slice(&group[1..=tail]);
+    filled += tail;
     sink(&chunk[..filled]);
     Some(total + filled as u64)
 }

@@ -35,7 +35,8 @@ pub fn shortest(value: f64) -> String {
     // `printed` is `digits[.digits][e[+-]exponent]`: read its significant digits and where the
     // decimal point falls among them, whatever notation zmij chose.
     let (mantissa, exponent) = match printed.split_once('e') {
-        Some((mantissa, exponent)) => (mantissa, parse_exponent(exponent)),
+        // zmij's `e` notation: `+21`, `-7`.
+        Some((mantissa, exponent)) => (mantissa, exponent.parse().unwrap_or(0)),
         None => (printed, 0),
     };
     let mut digits = String::with_capacity(mantissa.len());
@@ -86,15 +87,7 @@ pub fn fixed6(value: f64) -> String {
         Ok(sign) => sign,
         Err(special) => return special,
     };
-    // |value| = mantissa * 2^exponent exactly.
-    let bits = value.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    let fraction_bits = bits & ((1 << 52) - 1);
-    let (mantissa, exponent) = if biased == 0 {
-        (fraction_bits, -1074)
-    } else {
-        (fraction_bits | (1 << 52), biased - 1075)
-    };
+    let (mantissa, exponent) = exact(value);
     if exponent >= 0 {
         // An integer (at least 2^52 unless the mantissa is 0): every digit, then the zeros.
         push_integer(&mut text, mantissa, exponent as u32);
@@ -147,18 +140,11 @@ fn is_tie_above(value: f64, digits: &str, exponent: i64) -> bool {
     };
     let halfway = 2 * digits + 1;
     // value = mantissa * 2^power, mantissa odd.
-    let bits = value.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i64;
-    let fraction_bits = bits & ((1 << 52) - 1);
-    let (mut mantissa, mut power) = if biased == 0 {
-        (fraction_bits, -1074)
-    } else {
-        (fraction_bits | (1 << 52), biased - 1075)
-    };
+    let (mut mantissa, power) = exact(value);
     if mantissa == 0 {
         return false;
     }
-    power += i64::from(mantissa.trailing_zeros());
+    let power = i64::from(power) + i64::from(mantissa.trailing_zeros());
     mantissa >>= mantissa.trailing_zeros();
     // mantissa * 2^(power + 1) == halfway * 5^exponent * 2^exponent, both odd parts compared.
     if power + 1 != exponent {
@@ -200,18 +186,16 @@ fn round_up(digits: &mut String, point: &mut i64) {
     *digits = bytes.into_iter().map(char::from).collect();
 }
 
-/// The exponent of zmij's `e` notation (`+21`, `-7`).
-fn parse_exponent(text: &str) -> i64 {
-    let (negative, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let magnitude = digits
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .fold(0i64, |sum, digit| sum * 10 + i64::from(digit - b'0'));
-    if negative { -magnitude } else { magnitude }
+/// `|value|` as `mantissa * 2^exponent`, exactly.
+fn exact(value: f64) -> (u64, i32) {
+    let bits = value.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction_bits = bits & ((1 << 52) - 1);
+    if biased == 0 {
+        (fraction_bits, -1074)
+    } else {
+        (fraction_bits | (1 << 52), biased - 1075)
+    }
 }
 
 fn push_zeros(text: &mut String, count: u64) {

@@ -1,16 +1,9 @@
-//! The edge-proxy path: a provider request body (JSON string) in, the same body with its
-//! message list compacted, every other byte unchanged. The list is found by the registered
-//! formats' list keys (`formats::registry`): `messages` (OpenAI Chat Completions, Anthropic,
-//! the AI SDK), `input` (the Responses API; `instructions` stays outside it) or `contents`
-//! (Gemini; `systemInstruction` stays outside it).
+//! The edge-proxy path (see [`super`]), every byte outside the message list unchanged. The list
+//! is found by the registered formats' list keys (`formats::registry`): `messages` (OpenAI Chat
+//! Completions, Anthropic, the AI SDK), `input` (the Responses API; `instructions` stays outside
+//! it) or `contents` (Gemini; `systemInstruction` stays outside it).
 //!
-//! One pass of serde_json (`scan`) checks the body as JSON (serde_json names the fault when it
-//! does not pass) and finds the byte span of the message list and of each of its elements
-//! ([`super::layout`]), so the output can be spliced into the original string
-//! ([`super::splice`]). A body up to [`READ_FROM_COPY_MAX_BYTES`] has its messages parsed in
-//! that pass (`scan::scan_parsing`); a larger one has each parsed on its own.
-//!
-//! `compact` is the one implementation of the path, for any `source::BodySource`: the native
+//! [`compact`] is the one implementation of the path, for any `source::BodySource`: the native
 //! [`compact_request_body`] runs it on a `&str`, the JS binding on the caller's `JsString`.
 
 use super::format::format_for;
@@ -52,8 +45,7 @@ pub async fn compact_request_body(
         cost_per_1k_tokens,
         state: None,
     };
-    let (body, result, _) = compact(body, &request, options).await?;
-    Ok((body, result))
+    compact_request_body_in_loop(body, &request, options).await
 }
 
 /// [`compact_request_body`] as one call of a loop (docs/design.md §11): `state` is the previous call's
@@ -97,13 +89,9 @@ pub async fn compact<S: BodySource>(
     let span = &layout.span;
     let mut messages = match values {
         Some(values) if values.len() == span.elements.len() => values,
-        _ => {
-            let mut messages = Vec::with_capacity(span.elements.len());
-            for index in 0..span.elements.len() {
-                messages.push(parse_message(&source.message(span, index))?);
-            }
-            messages
-        }
+        _ => (0..span.elements.len())
+            .map(|index| parse_message(&source.message(span, index)))
+            .collect::<Result<_>>()?,
     };
     if layout.string_list {
         messages = messages.into_iter().map(one_user_message).collect();

@@ -59,8 +59,10 @@ mod tests {
     fn format_of(fields: &str, key: &str, messages: &[Value]) -> Result<Format> {
         let list = serde_json::to_string(messages).expect("serialises");
         let body = format!("{{{fields}\"{key}\":{list}}}");
-        let laid_out = super::super::layout::layout(&body, &crate::api::limits::Limits::default())
-            .expect("valid");
+        let laid_out =
+            super::super::layout::layout_with(&body, &crate::api::limits::Limits::default(), false)
+                .expect("valid")
+                .0;
         format_for(&laid_out, messages)
     }
 

@@ -26,13 +26,9 @@ pub(crate) struct BodyLayout {
 }
 
 /// Checks `body` against the limits and as JSON and finds its messages (one pass,
-/// [`scan`]): the errors of reading it whole, in the same order, with serde_json's words.
-pub(crate) fn layout(body: &str, limits: &crate::api::limits::Limits) -> Result<BodyLayout> {
-    Ok(layout_with(body, limits, false)?.0)
-}
-
-/// [`layout`], and with `parse` the messages read as values on the way when serde_json reads
-/// them all ([`scan::scan_parsing`]; a plain string list's are not).
+/// [`scan::scan`]): the errors of reading it whole, in the same order, with serde_json's words.
+/// With `parse`, the messages are read as values on the way when serde_json reads them all (a
+/// plain string list's are not).
 pub(crate) fn layout_with(
     body: &str,
     limits: &crate::api::limits::Limits,
@@ -41,12 +37,7 @@ pub(crate) fn layout_with(
     // Refuse an oversized body before parsing it (the engine checks `messages` again, as JSON).
     limits.validate().map_err(|e| e.under("policy"))?;
     limits.check_text("body", body)?;
-    let scanned = if parse {
-        scan::scan_parsing(body)
-    } else {
-        scan::scan(body)
-    };
-    let top = scanned.ok_or_else(|| refusal(body))?;
+    let top = scan::scan(body, parse).ok_or_else(|| refusal(body))?;
     let (Some((array, mut elements)), Some(list_key)) = (top.messages, top.list_key) else {
         return Err(CompactionError::type_error(
             "body.messages",
@@ -94,7 +85,7 @@ fn refusal(body: &str) -> CompactionError {
     }
 }
 
-/// One message's JSON text (an element of a body [`layout`] accepted) as a value.
+/// One message's JSON text (an element of a body [`layout_with`] accepted) as a value.
 pub(crate) fn parse_message(text: &str) -> Result<Value> {
     serde_json::from_str(text).map_err(|_| scanner_disagrees())
 }
@@ -127,6 +118,10 @@ fn type_at(byte: Option<u8>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn layout(body: &str, limits: &crate::api::limits::Limits) -> Result<BodyLayout> {
+        Ok(layout_with(body, limits, false)?.0)
+    }
 
     fn error_of(body: &str) -> String {
         layout(body, &crate::api::limits::Limits::default())

@@ -5,7 +5,7 @@
 //! numbers and key order: the whole body then comes back byte for byte), and JSON-equal to it
 //! otherwise (a pretty-printed list's whitespace was not kept).
 
-use super::layout::{layout, parse_message};
+use super::layout::{layout_with, parse_message};
 use crate::api::result::{ArchiveEntry, ContextData};
 use crate::config::PolicyConfig;
 use crate::error::{CompactionError, Result};
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// `body` (a compacted request body) with `archive` undone.
 pub fn restore_body(body: &str, archive: &[ArchiveEntry]) -> Result<String> {
-    let laid_out = layout(body, &PolicyConfig::default().limits())?;
+    let (laid_out, _) = layout_with(body, &PolicyConfig::default().limits(), false)?;
     // Nothing to undo (a plain-string list never has anything to undo): the body as it is.
     if archive.is_empty() || laid_out.string_list {
         return Ok(body.to_string());

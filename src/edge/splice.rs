@@ -74,8 +74,10 @@ mod tests {
 
     /// The message list of `body` as laid out, and as serde_json reads it.
     fn laid_out(body: &str) -> (MessagesSpan, Vec<Value>) {
-        let layout = super::super::layout::layout(body, &crate::api::limits::Limits::default())
-            .expect("valid");
+        let layout =
+            super::super::layout::layout_with(body, &crate::api::limits::Limits::default(), false)
+                .expect("valid")
+                .0;
         let Ok(Value::Object(mut top)) = serde_json::from_str::<Value>(body) else {
             panic!("an object");
         };

@@ -511,7 +511,8 @@ fn finish(
 /// A reproducible correlation id: derived from session, turn, tier and content, so the same
 /// event gets the same id and different events (almost surely) different ones. Texts of more
 /// than [`crate::transcript::fingerprint::MIN_CHARS`] code points enter by their length and ends
-/// (see [`crate::transcript::fingerprint::fingerprint`]), so hashing does not read them whole.
+/// (see [`crate::transcript::fingerprint::fingerprint_counted`]), so hashing does not read
+/// them whole.
 pub fn derive_correlation_id(
     session_id: &str,
     turn: u64,

@@ -53,13 +53,6 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// Whether the repair merges messages (rather than removes something).
-    pub fn is_merge(&self) -> bool {
-        matches!(self.kind, FaultKind::SameRole { .. })
-    }
-}
-
-impl Fault {
     /// What the fault is in: `the tool result at messages[3] (id "c1")`, `messages[0..2]`.
     pub fn subject(&self) -> String {
         let at = self.message;

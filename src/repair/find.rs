@@ -9,15 +9,10 @@ use super::{order, pairs};
 use crate::formats::registry;
 use crate::transcript::{BlockKind, Format, Transcript};
 
-/// What in `transcript` breaks its format's rules. Flat text has no tool ids and no roles:
-/// nothing in it is ever broken.
-pub fn find(transcript: &Transcript) -> Findings {
-    find_with(transcript, false)
-}
-
-/// [`find`] for a list that continues a conversation the provider stores (`server_history`: a
-/// Responses request with `previous_response_id` or `conversation`), where a tool result whose
-/// call is not in the list answers a stored call and is not an orphan.
+/// What in `transcript` breaks its format's rules (flat text has no tool ids and no roles:
+/// nothing in it is ever broken). With `server_history` the list continues a conversation the
+/// provider stores (a Responses request with `previous_response_id` or `conversation`): a tool
+/// result whose call is not in the list answers a stored call and is not an orphan.
 pub fn find_with(transcript: &Transcript, server_history: bool) -> Findings {
     let mut findings = Findings::new(transcript);
     if transcript.format == Format::Text {
@@ -68,11 +63,7 @@ fn remove_emptied(transcript: &Transcript, findings: &mut Findings) {
         }
         findings.remove_message(index);
         if !left.is_empty() {
-            findings.faults.push(Fault {
-                kind: FaultKind::LeftEmpty,
-                message: index,
-                id: None,
-            });
+            findings.fault(FaultKind::LeftEmpty, index);
         }
     }
 }
@@ -94,11 +85,7 @@ fn remove_left_behind(transcript: &Transcript, findings: &mut Findings) {
             && !findings.removed[index]
         {
             findings.remove_message(index);
-            findings.faults.push(Fault {
-                kind: FaultKind::LeftBehind,
-                message: index,
-                id: None,
-            });
+            findings.fault(FaultKind::LeftBehind, index);
         }
     }
 }
@@ -108,6 +95,10 @@ mod tests {
     use super::*;
     use crate::formats::read_messages;
     use serde_json::{Value, json};
+
+    fn find(transcript: &Transcript) -> Findings {
+        find_with(transcript, false)
+    }
 
     fn list(value: Value) -> Vec<Value> {
         value.as_array().cloned().unwrap_or_default()

@@ -73,6 +73,15 @@ impl Findings {
         });
     }
 
+    /// Records a fault of `kind` at message `message` that names no tool id.
+    pub(crate) fn fault(&mut self, kind: FaultKind, message: usize) {
+        self.faults.push(Fault {
+            kind,
+            message,
+            id: None,
+        });
+    }
+
     /// Removes message `message` whole (without a fault of its own).
     pub(crate) fn remove_message(&mut self, message: usize) {
         if let Some(flag) = self.removed.get_mut(message) {

@@ -6,7 +6,7 @@
 //! merged into one message. Each repair is one line of `warnings`; `restore` undoes them like
 //! any other plan. Valid input is not touched: no plan, no archive entry, no warning.
 //!
-//! [`find`] says what is broken (a pure function of the transcript); [`plan`] turns that into
+//! [`find_with`] says what is broken (a pure function of the transcript); [`plan`] turns that into
 //! one plan of edits that the format's adapter applies the usual way.
 
 pub mod fault;
@@ -17,7 +17,7 @@ mod pairs;
 pub mod plan;
 
 pub use fault::{Fault, FaultKind};
-pub use find::{find, find_with};
+pub use find::find_with;
 pub use findings::Findings;
 
 use crate::error::Result;

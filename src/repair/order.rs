@@ -2,7 +2,7 @@
 //! ([`crate::formats::alternation`]): messages before the first user message are removed, runs
 //! of one role among the rest are merged.
 
-use super::fault::{Fault, FaultKind};
+use super::fault::FaultKind;
 use super::findings::Findings;
 use crate::formats::alternation::{same_side_runs, side};
 use crate::transcript::Transcript;
@@ -29,11 +29,7 @@ pub(crate) fn remove_before_first_user(transcript: &Transcript, findings: &mut F
     for index in first..words {
         findings.remove_message(index);
     }
-    findings.faults.push(Fault {
-        kind: FaultKind::BeforeFirstUser { end: words },
-        message: first,
-        id: None,
-    });
+    findings.fault(FaultKind::BeforeFirstUser { end: words }, first);
 }
 
 /// Records each run of two or more standing messages of one role as a merge.
@@ -48,11 +44,7 @@ pub(crate) fn merge_runs(transcript: &Transcript, findings: &mut Findings) {
             .messages
             .get(run.start)
             .map_or("user", |message| side(message.role));
-        findings.faults.push(Fault {
-            kind: FaultKind::SameRole { end: run.end, role },
-            message: run.start,
-            id: None,
-        });
+        findings.fault(FaultKind::SameRole { end: run.end, role }, run.start);
         findings.merges.push(run);
     }
 }

@@ -42,7 +42,8 @@ pub fn plan(transcript: &Transcript, findings: &Findings) -> Plan {
         }
         index += 1;
     }
-    let merged = findings.faults.iter().filter(|f| f.is_merge()).count();
+    // Each merge is one fault (`SameRole`); every other fault is a removal.
+    let merged = findings.merges.len();
     let removed = findings.faults.len() - merged;
     Plan {
         edits,

@@ -2,19 +2,15 @@
 //! one by its length and its ends, so that hashing a context does not read megabytes of tool
 //! output (the ids of the seed's outputs are these, and stay so).
 
-/// Texts of more code points than this are known by their length and ends ([`fingerprint`]).
+/// Texts of more code points than this are known by their length and ends.
 pub const MIN_CHARS: usize = 1024;
 
-/// Code points of each end that enter a long text's fingerprint (see [`fingerprint`]).
+/// Code points of each end that enter a long text's fingerprint.
 pub(crate) const FINGERPRINT_CHARS: usize = 32;
 
-/// What of a text the correlation id covers: a short text whole; a text of more than
-/// [`MIN_CHARS`] code points by its length and its first and last few characters.
-pub fn fingerprint(text: &str) -> Fingerprint<'_> {
-    fingerprint_counted(text, || crate::base::bytes::count_chars(text))
-}
-
-/// [`fingerprint`], with `chars` counting the code points of `text` (a block's count, made once).
+/// What of `text` the correlation id covers: a short text whole; a text of more than
+/// [`MIN_CHARS`] code points by its length and its first and last few characters. `chars`
+/// counts the code points of `text` (a block's count, made once).
 pub(crate) fn fingerprint_counted(text: &str, chars: impl FnOnce() -> usize) -> Fingerprint<'_> {
     // Most texts are short: their byte length settles it. A long one is counted once, eight
     // bytes at a time (reading its first code points one by one to know it long cost as much).
@@ -32,7 +28,7 @@ pub(crate) fn fingerprint_counted(text: &str, chars: impl FnOnce() -> usize) -> 
     }
 }
 
-/// See [`fingerprint`].
+/// See [`fingerprint_counted`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fingerprint<'t> {
     /// A short text, whole.
@@ -88,6 +84,10 @@ fn is_continuation(byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fingerprint(text: &str) -> Fingerprint<'_> {
+        fingerprint_counted(text, || crate::base::bytes::count_chars(text))
+    }
 
     #[test]
     fn ends_are_whole_code_points() {

@@ -78,12 +78,6 @@ pub fn media_placeholder(media_type: &str, bytes: usize, sha256_hex: &str) -> St
     format!("[media removed: {media_type}, {bytes} bytes, sha256:{sha256_hex}]")
 }
 
-/// The heading of a run summary: the marker and how many tokens of original context it stands
-/// for (the loop guard reads it back: the library stores nothing between calls).
-pub fn run_summary_heading(covered_tokens: u64) -> String {
-    summary_heading(RUN_SUMMARY, covered_tokens)
-}
-
 /// The heading of an `auto` summary under `marker` ([`RUN_SUMMARY`] or
 /// [`CONVERSATION_SUMMARY`]) covering `covered_tokens` tokens of original context.
 pub fn summary_heading(marker: &str, covered_tokens: u64) -> String {
@@ -116,20 +110,6 @@ pub fn is_library_text(text: &str) -> bool {
         FOLDED,
         SESSION_SUMMARY,
         ROLE_BRIDGE,
-    ]
-    .iter()
-    .any(|marker| text.starts_with(marker))
-}
-
-/// Whether `text` is a summary (not a stale-block marker): the loop guard looks for these.
-pub fn is_summary_text(text: &str) -> bool {
-    let text = text.trim_start();
-    [
-        RUN_SUMMARY,
-        RUN_DIGEST,
-        CONVERSATION_SUMMARY,
-        CONVERSATION_DIGEST,
-        SESSION_SUMMARY,
     ]
     .iter()
     .any(|marker| text.starts_with(marker))

@@ -167,10 +167,7 @@ impl<'a> Block<'a> {
 
     /// The text has a CRLF line end.
     pub fn has_crlf(&self) -> bool {
-        if self.binary.is_some() {
-            return false;
-        }
-        has_crlf(&self.text)
+        self.binary.is_none() && has_crlf(&self.text)
     }
 
     /// What of the text a correlation id covers.

@@ -17,22 +17,17 @@ pub struct PairKey<'t> {
     pub use_index: u32,
 }
 
-/// Room for the tool ids of `transcript` in a table: one per message (about as many as a
-/// conversation has calls and results; counting them cost as much as the growth it saves).
+/// An empty map with room for the tool ids of `transcript`: one per message (about as many as
+/// a conversation has calls and results; counting them cost as much as the growth it saves).
 /// Tables grown one insert at a time rehashed about a dozen times each on a 3,275-message
 /// conversation (`reserve_rehash`, about 1.7 % of a body call).
-fn id_room(transcript: &Transcript) -> usize {
-    transcript.messages.len()
-}
-
-/// An empty map with room for the tool ids of `transcript` ([`id_room`]).
 pub(crate) fn id_table<K, V>(transcript: &Transcript) -> FastMap<K, V> {
-    FastMap::with_capacity_and_hasher(id_room(transcript), Default::default())
+    FastMap::with_capacity_and_hasher(transcript.messages.len(), Default::default())
 }
 
-/// An empty set with room for the tool ids of `transcript` ([`id_room`]).
+/// An empty set with room for the tool ids of `transcript` (see [`id_table`]).
 pub(crate) fn id_set<T>(transcript: &Transcript) -> FastSet<T> {
-    FastSet::with_capacity_and_hasher(id_room(transcript), Default::default())
+    FastSet::with_capacity_and_hasher(transcript.messages.len(), Default::default())
 }
 
 /// The pair key of every block (`None` for blocks without a tool id), message by message.
@@ -90,7 +85,7 @@ impl<'t> PairKeyer<'t> {
 /// format carries one, else its call's (most formats name the tool only on the call).
 pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>>> {
     let keys = pair_keys(transcript);
-    let call_names = call_names(transcript, &keys);
+    let pairs = pairs(transcript, &keys);
     transcript
         .messages
         .iter()
@@ -105,26 +100,12 @@ pub fn tool_names<'t>(transcript: &'t Transcript<'_>) -> Vec<Vec<Option<&'t str>
                     BlockKind::ToolResult {
                         name: Some(name), ..
                     } => Some(name.as_str()),
-                    BlockKind::ToolResult { .. } => {
-                        key.and_then(|key| call_names.get(&key).copied())
-                    }
+                    BlockKind::ToolResult { .. } => key.and_then(|key| pairs.get(&key)?.name),
                     _ => None,
                 })
                 .collect()
         })
         .collect()
-}
-
-/// Message indices where each pair key of `keys` (from [`pair_keys`]) occurs.
-fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Vec<usize>> {
-    let mut map: FastMap<PairKey, Vec<usize>> =
-        FastMap::with_capacity_and_hasher(keys.len(), Default::default());
-    for (index, message_keys) in keys.iter().enumerate() {
-        for key in message_keys.iter().flatten() {
-            map.entry(*key).or_default().push(index);
-        }
-    }
-    map
 }
 
 /// Maximal contiguous ranges of `candidates` that are closed under pairing: every tool id that
@@ -134,8 +115,7 @@ fn occurrences<'t>(keys: &[Vec<Option<PairKey<'t>>>]) -> FastMap<PairKey<'t>, Ve
 /// a message bound to the next one ([`super::Message::bound_to_next`]) from it.
 pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<usize>> {
     let keys = pair_keys(transcript);
-    let map = occurrences(&keys);
-    let called = call_names(transcript, &keys);
+    let pairs = pairs(transcript, &keys);
     let bound = |index: usize| {
         transcript
             .messages
@@ -149,10 +129,9 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
         for range in &ranges {
             for index in range.clone() {
                 let escapes = keys[index].iter().flatten().any(|key| {
-                    !called.contains_key(key)
-                        || map
-                            .get(key)
-                            .is_some_and(|at| at.iter().any(|i| !range.contains(i)))
+                    pairs.get(key).is_none_or(|pair| {
+                        pair.name.is_none() || pair.first < range.start || pair.last >= range.end
+                    })
                 });
                 // The range's first message may not be the follower of a bound one outside it,
                 // nor its last a bound one whose follower is outside.
@@ -170,42 +149,50 @@ pub fn closed_ranges(transcript: &Transcript, candidates: &[bool]) -> Vec<Range<
     }
 }
 
-/// The pair keys that some tool call has, with the tool each calls. One map serves both
-/// questions (which keys are called, by what name): a set of keys beside it was a second copy
-/// of the hash table's code in the wasm.
-fn call_names<'t>(
+/// Where a pair key occurs: its first and last message, and the tool its call names (`None`
+/// when no call has the key: a result answering a call the provider stores).
+struct Pair<'t> {
+    first: usize,
+    last: usize,
+    name: Option<&'t str>,
+}
+
+/// The [`Pair`] of every key of `keys`. One map serves every question (which keys are called, by
+/// what name, where): a set of keys beside it was a second copy of the hash table's code in the
+/// wasm.
+fn pairs<'t>(
     transcript: &'t Transcript,
     keys: &[Vec<Option<PairKey<'t>>>],
-) -> FastMap<PairKey<'t>, &'t str> {
-    let mut called = id_table(transcript);
-    for (message, message_keys) in transcript.messages.iter().zip(keys) {
+) -> FastMap<PairKey<'t>, Pair<'t>> {
+    let mut pairs: FastMap<PairKey, Pair> = id_table(transcript);
+    for (index, (message, message_keys)) in transcript.messages.iter().zip(keys).enumerate() {
         for (block, key) in message.blocks.iter().zip(message_keys) {
-            if let (BlockKind::ToolCall { name, .. }, Some(key)) = (&block.kind, key) {
-                called.insert(*key, &**name);
+            let Some(key) = key else { continue };
+            let pair = pairs.entry(*key).or_insert(Pair {
+                first: index,
+                last: index,
+                name: None,
+            });
+            pair.last = index;
+            if let BlockKind::ToolCall { name, .. } = &block.kind {
+                pair.name = Some(name);
             }
         }
     }
-    called
+    pairs
 }
 
 /// Contiguous runs of `true`.
 pub fn ranges_of(flags: &[bool]) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
-    let mut start = None;
-    for (index, flag) in flags.iter().enumerate() {
-        match (flag, start) {
-            (true, None) => start = Some(index),
-            (false, Some(s)) => {
-                ranges.push(s..index);
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        ranges.push(s..flags.len());
-    }
-    ranges
+    let mut start = 0;
+    flags
+        .chunk_by(|a, b| a == b)
+        .filter_map(|run| {
+            let range = start..start + run.len();
+            start = range.end;
+            (run.first() == Some(&true)).then_some(range)
+        })
+        .collect()
 }
 
 /// A message that holds only tool results (an OpenAI / AI SDK `tool` message, or an Anthropic
@@ -221,11 +208,13 @@ pub fn is_result_carrier(message: &Message) -> bool {
 
 /// Tool ids with both a call and a result in the transcript, sorted.
 pub fn paired_ids(transcript: &Transcript) -> Vec<String> {
-    let ids: Vec<String> = paired_set(transcript)
+    // The checks' (tests, fuzz): the standard sort is not in the wasm for it.
+    let mut ids: Vec<String> = paired_set(transcript)
         .into_iter()
         .map(str::to_string)
         .collect();
-    crate::base::sort::sorted_by(ids, &|a: &String, b: &String| a < b)
+    ids.sort_unstable();
+    ids
 }
 
 /// Tool ids with both a call and a result in the transcript, in the order of their calls;

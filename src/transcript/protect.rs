@@ -57,27 +57,21 @@ impl Protection {
         let task = transcript.task_index();
         let newest_words = transcript.latest_turn_start();
         let excluded = excluded_blocks(transcript, excluded_tools);
-        let whole: Vec<bool> = transcript
+        let (whole, protected) = transcript
             .messages
             .iter()
             .enumerate()
             .map(|(index, message)| {
-                message.is_system()
+                let whole = message.is_system()
                     || index >= tail_start
-                    || excluded[index].iter().any(|&excluded| excluded)
-            })
-            .collect();
-        let protected = transcript
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(index, message)| {
-                whole[index]
+                    || excluded[index].iter().any(|&excluded| excluded);
+                let protected = whole
                     || Some(index) == task
                     || Some(index) == newest_words
-                    || (keep_all_user_words && message.has_user_words())
+                    || (keep_all_user_words && message.has_user_words());
+                (whole, protected)
             })
-            .collect();
+            .unzip();
         Self {
             protected,
             whole,

@@ -24,10 +24,8 @@ pub(super) fn read(body: &str, mode: Mode) -> Option<Top<'_>> {
     let mut top = Top::new(mode);
     let mut reader = serde_json::Deserializer::from_str(body);
     let item = Item {
-        body,
-        at,
-        elements: None,
         top: Some(&mut top),
+        ..Item::new(body, at)
     };
     item.deserialize(&mut reader).ok()??;
     reader.end().ok()?;

@@ -3,24 +3,18 @@
 //! `input`, Gemini's `contents`) and each element are, which Anthropic-only field it has,
 //! whether it continues a conversation the provider stores.
 //!
-//! serde_json checks the text; the pass knows where it is from `RawValue`s (the `raw_value`
-//! feature), whose places in the body are their spans ([`item`]): every key is one, a container
-//! is read through (so serde_json counts its depth: it stops at 128 levels, but not inside what
-//! it skips), anything else is skipped as one. A body read from its text has its list's
-//! elements read as values in the same pass ([`objects`]). A body is accepted exactly when
-//! serde_json reads it as an object within its depth, every value checked as it checks what it
-//! skips (not whether a number fits an `f64` or a `\u` escape is a whole character); anything
-//! else gives `None`, and serde_json then reads the body to name the fault in its own words
-//! (`edge::layout`).
+//! serde_json checks the text; the pass knows where it is from `RawValue` spans ([`item`]); a
+//! body read from its text has its list's elements read as values in the same pass
+//! ([`objects`]). A body is accepted exactly when serde_json reads it as an object within its
+//! depth, every value checked as it checks what it skips (not whether a number fits an `f64` or
+//! a `\u` escape is a whole character); anything else gives `None`, and serde_json then reads
+//! the body to name the fault in its own words (`edge::layout`).
 //!
-//! It replaced a hand-written checker of serde_json's grammar (issue 30; 2 December 2026, side
-//! by side in one process, `bench/builds.mjs`, wasm): the long-run section's body calls within
-//! noise (geometric means 0.99-1.01x in three runs, A/A runs 0.98-1.00x); a 10 MB body read
-//! without values ([`scan`]) 0.99-1.07x in five runs, median 1.02x (A/A 0.96-1.00x; a little
-//! slower, as every key and leaf goes through serde_json's `RawValue` path: the layout is 16 %
-//! longer natively); the module 161 B smaller, 218 B gzipped (`RawValue` brings serde_json's error formatting, 3.4 KB
-//! before wasm-opt; the checker was more). Each element as one `RawValue`, its depth counted over
-//! its text after, was 1.12x on that body (a second walk of its bytes).
+//! It replaced a hand-written checker of serde_json's grammar (issue 30, `bench/builds.mjs`,
+//! wasm): body calls within noise, a 10 MB body's layout a median 1.02x (every key and leaf
+//! goes through serde_json's `RawValue` path), the module 218 B smaller gzipped. Each element
+//! as one `RawValue`, its depth counted over its text after, was 1.12x on that body (a second
+//! walk of its bytes).
 
 #[macro_use]
 mod objects;
@@ -38,10 +32,6 @@ const ANTHROPIC_FIELDS: [&str; 2] = ["system", "anthropic_version"];
 /// Top-level fields (not `null`) of a Responses request whose conversation the provider stores.
 const SERVER_HISTORY_FIELDS: [&str; 2] = ["previous_response_id", "conversation"];
 
-/// The deepest nesting serde_json reads (it stops at 128), the top-level object being level 1.
-#[cfg(test)]
-const MAX_DEPTH: usize = 127;
-
 /// What one pass over a valid body found.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Scan {
@@ -55,27 +45,18 @@ pub(crate) struct Scan {
     pub server_history: bool,
     /// The first Anthropic-only field present.
     pub anthropic_field: Option<&'static str>,
-    /// The list's elements as values, when the pass was asked to parse them ([`scan_parsing`])
+    /// The list's elements as values, when the pass was asked to parse them ([`scan`])
     /// and read them: each an object whose first key is plain text, read by serde_json (else
     /// the caller parses each from its span).
     pub values: Option<Vec<Value>>,
 }
 
 /// Scans `body`, a JSON object; `None` when it is anything else, or not JSON, or nested deeper
-/// than serde_json reads (127 levels).
-pub(crate) fn scan(body: &str) -> Option<Scan> {
-    scan_with(body, false)
-}
-
-/// [`scan`], parsing the list's elements as it passes them (a body read from its text):
-/// serde_json checks each element as it reads it, so the pass does not check it first. (Parsing
-/// them after the pass went over each element's bytes twice: the pass was a third as long as the
-/// parse.)
-pub(crate) fn scan_parsing(body: &str) -> Option<Scan> {
-    scan_with(body, true)
-}
-
-fn scan_with(body: &str, parse: bool) -> Option<Scan> {
+/// than serde_json reads (127 levels). With `parse` (a body read from its text), the list's
+/// elements are parsed as the pass meets them: serde_json checks each as it reads it, so the
+/// pass does not check it first. (Parsing them after the pass went over each element's bytes
+/// twice: the pass was a third as long as the parse.)
+pub(crate) fn scan(body: &str, parse: bool) -> Option<Scan> {
     let mode = if parse { Mode::Parse } else { Mode::Spans };
     // A list the pass did not read as values, or a value serde_json checks but does not read (a
     // lone surrogate escape, a number too large): read again, each element as text.
@@ -167,6 +148,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value;
+
+    /// The deepest nesting serde_json reads (it stops at 128), the top-level object being level 1.
+    const MAX_DEPTH: usize = 127;
+
+    fn scan(body: &str) -> Option<Scan> {
+        super::scan(body, false)
+    }
+
+    fn scan_parsing(body: &str) -> Option<Scan> {
+        super::scan(body, true)
+    }
 
     /// serde_json's verdict on `text` as JSON, nesting limit aside.
     fn serde_accepts(text: &str) -> bool {

@@ -45,6 +45,22 @@ macro_rules! scalars_give {
     };
 }
 
+/// A seed that is its own visitor, read with `deserialize_any` (see [`scalars_give`]).
+macro_rules! seed_by_any {
+    ($seed:ty) => {
+        impl<'de> DeserializeSeed<'de> for $seed {
+            type Value = <Self as Visitor<'de>>::Value;
+
+            fn deserialize<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
+                deserializer.deserialize_any(self)
+            }
+        }
+    };
+}
+
 /// A list's elements as values and their first keys, when each is an object whose first key
 /// has no escapes; `None` otherwise, the list left where the first other element starts (the
 /// caller reads the body again, each element as text).
@@ -53,13 +69,7 @@ pub(super) type Read<'de> = Option<(Vec<Value>, Vec<&'de str>)>;
 /// A list that is an array, read as [`Read`] says.
 pub(super) struct Objects;
 
-impl<'de> DeserializeSeed<'de> for Objects {
-    type Value = Read<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_by_any!(Objects);
 
 impl<'de> Visitor<'de> for Objects {
     type Value = Read<'de>;
@@ -115,13 +125,7 @@ pub(super) fn spans(text: &str, first_keys: &[&str], close: usize) -> Option<Vec
 /// `None` for anything else (left unread: serde_json then refuses what follows).
 struct Object;
 
-impl<'de> DeserializeSeed<'de> for Object {
-    type Value = Option<(Value, &'de str)>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_by_any!(Object);
 
 impl<'de> Visitor<'de> for Object {
     type Value = Option<(Value, &'de str)>;
@@ -155,13 +159,7 @@ impl<'de> Visitor<'de> for Object {
 /// into a buffer of its own).
 struct BorrowedKey;
 
-impl<'de> DeserializeSeed<'de> for BorrowedKey {
-    type Value = Option<&'de str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_by_any!(BorrowedKey);
 
 impl<'de> Visitor<'de> for BorrowedKey {
     type Value = Option<&'de str>;

@@ -57,9 +57,8 @@ pub(super) struct Top<'de> {
 
 impl<'de> Top<'de> {
     pub fn new(mode: Mode) -> Self {
-        let keys: Vec<&'static str> = registry::list_keys().collect();
         Self {
-            keys,
+            keys: registry::list_keys().collect(),
             mode,
             list: None,
             anthropic: [false; ANTHROPIC_FIELDS.len()],
@@ -98,15 +97,8 @@ impl<'de> Top<'de> {
 
     /// Whether the message list was not read through.
     pub fn again(&self) -> bool {
-        matches!(
-            self.list,
-            Some((
-                _,
-                Entry {
-                    list: List::Again,
-                    ..
-                }
-            ))
-        )
+        self.list
+            .as_ref()
+            .is_some_and(|(_, entry)| matches!(entry.list, List::Again))
     }
 }

@@ -39,7 +39,7 @@ pub fn transcript(transcript: &Transcript, text: Option<&str>) -> Value {
             "misplaced_results".into(),
             json!(pairing::misplaced_results(transcript)),
         );
-        let faults: Vec<String> = tiered_compaction::repair::find(transcript)
+        let faults: Vec<String> = tiered_compaction::repair::find_with(transcript, false)
             .faults
             .iter()
             .map(ToString::to_string)
