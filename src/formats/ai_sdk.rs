@@ -9,8 +9,8 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, expected, lookup, message_path, object_at, optional_str, required,
-    required_str, role_of, text_or_json,
+    Path, compact_json, expected, lookup, object_at, optional_str, required, required_str, role_of,
+    text_or_json,
 };
 use super::evidence::{Field, Seen};
 use super::part_writer::PartWriter;
@@ -72,7 +72,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of an AI SDK list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     // A tool message has no prose: its content is always an array of results.

@@ -13,8 +13,8 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Content, Path, compact_json, content_of, message_path, object_at, object_field, optional_str,
-    required_str, role_of,
+    Content, Path, compact_json, content_of, object_at, object_field, optional_str, required_str,
+    role_of,
 };
 use super::evidence::{Field, Seen};
 use super::part_writer::PartWriter;
@@ -63,7 +63,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of a Messages API list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     let blocks =

@@ -11,11 +11,6 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The field path of message `index` of the list at `list` (a format's list key): `messages[3]`.
-pub(crate) fn message_path(list: &'static str, index: usize) -> Path<'static> {
-    Path::Message(list, index)
-}
-
 /// Where a value sits in the caller's messages (`messages[3].content[1].output`), written out
 /// only when an error names it: formatting the path of every message and part up front was
 /// about 6 % of a structural call.
@@ -101,9 +96,12 @@ pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'
 /// Objects of at most this many fields are searched key by key ([`lookup`]).
 const SCANNED_FIELDS: usize = 8;
 
-/// The role a wire role name stands for, whichever format uses it: Gemini's `model` is the
-/// assistant's, its `function` (function responses) the tool's.
-fn wire_role(name: &str) -> Option<Role> {
+/// The role of a wire role `name` when the format has it (`names`, the format's wire role
+/// names): Gemini's `model` is the assistant's, its `function` (function responses) the tool's.
+pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
+    if !names.contains(&name) {
+        return None;
+    }
     Some(match name {
         "system" => Role::System,
         "developer" => Role::Developer,
@@ -112,11 +110,6 @@ fn wire_role(name: &str) -> Option<Role> {
         "tool" | "function" => Role::Tool,
         _ => return None,
     })
-}
-
-/// The role of a wire role `name` when the format has it (`names`, the format's wire role names).
-pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
-    names.contains(&name).then(|| wire_role(name)).flatten()
 }
 
 /// The message's role, one of the format's wire role `names`. The error lists them.
@@ -193,39 +186,6 @@ pub(crate) fn part_object_mut<'m>(
         .and_then(|content| content.get_mut(index))
         .and_then(Value::as_object_mut)
         .ok_or_else(|| missing_block(block))
-}
-
-/// Replaces `block`, media nested at `[index, inner]` (item `inner` of the list at `list` inside
-/// part `index` of `message.content`: a tool result's `content`, an output's `value`), by a text
-/// part.
-pub(crate) fn replace_nested(
-    message: &mut Value,
-    block: &Block,
-    list: &[&str],
-    text: &str,
-) -> Result<()> {
-    let [index, inner] = block.path[..] else {
-        return Err(missing_block(block));
-    };
-    let mut at = message.get_mut("content").and_then(|c| c.get_mut(index));
-    for key in list {
-        at = at.and_then(|value| value.get_mut(*key));
-    }
-    let item = at
-        .and_then(|list| list.get_mut(inner))
-        .ok_or_else(|| missing_block(block))?;
-    *item = text_part(item, text);
-    Ok(())
-}
-
-/// A content part as an object, with its `type`.
-pub(crate) fn part_of<'a>(
-    part: &'a Value,
-    path: &Path<'_>,
-) -> Result<(&'a Map<String, Value>, &'a str)> {
-    let object = object_at(part, path)?;
-    let part_type = required_str(object, path, "type")?;
-    Ok((object, part_type))
 }
 
 /// The required string field `field` of `object` at `path`.
@@ -349,18 +309,6 @@ pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str
         _ => return Err(missing_block(block)),
     }
     Ok(())
-}
-
-/// The string [`replace_plain_block`] overwrites without reading: a string content or a text
-/// part's `text` (a part that becomes a text part is read for its carried fields: none).
-pub(crate) fn plain_payload<'v>(message: &'v Value, block: &Block) -> Option<&'v Value> {
-    let content = message.get("content")?;
-    let payload = match block.path.as_slice() {
-        [] => content,
-        [index] if block.kind == BlockKind::Text => content.get(*index)?.get("text")?,
-        _ => return None,
-    };
-    payload.is_string().then_some(payload)
 }
 
 /// Where what [`replace_plain_block`] removes is: the string content, a text part's `text`, or

@@ -7,7 +7,7 @@
 //! Anthropic, the AI SDK and the Responses API and are read as OpenAI (the most common host
 //! format, and the reader that accepts the widest set of roles).
 
-use super::common::message_path;
+use super::common::Path;
 pub(crate) use super::evidence::{Field, Seen};
 use super::registry::{self, MessageFields};
 use crate::error::{CompactionError, Result};
@@ -45,7 +45,7 @@ impl Evidence<'_> {
 
     /// Field path of the evidence in the list `list_key`.
     fn path_in(&self, list_key: &'static str) -> String {
-        let message = message_path(list_key, self.message);
+        let message = Path::Message(list_key, self.message);
         match self.field {
             Field::Named(field) => message.field(field).to_string(),
             Field::PartType(part) => message.item("content", part).field("type").to_string(),
@@ -82,7 +82,7 @@ impl Evidence<'_> {
                 ": {} is {} but {} is {}",
                 self.what(),
                 format_name(self.format),
-                message_path(registry::adapter(first.format).list_key, first.message),
+                Path::Message(registry::adapter(first.format).list_key, first.message),
                 format_name(first.format)
             ),
         )

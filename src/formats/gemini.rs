@@ -24,10 +24,11 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, expected, input_value, message_path, missing_block, object, object_at,
-    object_field, optional_str, required, required_str, role_of,
+    Path, compact_json, expected, input_value, missing_block, object, object_at, object_field,
+    optional_str, required, required_str, role_of,
 };
 use super::evidence::{Field, Seen};
+use super::json::string_at;
 use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
 use crate::error::Result;
@@ -75,7 +76,7 @@ pub(crate) fn part_evidence<'v>(_part_type: &'v str, _part: &Value) -> Option<Se
 /// Reads content `index` of a Gemini list, validating what the model needs (its tool results'
 /// ids are set by [`link`], once the whole list is read).
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = match object.get("role") {
         None | Some(Value::Null) => Role::User,
@@ -305,91 +306,58 @@ fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<T
 /// the id (with its place among the turn's calls of that id when used again: `c1#1`), else the
 /// name and its place among the turn's id-less calls of that name (`read#0`).
 fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
+    let before = (calls.iter())
+        .filter(|call| call.wire.as_deref() == wire && (wire.is_some() || call.name == name))
+        .count();
     match wire {
-        Some(wire) => {
-            let again = calls
-                .iter()
-                .filter(|call| call.wire.as_deref() == Some(wire))
-                .count();
-            if again == 0 {
-                wire.to_string()
-            } else {
-                format!("{wire}#{again}")
-            }
-        }
-        None => {
-            let ordinal = calls
-                .iter()
-                .filter(|call| call.wire.is_none() && call.name == name)
-                .count();
-            format!("{name}#{ordinal}")
-        }
+        Some(wire) if before == 0 => wire.to_string(),
+        Some(wire) => format!("{wire}#{before}"),
+        None => format!("{name}#{before}"),
     }
 }
 
 /// Gives each function response of `message` (read from `value`) the key of the call of `calls`
-/// it answers, marking that call answered.
-fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
-    // Each response's block index, name and own id.
-    let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
-    for (at, block) in message.blocks.iter().enumerate() {
-        if let (
-            BlockKind::ToolResult {
-                name: Some(name), ..
-            },
-            [part],
-        ) = (&block.kind, block.path.as_slice())
-        {
-            let wire = part_field(value, *part, "functionResponse")
-                .and_then(wire_id)
-                .map(str::to_string);
-            results.push((at, name.clone(), wire));
-        }
-    }
-    let keys = response_keys(&results, calls);
-    for ((at, _, _), key) in results.iter().zip(keys) {
-        if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
-            (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
-        {
-            *id = Some(Cow::Owned(key));
-        }
-    }
-}
-
-/// The keys of `results` (block index, name, own id): first those whose id a call has, then
-/// the rest by name in order; one that answers none keeps its own id, or a key no call has
+/// it answers, marking that call answered: first the responses whose id a call has, then the
+/// rest by name in order. One that answers none keeps its own id, or a key no call has
 /// (`name (no call)`).
-fn response_keys(
-    results: &[(usize, String, Option<String>)],
-    calls: &mut [TurnCall],
-) -> Vec<Option<String>> {
-    let mut keys: Vec<Option<String>> = vec![None; results.len()];
-    for (slot, (_, _, wire)) in keys.iter_mut().zip(results) {
-        let Some(wire) = wire else { continue };
-        if let Some(call) = calls
-            .iter_mut()
-            .find(|call| !call.answered && call.wire.as_deref() == Some(wire.as_str()))
-        {
-            call.answered = true;
-            *slot = Some(call.key.clone());
-        }
-    }
-    for (slot, (_, name, wire)) in keys.iter_mut().zip(results) {
-        if slot.is_some() {
-            continue;
-        }
-        let found = calls.iter_mut().find(|call| {
-            !call.answered && call.name == *name && (wire.is_none() || call.wire.is_none())
-        });
-        *slot = Some(match found {
-            Some(call) => {
-                call.answered = true;
-                call.key.clone()
+fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
+    let mut keyed = vec![false; message.blocks.len()];
+    for by_id in [true, false] {
+        for (block, keyed) in message.blocks.iter_mut().zip(&mut keyed) {
+            let (
+                BlockKind::ToolResult {
+                    id,
+                    name: Some(name),
+                    ..
+                },
+                [part],
+            ) = (&mut block.kind, block.path.as_slice())
+            else {
+                continue;
+            };
+            if *keyed {
+                continue;
             }
-            None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
-        });
+            let wire = part_field(value, *part, "functionResponse").and_then(wire_id);
+            let found = calls.iter_mut().find(|call| {
+                !call.answered
+                    && match by_id {
+                        true => wire.is_some() && call.wire.as_deref() == wire,
+                        false => call.name == *name && (wire.is_none() || call.wire.is_none()),
+                    }
+            });
+            let key = match found {
+                Some(call) => {
+                    call.answered = true;
+                    call.key.clone()
+                }
+                None if by_id => continue,
+                None => wire.map_or_else(|| format!("{name} (no call)"), str::to_string),
+            };
+            *id = Some(Cow::Owned(key));
+            *keyed = true;
+        }
     }
-    keys
 }
 
 /// The object `field` of part `at` of the content `message`.
@@ -520,21 +488,19 @@ impl super::json::WireWriter for Writer {
         crate::api::result::value_at(message, &path).map(|_| path)
     }
 
+    /// A response's body, also where it is a field the removed path does not name.
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        let [at] = block.path.as_slice() else {
-            return None;
+        let (BlockKind::ToolResult { .. }, [at]) = (&block.kind, block.path.as_slice()) else {
+            return string_at(message, &self.removed_path(message, block)?);
         };
-        let part = message.get("parts")?.get(*at)?;
-        let payload = match &block.kind {
-            BlockKind::Text => part.get("text")?,
-            BlockKind::ToolResult { .. } => {
-                let response = part.get("functionResponse")?.get("response")?;
-                match body(Some(response)).at {
-                    BodyAt::Field(name) => response.get(name)?,
-                    BodyAt::Whole => response,
-                }
-            }
-            _ => return None,
+        let response = message
+            .get("parts")?
+            .get(*at)?
+            .get("functionResponse")?
+            .get("response")?;
+        let payload = match body(Some(response)).at {
+            BodyAt::Field(name) => response.get(name)?,
+            BodyAt::Whole => response,
         };
         payload.is_string().then_some(payload)
     }

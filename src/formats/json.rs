@@ -53,10 +53,12 @@ pub(crate) trait WireWriter {
     /// inside `message`; `None` when there is nothing to remove (the entry holds `null`).
     fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>>;
 
-    /// The string inside `message` that `replace_block` overwrites without reading (a tool
-    /// result's string body, a text part's text), if there is one: the copy of a message made
-    /// to be edited leaves it out instead of copying what is replaced anyway.
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value>;
+    /// The string inside `message` that `replace_block` overwrites without reading (by default
+    /// the removed value, when it is a string): the copy of a message made to be edited leaves
+    /// it out instead of copying what is replaced anyway.
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
+        string_at(message, &self.removed_path(message, block)?)
+    }
 
     /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
     /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
@@ -415,6 +417,11 @@ fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Resul
                 format!("block {block} of message {index} does not exist"),
             )
         })
+}
+
+/// The value at `path` in `message`, when it is a string.
+pub(crate) fn string_at<'v>(message: &'v Value, path: &[PathStep]) -> Option<&'v Value> {
+    value_at(message, path).filter(|value| value.is_string())
 }
 
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.

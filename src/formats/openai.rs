@@ -9,9 +9,9 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Content, Path, compact_json, content_of, expected, input_value, lookup, message_path,
-    missing_block, object_at, object_field, plain_payload, removed_plain_path, replace_plain_block,
-    required_str, role_of, text_or_json,
+    Content, Path, compact_json, content_of, expected, input_value, lookup, missing_block,
+    object_at, object_field, removed_plain_path, replace_plain_block, required_str, role_of,
+    text_or_json,
 };
 use super::evidence::{Field, Seen};
 use super::walk::{
@@ -77,7 +77,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of a Chat Completions list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     if lookup(object, "role").and_then(Value::as_str) == Some("function") {
         // The legacy function-calling result (`{ role: "function", name, content }`): the
@@ -101,28 +101,17 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 
 /// Pushes the block of a content part (the walk is `walk::content_blocks`).
 fn push_part<'v>(part: Part<'v, '_>, blocks: &mut Vec<Block<'v>>) -> Result<()> {
-    blocks.push(part_block(&part)?);
-    Ok(())
-}
-
-fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
-    let Part {
-        value,
-        object,
-        path,
-        index,
-        ..
-    } = *part;
-    let block = match part.kind {
-        "text" => text_field(object, path, "text", vec![index])?,
+    let (object, path, at) = (part.object, part.path, vec![part.index]);
+    blocks.push(match part.kind {
+        "text" => text_field(object, path, "text", at)?,
         // A refusal is the model's prose; replacing it turns it into a text part.
-        "refusal" => text_field(object, path, "refusal", vec![index])?,
-        "image_url" => image_url_block(part)?,
-        "input_audio" => audio_block(part)?,
-        "file" => file_block(part),
-        _ => other_block(value, vec![index]),
-    };
-    Ok(block)
+        "refusal" => text_field(object, path, "refusal", at)?,
+        "image_url" => image_url_block(&part)?,
+        "input_audio" => audio_block(&part)?,
+        "file" => file_block(&part),
+        _ => other_block(part.value, at),
+    });
+    Ok(())
 }
 
 /// `{type: "image_url", image_url: {url, detail?}}`; some clients send `image_url` as the bare
@@ -269,11 +258,8 @@ impl super::json::WireWriter for Writer {
         match block.kind {
             // A call keeps its id and name; its arguments, stubbed, stay a JSON string.
             BlockKind::ToolCall { .. } => {
-                let index = *block.path.first().ok_or_else(|| missing_block(block))?;
-                let call = message
-                    .get_mut("tool_calls")
-                    .and_then(|calls| calls.get_mut(index))
-                    .and_then(Value::as_object_mut)
+                let call = (block.path.first())
+                    .and_then(|at| message.get_mut("tool_calls")?.get_mut(*at)?.as_object_mut())
                     .ok_or_else(|| missing_block(block))?;
                 let (field, arguments) = arguments_field(call);
                 let function = call
@@ -287,7 +273,7 @@ impl super::json::WireWriter for Writer {
             BlockKind::ToolResult { .. } => {
                 let object = message
                     .as_object_mut()
-                    .ok_or_else(|| super::common::missing_block(block))?;
+                    .ok_or_else(|| missing_block(block))?;
                 // In place when the message has a content (it has, read whole): no key to make.
                 match object.get_mut("content") {
                     Some(content) => *content = Value::String(text.into()),
@@ -319,14 +305,6 @@ impl super::json::WireWriter for Writer {
                 Some(vec![PathStep::Key("content")])
             }
             _ => removed_plain_path(message, block),
-        }
-    }
-
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match block.kind {
-            BlockKind::ToolCall { .. } => None,
-            BlockKind::ToolResult { .. } => message.get("content").filter(|c| c.is_string()),
-            _ => plain_payload(message, block),
         }
     }
 

@@ -4,11 +4,11 @@
 //! is written, and where a result nests its media.
 
 use super::common::{
-    input_value, part_object_mut, plain_payload, removed_plain_path, replace_nested,
-    replace_plain_block, tool_call_not_replaceable,
+    input_value, missing_block, part_object_mut, removed_plain_path, replace_plain_block,
+    text_part, tool_call_not_replaceable,
 };
-use super::json::{WireWriter, path_location};
-use crate::api::result::{PathStep, value_at};
+use super::json::{WireWriter, path_location, string_at};
+use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind};
 use serde_json::{Map, Value, json};
@@ -92,7 +92,12 @@ impl WireWriter for PartWriter {
                 let result = part_object_mut(&mut message, *index, block)?;
                 (self.write_body)(result, *is_error, text);
             }
-            (_, [_, _]) => replace_nested(&mut message, block, self.nested, text)?,
+            (_, [_, _]) => {
+                let item = (self.part_path(&message, block))
+                    .and_then(|path| value_at_mut(&mut message, &path))
+                    .ok_or_else(|| missing_block(block))?;
+                *item = text_part(item, text);
+            }
             _ => replace_plain_block(&mut message, block, text)?,
         }
         Ok(message)
@@ -107,14 +112,11 @@ impl WireWriter for PartWriter {
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                (self.body_payload)(part).filter(|body| body.is_string())
-            }
-            (BlockKind::ToolCall { .. }, _) => None,
-            _ => plain_payload(message, block),
+        if let (BlockKind::ToolResult { .. }, [index]) = (&block.kind, block.path.as_slice()) {
+            let part = message.get("content")?.get(*index)?;
+            return (self.body_payload)(part).filter(|body| body.is_string());
         }
+        string_at(message, &self.removed_path(message, block)?)
     }
 
     /// The body or the input, not the whole part: the ids stay in the output. (A block of the

@@ -23,8 +23,8 @@
 
 use super::adapter::MessageFields;
 use super::common::{
-    Path, compact_json, message_path, missing_block, named_role, object_at, required, required_str,
-    role_of, text_or_json,
+    Path, compact_json, missing_block, named_role, object_at, required, required_str, role_of,
+    text_or_json,
 };
 use super::evidence::{Field, Seen};
 use super::walk::{
@@ -87,7 +87,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, _part: &Value) -> Option<See
 
 /// Reads item `index` of a Responses API list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let (role, blocks, bound_to_next) = match item_type(object, &path)? {
         "message" => {
@@ -346,21 +346,5 @@ impl super::json::WireWriter for Writer {
             _ => return None,
         };
         crate::api::result::value_at(message, &path).map(|_| path)
-    }
-
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        let payload = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, []) => message.get("output")?,
-            (BlockKind::Text, []) => message.get("content")?,
-            (BlockKind::Text, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                if replaces_whole_part(part) {
-                    return None;
-                }
-                part.get("text")?
-            }
-            _ => return None,
-        };
-        payload.is_string().then_some(payload)
     }
 }

@@ -3,11 +3,11 @@
 //! become. Each adapter says only what its parts are.
 
 use super::common::{
-    Content, Path, content_of, data_uri_media_type, optional_str, part_of, required_str,
+    Content, Path, content_of, data_uri_media_type, object_at, optional_str, required_str,
 };
 use crate::base::json::compact_json;
 use crate::error::Result;
-use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
+use crate::transcript::{Block, BlockKind, Message, Role, Source};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -58,7 +58,8 @@ pub(crate) fn each_part<'v>(
 ) -> Result<()> {
     for (index, value) in list.iter().enumerate() {
         let path = path.item(field, index);
-        let (object, kind) = part_of(value, &path)?;
+        let object = object_at(value, &path)?;
+        let kind = required_str(object, &path, "type")?;
         each(Part {
             value,
             object,
@@ -258,20 +259,4 @@ pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -
         bound_to_next: false,
         output_item: false,
     }
-}
-
-/// Reads every message with `read_message` (which names `messages[i]` in its errors).
-pub(crate) fn read_each(
-    messages: &[Value],
-    format: Format,
-    read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
-) -> Result<Transcript<'_>> {
-    let mut read = Vec::with_capacity(messages.len());
-    for (index, message) in messages.iter().enumerate() {
-        read.push(read_message(message, index)?);
-    }
-    Ok(Transcript {
-        format,
-        messages: read,
-    })
 }
