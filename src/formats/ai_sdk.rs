@@ -7,12 +7,12 @@
 //! `content[i].output.value[j]` inside a tool result whose output is of type `content`. Text
 //! items of such an output are part of the result's body.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
     Path, compact_json, expected, lookup, object_at, optional_str, required, required_str, role_of,
     text_or_json,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
     self, Part, ResultBody, call_block, finish_message, media, media_block, other_block,
@@ -41,18 +41,12 @@ pub(crate) fn tool_definition(_name: &str, description: &str, schema: Value) -> 
 /// An AI SDK tool message names its calls in its parts (its content is always an array); an
 /// OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence was
 /// compacted away would read as OpenAI on the next call.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if fields.role == Some("tool")
         && fields.tool_call_id.is_none()
         && fields.content.is_some_and(Value::is_array)
     {
-        found(
-            Field::Named("role"),
-            Seen::Words("a \"tool\" message without \"tool_call_id\""),
-        );
+        found("role", "a \"tool\" message without \"tool_call_id\"");
     }
 }
 
@@ -111,14 +105,10 @@ fn data_block<'v>(
     index: usize,
 ) -> Result<Block<'v>> {
     let media_type = optional_str(object, "mediaType").or_else(|| optional_str(object, "mimeType"));
+    if let Some(data) = data_text(object.get(field)) {
+        return Ok(media_block(data, media_type, fallback, vec![index]));
+    }
     match object.get(field) {
-        Some(Value::String(data)) => Ok(media_block(data, media_type, fallback, vec![index])),
-        // AI SDK 7's tagged `FileData`: `{type: "data", data}` (bytes or base64), `{type: "url",
-        // url}`; a provider reference or inline text falls through to the JSON count below.
-        Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
-            let data = tagged_data(tagged).unwrap_or_default();
-            Ok(media_block(data, media_type, fallback, vec![index]))
-        }
         Some(Value::Null) | None => Err(required(path, field)),
         Some(other) => {
             let text = Cow::Owned(compact_json(other));
@@ -132,11 +122,16 @@ fn data_block<'v>(
     }
 }
 
-/// The data of a tagged `FileData` of type `data` or `url`.
-fn tagged_data(tagged: &Map<String, Value>) -> Option<&str> {
-    match tagged.get("type").and_then(Value::as_str)? {
-        "data" => tagged.get("data")?.as_str(),
-        "url" => tagged.get("url")?.as_str(),
+/// The text of `FileData`: a string, or AI SDK 7's tagged `{type: "data", data}` (bytes or
+/// base64) or `{type: "url", url}`. A provider reference, inline text or bytes are not text.
+fn data_text(data: Option<&Value>) -> Option<&str> {
+    match data? {
+        Value::String(data) => Some(data),
+        Value::Object(tagged) => match tagged.get("type")?.as_str()? {
+            "data" => tagged.get("data")?.as_str(),
+            "url" => tagged.get("url")?.as_str(),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -229,13 +224,9 @@ fn content_media<'v>(item: &Part<'v, '_>, index: usize) -> Result<Option<Block<'
             media(media_type.unwrap_or(fallback), true, data, at())
         }
         // AI SDK 7: `{type: "file", data: FileData}` (bytes, base64 or a URL, tagged).
-        "file" => match object.get("data") {
-            Some(Value::String(data)) => media_block(data, media_type, "file", at()),
-            Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
-                let data = tagged_data(tagged).unwrap_or_default();
-                media_block(data, media_type, "file", at())
-            }
-            _ => return Ok(None),
+        "file" => match data_text(object.get("data")) {
+            Some(data) => media_block(data, media_type, "file", at()),
+            None => return Ok(None),
         },
         "image-url" | "file-url" => {
             let url = required_str(object, path, "url")?;

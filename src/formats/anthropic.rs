@@ -11,12 +11,12 @@
 //! blocks: their call and result live in the same assistant message, and their result content
 //! has a fixed shape that a text body would break.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
     Content, Path, compact_json, content_of, object_at, object_field, optional_str, required_str,
     role_of,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
     self, Part, ResultBody, call_block, finish_message, media_block, other_block, text_field,
@@ -43,7 +43,7 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 }
 
 /// No message field is Anthropic's alone: its evidence is in its content blocks.
-pub(crate) fn message_evidence(_: &MessageFields<'_>, _: &mut dyn FnMut(Field, Seen<'static>)) {}
+pub(crate) fn message_evidence(_: &MessageFields<'_>, _: Found<'_>) {}
 
 /// Block types only the Messages API has.
 pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {

@@ -138,8 +138,8 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
             out.push(Evidence {
                 format: adapter.format,
                 message: index,
-                field,
-                what,
+                field: Field::Named(field),
+                what: Seen::Words(what),
             })
         });
     }

@@ -22,12 +22,12 @@
 //! (media a response carries, kept as unknown blocks: counted, never edited, as the API has no
 //! text part there to put a placeholder in).
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
     Path, compact_json, expected, input_value, missing_block, object, object_at, object_field,
     optional_str, required, required_str, role_of,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::json::string_at;
 use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
@@ -56,15 +56,12 @@ pub(crate) fn tool_definition(name: &str, description: &str, mut schema: Value) 
 }
 
 /// A content's `parts` and a `model` role are Gemini's alone.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if fields.parts.is_some() {
-        found(Field::Named("parts"), Seen::Words("\"parts\""));
+        found("parts", "\"parts\"");
     }
     if fields.role == Some("model") {
-        found(Field::Named("role"), Seen::Words("\"model\""));
+        found("role", "\"model\"");
     }
 }
 
@@ -403,13 +400,6 @@ impl super::json::WireWriter for Writer {
 
     fn alternates(&self) -> bool {
         true
-    }
-
-    fn side(&self, message: &Value) -> Option<&'static str> {
-        match message.get("role").and_then(Value::as_str) {
-            Some("model") => Some("assistant"),
-            _ => Some("user"),
-        }
     }
 
     fn parts_key(&self) -> &'static str {

@@ -25,15 +25,6 @@ pub(crate) trait WireWriter {
         false
     }
 
-    /// The side (`"user"` or `"assistant"`) a message of the format stands on, from its wire
-    /// role (Gemini's `model` is the assistant's side); `None` without a role.
-    fn side(&self, message: &Value) -> Option<&'static str> {
-        match message.get("role")?.as_str()? {
-            "assistant" => Some("assistant"),
-            _ => Some("user"),
-        }
-    }
-
     /// One message from consecutive messages of one side (a repair's merge): the first's fields
     /// and the content of all of them in order.
     fn merged(&self, messages: Vec<Value>) -> Result<Value> {
@@ -85,7 +76,21 @@ pub(crate) fn apply<'a>(
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Cow<'a, Value>>>> {
-    let mut applier = Applier::new(writer, messages, transcript, edits.len());
+    let (len, count) = (messages.len(), edits.len());
+    let mut applier = Applier {
+        writer,
+        transcript,
+        messages: messages.into_iter().map(Some).collect(),
+        next: 0,
+        out: Applied {
+            output: Vec::with_capacity(len),
+            archive: Vec::with_capacity(count),
+            origins: Vec::with_capacity(len),
+            archive_origins: Vec::with_capacity(count),
+        },
+        replacements: Vec::new(),
+        payloads: Vec::new(),
+    };
     let mut edits = edits.iter().peekable();
     let len = transcript.messages.len();
     while applier.next < len {
@@ -121,9 +126,7 @@ pub(crate) fn apply<'a>(
 /// One application of edits in progress: the messages not used yet, the next one to copy
 /// through and what the output and the archive hold so far.
 struct Applier<'a, 't> {
-    /// The format's writer.
     writer: &'t dyn WireWriter,
-    /// The model of the messages.
     transcript: &'t Transcript<'t>,
     /// The input messages, each taken out when it is used (once).
     messages: Vec<Option<Cow<'a, Value>>>,
@@ -138,30 +141,6 @@ struct Applier<'a, 't> {
 }
 
 impl<'a, 't> Applier<'a, 't> {
-    /// Ready to apply `edits` edits to `messages`.
-    fn new(
-        writer: &'t dyn WireWriter,
-        messages: Vec<Cow<'a, Value>>,
-        transcript: &'t Transcript<'t>,
-        edits: usize,
-    ) -> Self {
-        let len = messages.len();
-        Self {
-            writer,
-            transcript,
-            messages: messages.into_iter().map(Some).collect(),
-            next: 0,
-            out: Applied {
-                output: Vec::with_capacity(len),
-                archive: Vec::with_capacity(edits),
-                origins: Vec::with_capacity(len),
-                archive_origins: Vec::with_capacity(edits),
-            },
-            replacements: Vec::new(),
-            payloads: Vec::new(),
-        }
-    }
-
     /// Moves the untouched messages from `next` up to `end` to the output.
     fn copy_through(&mut self, end: usize) -> Result<()> {
         for index in self.next..end {
@@ -260,7 +239,14 @@ impl<'a, 't> Applier<'a, 't> {
         if !self.writer.alternates() {
             return (preferred, None);
         }
-        let before = self.out.output.last().and_then(|m| self.writer.side(m));
+        // The wire side of the message before: Gemini's `model` is the assistant's. (Every
+        // message of an alternating format has a role: its reader requires one.)
+        let before = self.out.output.last().map(|message| {
+            match message.get("role").and_then(Value::as_str) {
+                Some("assistant" | "model") => "assistant",
+                _ => "user",
+            }
+        });
         let after = self.transcript.messages.get(end).map(|m| side(m.role));
         arrange(preferred, before, after)
     }

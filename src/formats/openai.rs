@@ -7,13 +7,13 @@
 //! A `tool` message is one tool-result block with path `[]` whatever its content's shape: its
 //! body is the whole `content`.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
     Content, Path, compact_json, content_of, expected, input_value, lookup, missing_block,
     object_at, object_field, removed_plain_path, replace_plain_block, required_str, role_of,
     text_or_json,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::walk::{
     self, Part, ResultBody, audio_type, call_block, file_data, finish_message, media, media_block,
     other_block, text_field,
@@ -43,25 +43,19 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 /// Fields only Chat Completions has: `tool_calls`, a `tool` message's `tool_call_id`, a
 /// legacy `function` role, and an assistant's `content: null` (beside its tool calls). A
 /// `developer` role is no evidence: the Responses API has it too.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     let role = fields.role;
     if role == Some("function") {
-        found(Field::Named("role"), Seen::Words("\"function\""));
+        found("role", "\"function\"");
     }
     if fields.tool_calls.is_some_and(|calls| !calls.is_null()) {
-        found(Field::Named("tool_calls"), Seen::Words("\"tool_calls\""));
+        found("tool_calls", "\"tool_calls\"");
     }
     if role == Some("tool") && fields.tool_call_id.is_some() {
-        found(
-            Field::Named("tool_call_id"),
-            Seen::Words("\"tool_call_id\""),
-        );
+        found("tool_call_id", "\"tool_call_id\"");
     }
     if role == Some("assistant") && fields.content.is_some_and(Value::is_null) {
-        found(Field::Named("content"), Seen::Words("null"));
+        found("content", "null");
     }
 }
 

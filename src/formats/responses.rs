@@ -21,12 +21,12 @@
 //! call, an output and an unknown item are one block at `[]`; media inside an output list is
 //! `[0, j]` (`output[j]`).
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
     Path, compact_json, missing_block, named_role, object_at, required, required_str, role_of,
     text_or_json,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::walk::{
     self, Part, ResultBody, audio_type, file_data, finish_message, media, media_block, other_block,
     text_field,
@@ -57,10 +57,7 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 }
 
 /// An item `type` (no other format's messages have one) and a `call_id`.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if let Some(item_type) = fields.item_type {
         let what = match item_type {
             "message" => "\"message\"",
@@ -69,10 +66,10 @@ pub(crate) fn message_evidence(
             "reasoning" => "\"reasoning\"",
             _ => "an item \"type\"",
         };
-        found(Field::Named("type"), Seen::Words(what));
+        found("type", what);
     }
     if fields.call_id.is_some() {
-        found(Field::Named("call_id"), Seen::Words("\"call_id\""));
+        found("call_id", "\"call_id\"");
     }
 }
 
