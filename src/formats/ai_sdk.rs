@@ -193,17 +193,7 @@ fn content_output<'v>(value: &'v Value, path: &Path<'_>, index: usize) -> Result
         .as_array()
         .ok_or_else(|| expected(path.field("value"), "an array of content items", value))?;
     let mut body = ResultBody::default();
-    walk::each_part(items, path, "value", |item| {
-        match content_media(&item, index)? {
-            Some(block) => body.item(block),
-            None if item.kind == "text" => {
-                body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?));
-            }
-            // Only media may be a nested block; anything else counts as body text.
-            None => body.text(Cow::Owned(compact_json(item.value))),
-        }
-        Ok(())
-    })?;
+    body.items(items, path, "value", |item| content_media(item, index))?;
     Ok(body)
 }
 

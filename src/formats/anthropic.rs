@@ -13,14 +13,12 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Content, Path, compact_json, content_of, object_at, object_field, optional_str, required_str,
-    role_of,
+    Path, compact_json, object_at, object_field, optional_str, required_str, role_of,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
-    self, Part, ResultBody, call_block, finish_message, media_block, other_block, text_field,
-    thinking_field,
+    self, Part, call_block, finish_message, media_block, other_block, text_field, thinking_field,
 };
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message};
@@ -124,25 +122,13 @@ fn source_block<'v>(
 fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
     let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "tool_use_id")?;
-    let mut body = ResultBody::default();
-    match content_of(object, path, true)? {
-        Content::Text(text) => body.text(Cow::Borrowed(text)),
-        Content::Absent => {}
-        Content::Parts(parts) => walk::each_part(parts, path, "content", |item| {
-            match item.kind {
-                "text" => body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?)),
-                "image" | "document" => body.item(source_block(
-                    item.value,
-                    item.object,
-                    item.kind,
-                    item.path,
-                    vec![index, item.index],
-                )?),
-                _ => body.text(Cow::Owned(compact_json(item.value))),
-            }
-            Ok(())
-        })?,
-    }
+    let body = walk::content_body(object, path, true, |item| match item.kind {
+        "image" | "document" => {
+            let at = vec![index, item.index];
+            source_block(item.value, item.object, item.kind, item.path, at).map(Some)
+        }
+        _ => Ok(None),
+    })?;
     let is_error = object.get("is_error") == Some(&Value::Bool(true));
     Ok(body.blocks((id, None, is_error), vec![index]))
 }

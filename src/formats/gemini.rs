@@ -204,17 +204,15 @@ struct Body<'v> {
 /// The body of a `response` (see the module docs): chosen by the fields' names and types
 /// only, never their lengths.
 fn body(response: Option<&Value>) -> Body<'_> {
+    let whole = |text| Body {
+        text,
+        at: BodyAt::Whole,
+    };
     let Some(response) = response else {
-        return Body {
-            text: Cow::Borrowed(""),
-            at: BodyAt::Whole,
-        };
+        return whole(Cow::Borrowed(""));
     };
     let Value::Object(fields) = response else {
-        return Body {
-            text: super::common::text_or_json(response),
-            at: BodyAt::Whole,
-        };
+        return whole(super::common::text_or_json(response));
     };
     let named = ["output", "result"]
         .into_iter()
@@ -231,10 +229,7 @@ fn body(response: Option<&Value>) -> Body<'_> {
             text: Cow::Borrowed(fields.get(name).and_then(Value::as_str).unwrap_or_default()),
             at: BodyAt::Field(name),
         },
-        None => Body {
-            text: Cow::Owned(compact_json(response)),
-            at: BodyAt::Whole,
-        },
+        None => whole(Cow::Owned(compact_json(response))),
     }
 }
 
@@ -382,16 +377,6 @@ pub(crate) static WRITER: Writer = Writer;
 /// The writer of Gemini contents ([`WRITER`]).
 pub(crate) struct Writer;
 
-impl Writer {
-    fn part_mut<'m>(message: &'m mut Value, block: &Block) -> Result<&'m mut Value> {
-        let at = *block.path.first().ok_or_else(|| missing_block(block))?;
-        message
-            .get_mut("parts")
-            .and_then(|parts| parts.get_mut(at))
-            .ok_or_else(|| missing_block(block))
-    }
-}
-
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         let role = if role == "assistant" { "model" } else { "user" };
@@ -410,7 +395,9 @@ impl super::json::WireWriter for Writer {
         if block.is_nested() {
             return Err(missing_block(block));
         }
-        let part = Self::part_mut(&mut message, block)?;
+        let part = (block.path.first())
+            .and_then(|at| message.get_mut("parts")?.get_mut(*at))
+            .ok_or_else(|| missing_block(block))?;
         match &block.kind {
             BlockKind::Text => {
                 let fields = part.as_object_mut().ok_or_else(|| missing_block(block))?;

@@ -9,14 +9,13 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Content, Path, compact_json, content_of, expected, input_value, lookup, missing_block,
-    object_at, object_field, removed_plain_path, replace_plain_block, required_str, role_of,
-    text_or_json,
+    Path, expected, input_value, lookup, missing_block, object_at, object_field,
+    removed_plain_path, replace_plain_block, required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::walk::{
-    self, Part, ResultBody, audio_type, call_block, file_data, finish_message, media, media_block,
-    other_block, text_field,
+    self, Part, audio_type, call_block, file_data, finish_message, media, media_block, other_block,
+    text_field,
 };
 use crate::api::result::PathStep;
 use crate::error::Result;
@@ -222,18 +221,7 @@ fn tool_result_blocks<'v>(
     path: &Path<'_>,
 ) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_call_id")?;
-    let mut body = ResultBody::default();
-    match content_of(object, path, false)? {
-        Content::Text(text) => body.text(Cow::Borrowed(text)),
-        Content::Parts(parts) => walk::each_part(parts, path, "content", |part| {
-            body.text(match part.kind {
-                "text" => Cow::Borrowed(required_str(part.object, part.path, "text")?),
-                _ => Cow::Owned(compact_json(part.value)),
-            });
-            Ok(())
-        })?,
-        Content::Absent => {}
-    }
+    let body = walk::content_body(object, path, false, |_| Ok(None))?;
     Ok(body.blocks((id, None, false), Vec::new()))
 }
 

@@ -233,9 +233,8 @@ fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<
         Some(Value::String(text)) => ResultBody::of(Cow::Borrowed(text.as_str())),
         Some(Value::Array(items)) => {
             let mut body = ResultBody::default();
-            walk::each_part(items, path, "output", |item| {
-                body.item(part_block(&item, vec![0, item.index], Role::Tool)?);
-                Ok(())
+            body.items(items, path, "output", |item| {
+                part_block(item, vec![0, item.index], Role::Tool).map(Some)
             })?;
             body
         }

@@ -219,6 +219,27 @@ impl<'v> ResultBody<'v> {
         }
     }
 
+    /// Adds the items of `list`, the array at `<path>.<field>`: those `media` reads as a block
+    /// by [`Self::item`], a `text` item by its text, any other by its JSON.
+    pub(crate) fn items(
+        &mut self,
+        list: &'v [Value],
+        path: &Path<'_>,
+        field: &str,
+        mut media: impl FnMut(&Part<'v, '_>) -> Result<Option<Block<'v>>>,
+    ) -> Result<()> {
+        each_part(list, path, field, |item| {
+            match media(&item)? {
+                Some(block) => self.item(block),
+                None if item.kind == "text" => {
+                    self.text(Cow::Borrowed(required_str(item.object, item.path, "text")?));
+                }
+                None => self.text(Cow::Owned(compact_json(item.value))),
+            }
+            Ok(())
+        })
+    }
+
     /// The result's block (`result`: its id, tool name and error flag) at `path`, holding the
     /// body's text, and the nested media after it.
     pub(crate) fn blocks(
@@ -232,6 +253,23 @@ impl<'v> ResultBody<'v> {
         blocks.extend(self.nested);
         blocks
     }
+}
+
+/// The body of a tool result whose `object.content` (see [`content_of`]) is its body: a string,
+/// or parts read by [`ResultBody::items`].
+pub(crate) fn content_body<'v>(
+    object: &'v Map<String, Value>,
+    path: &Path<'_>,
+    absent_ok: bool,
+    media: impl FnMut(&Part<'v, '_>) -> Result<Option<Block<'v>>>,
+) -> Result<ResultBody<'v>> {
+    let mut body = ResultBody::default();
+    match content_of(object, path, absent_ok)? {
+        Content::Text(text) => body.text(Cow::Borrowed(text)),
+        Content::Parts(parts) => body.items(parts, path, "content", media)?,
+        Content::Absent => {}
+    }
+    Ok(body)
 }
 
 /// A part kept as it is and counted by its JSON text.

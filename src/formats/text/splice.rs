@@ -45,7 +45,11 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
     let mut archive = Vec::with_capacity(edits.len());
     let mut copied_to = 0;
     let mut next_message = 0;
-    let mut chars = CharOffsets::new(text);
+    let mut chars = CharOffsets {
+        text,
+        byte: 0,
+        chars: 0,
+    };
     for (index, edit) in edits.iter().enumerate() {
         let messages = edited_messages(edit);
         if messages.start < next_message {
@@ -361,15 +365,7 @@ struct CharOffsets<'a> {
     chars: usize,
 }
 
-impl<'a> CharOffsets<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            byte: 0,
-            chars: 0,
-        }
-    }
-
+impl CharOffsets<'_> {
     /// Code points before byte `byte` (a char boundary not before the previous call's).
     fn at(&mut self, byte: usize) -> usize {
         if byte >= self.byte {
