@@ -13,14 +13,12 @@ use std::fmt;
 
 /// Where a value sits in the caller's messages (`messages[3].content[1].output`), written out
 /// only when an error names it: formatting the path of every message and part up front was
-/// about 6 % of a structural call.
+/// about 6 % of a structural call. The variants write `messages[3]` (the list's key and the
+/// message's index), `<parent>.<field>` and `<parent>.<field>[<index>]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Path<'a> {
-    /// `messages[3]`: the list's key and the message's index.
     Message(&'static str, usize),
-    /// `<parent>.<field>`.
     Field(&'a Path<'a>, &'a str),
-    /// `<parent>.<field>[<index>]`.
     Item(&'a Path<'a>, &'a str, usize),
 }
 
@@ -72,7 +70,6 @@ pub(crate) fn object_field<'a>(
     path: &Path<'_>,
     field: &str,
 ) -> Result<&'a Map<String, Value>> {
-    // The path is only written for an error: this runs for every message.
     match lookup(object, field) {
         Some(Value::Object(fields)) => Ok(fields),
         None => Err(required(path, field)),
@@ -141,14 +138,12 @@ pub(crate) fn role_of(
     ))
 }
 
-/// A message's `content`, in the two shapes every format allows.
+/// A message's `content`, in the two shapes every format allows (a string, an array of parts),
+/// or `null` / missing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Content<'a> {
-    /// A plain string.
     Text(&'a str),
-    /// An array of parts.
     Parts(&'a [Value]),
-    /// `null` or missing.
     Absent,
 }
 
@@ -286,9 +281,8 @@ pub(crate) fn input_value(original: Option<&Value>, text: &str) -> Value {
     }
 }
 
-/// `message` with a block that is not a tool call or tool result (text, media, thinking, an
-/// unknown part) replaced by `text`. Text keeps its part and gets new `text`; anything else
-/// becomes a text part. Nested blocks are the adapter's business and are rejected here.
+/// `message` with a block that is not a tool call, a tool result or nested replaced by `text`:
+/// text keeps its part and gets new `text`; anything else becomes a text part.
 pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str) -> Result<()> {
     let content = message
         .get_mut("content")

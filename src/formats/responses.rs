@@ -23,8 +23,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, missing_block, named_role, object_at, required, required_str, role_of,
-    text_or_json,
+    Path, compact_json, missing_block, named_role, object_at, optional_str, required, required_str,
+    role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::walk::{
@@ -142,63 +142,48 @@ fn other_role(object: &Map<String, Value>, item_type: &str) -> Role {
 }
 
 /// A content part (or an item of an output list, at a nested path).
-fn part_block<'v>(part: &Part<'v, '_>, block_path: Vec<usize>, role: Role) -> Result<Block<'v>> {
-    let (value, object) = (part.value, part.object);
-    match part.kind {
-        "input_text" | "output_text" => text_field(object, part.path, "text", block_path),
+fn part_block<'v>(part: &Part<'v, '_>, at: Vec<usize>, role: Role) -> Result<Block<'v>> {
+    let (object, string) = (part.object, |name| optional_str(part.object, name));
+    Ok(match part.kind {
+        "input_text" | "output_text" => text_field(object, part.path, "text", at)?,
         // A refusal is the model's prose; replacing it turns it into an output_text part.
-        "refusal" if role == Role::Assistant => {
-            text_field(object, part.path, "refusal", block_path)
-        }
+        "refusal" if role == Role::Assistant => text_field(object, part.path, "refusal", at)?,
         "input_image" => {
-            let mut block = reference_media(value, object, "image_url", "image", block_path);
-            block.low_detail = object.get("detail").and_then(Value::as_str) == Some("low");
-            Ok(block)
+            let mut block = reference_media(part, "image_url", "image", at);
+            block.low_detail = string("detail") == Some("low");
+            block
         }
-        "input_file" => Ok(file_block(value, object, block_path)),
-        "input_audio" => Ok(audio_block(value, object, block_path)),
-        _ => Ok(other_block(value, block_path)),
-    }
+        // `file_data` (a `data:` URI or base64) is inline; `file_url` and `file_id` are references.
+        "input_file" => match string("file_data") {
+            Some(data) => file_data(data, at),
+            None => reference_media(part, "file_url", "file", at),
+        },
+        // `{ input_audio: { data, format } }`, always inline.
+        "input_audio" => {
+            let audio = object.get("input_audio");
+            let field = |name| audio.and_then(|audio| audio.get(name)?.as_str());
+            match field("data") {
+                Some(data) => media(audio_type(field("format")), true, Cow::Borrowed(data), at),
+                None => other_block(part.value, at),
+            }
+        }
+        _ => other_block(part.value, at),
+    })
 }
 
 /// Media that is a URL (a `data:` URI is inline) or an uploaded file's id.
 fn reference_media<'v>(
-    part: &Value,
-    object: &'v Map<String, Value>,
+    part: &Part<'v, '_>,
     field: &str,
     fallback: &str,
-    path: Vec<usize>,
+    at: Vec<usize>,
 ) -> Block<'v> {
-    if let Some(url) = object.get(field).and_then(Value::as_str) {
-        return media_block(url, None, fallback, path);
+    if let Some(url) = optional_str(part.object, field) {
+        return media_block(url, None, fallback, at);
     }
-    match object.get("file_id").and_then(Value::as_str) {
-        Some(id) => media(fallback, false, Cow::Borrowed(id), path),
-        None => other_block(part, path),
-    }
-}
-
-/// `input_file`: `file_data` (a `data:` URI or base64) is inline; `file_url` and `file_id` are
-/// references.
-fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, path: Vec<usize>) -> Block<'v> {
-    match object.get("file_data").and_then(Value::as_str) {
-        Some(data) => file_data(data, path),
-        None => reference_media(part, object, "file_url", "file", path),
-    }
-}
-
-/// `input_audio`: `{ input_audio: { data, format } }`, always inline.
-fn audio_block<'v>(part: &Value, object: &'v Map<String, Value>, path: Vec<usize>) -> Block<'v> {
-    let audio = object.get("input_audio");
-    let data = audio
-        .and_then(|audio| audio.get("data"))
-        .and_then(Value::as_str);
-    let format = audio
-        .and_then(|audio| audio.get("format"))
-        .and_then(Value::as_str);
-    match data {
-        Some(data) => media(audio_type(format), true, Cow::Borrowed(data), path),
-        None => other_block(part, path),
+    match optional_str(part.object, "file_id") {
+        Some(id) => media(fallback, false, Cow::Borrowed(id), at),
+        None => other_block(part.value, at),
     }
 }
 

@@ -1,6 +1,5 @@
-//! The read side the JSON adapters share: every message read the same way ([`read_each`]), its
-//! content walked part by part ([`content_blocks`], [`parts_with_results`]), and the blocks parts
-//! become. Each adapter says only what its parts are.
+//! The read side the JSON adapters share: content walked part by part ([`content_blocks`],
+//! [`parts_with_results`]) and the blocks parts become. Each adapter says only what its parts are.
 
 use super::common::{
     Content, Path, content_of, data_uri_media_type, object_at, optional_str, required_str,
@@ -12,25 +11,19 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// A part of a content list as the walk ([`content_blocks`]) hands it to a format: the value, as
-/// an object, its `type`, where it is and its index in the list.
+/// an object, its `type`, where it is (`messages[3].content[1]`) and its index in the list.
 #[derive(Clone, Copy)]
 pub(crate) struct Part<'v, 'p> {
-    /// The part.
     pub value: &'v Value,
-    /// The part as an object.
     pub object: &'v Map<String, Value>,
-    /// Its `type`.
     pub kind: &'v str,
-    /// Where it is (`messages[3].content[1]`).
     pub path: &'p Path<'p>,
-    /// Its index in the content list.
     pub index: usize,
 }
 
 /// The blocks of `object.content` (see [`content_of`]): a string is one text block, nothing is
-/// none, and each part of a list (an object with a `type`) gives its blocks through `part`, which
-/// pushes them (a tool result pushes its nested media after itself). The walk every content-list
-/// format shares; each says only what its parts are.
+/// none, and each part of a list (an object with a `type`) pushes its blocks through `part` (a
+/// tool result its nested media after itself).
 pub(crate) fn content_blocks<'v>(
     object: &'v Map<String, Value>,
     path: &Path<'_>,
@@ -168,8 +161,7 @@ pub(crate) fn call_block<'v>(
     Block::new(BlockKind::ToolCall { id, name }, input, path)
 }
 
-/// A tool result's block: the id of its call, the tool's name where the format gives it, and
-/// whether it is an error.
+/// A tool result's block: its call's id, the tool's name where the format gives it, the error flag.
 pub(crate) fn result_block<'v>(
     (id, name, is_error): (&'v str, Option<String>, bool),
     text: Cow<'v, str>,
@@ -179,13 +171,11 @@ pub(crate) fn result_block<'v>(
     Block::new(BlockKind::ToolResult { id, name, is_error }, text, path)
 }
 
-/// A tool result's body as its items give it: their texts joined by newlines, and its media
-/// as blocks of their own, nested after the result's.
+/// A tool result's body as its items give it: their texts joined by newlines (one text as it
+/// is: most bodies are one string), and its media as blocks nested after the result's.
 #[derive(Default)]
 pub(crate) struct ResultBody<'v> {
-    /// The texts so far, joined (one text as it is: most bodies are one string).
     text: Option<Cow<'v, str>>,
-    /// The media blocks, in order.
     nested: Vec<Block<'v>>,
 }
 
@@ -240,8 +230,7 @@ impl<'v> ResultBody<'v> {
         })
     }
 
-    /// The result's block (`result`: its id, tool name and error flag) at `path`, holding the
-    /// body's text, and the nested media after it.
+    /// The result's block (`result`: its id, tool name and error flag) at `path`, then the media.
     pub(crate) fn blocks(
         self,
         result: (&'v str, Option<String>, bool),
