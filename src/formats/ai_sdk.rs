@@ -9,8 +9,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, expected, lookup, object_at, optional_str, required, required_str, role_of,
-    text_or_json,
+    Object, Path, compact_json, expected, lookup, object_at, optional_str, required, required_str,
+    role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
@@ -20,7 +20,7 @@ use super::walk::{
 };
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, Message, Role};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -98,7 +98,7 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
 /// An `image` (`image` field) or `file` (`data` field) part. The data is a base64 string, a data
 /// URL or a URL; binary data a host passed as bytes arrives as JSON and is counted as such.
 fn data_block<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     field: &str,
     fallback: &str,
@@ -111,13 +111,8 @@ fn data_block<'v>(
     match object.get(field) {
         Some(Value::Null) | None => Err(required(path, field)),
         Some(other) => {
-            let text = Cow::Owned(compact_json(other));
-            Ok(media(
-                media_type.unwrap_or(fallback),
-                true,
-                text,
-                vec![index],
-            ))
+            let (media_type, text) = (media_type.unwrap_or(fallback), compact_json(other));
+            Ok(media(media_type, true, Cow::Owned(text), vec![index]))
         }
     }
 }
@@ -137,11 +132,7 @@ fn data_text(data: Option<&Value>) -> Option<&str> {
 }
 
 /// `{type: "tool-call", toolCallId, toolName, input}` (v4: `args`).
-fn tool_call<'v>(
-    object: &'v Map<String, Value>,
-    path: &Path<'_>,
-    index: usize,
-) -> Result<Block<'v>> {
+fn tool_call<'v>(object: &'v Object, path: &Path<'_>, index: usize) -> Result<Block<'v>> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
     let input = object.get("input").or_else(|| object.get("args"));
@@ -252,7 +243,7 @@ fn body_payload(part: &Value) -> Option<&Value> {
 }
 
 /// The field of a tool-call part holding its input: v5 `input`, v4 `args`.
-fn input_field(call: &Map<String, Value>) -> &'static str {
+fn input_field(call: &Object) -> &'static str {
     if call.contains_key("input") || !call.contains_key("args") {
         "input"
     } else {
@@ -262,7 +253,7 @@ fn input_field(call: &Map<String, Value>) -> &'static str {
 
 /// A result's body becomes text, in the shape it arrived in: v5 `output` (keeping the error
 /// flag in its type), v4 `result` (whose `isError` stays as it was).
-fn replace_result_body(result: &mut Map<String, Value>, is_error: bool, text: &str) {
+fn replace_result_body(result: &mut Object, is_error: bool, text: &str) {
     if result.contains_key("result") && !result.contains_key("output") {
         result.insert("result".into(), Value::String(text.into()));
         return;

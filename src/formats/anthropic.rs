@@ -13,7 +13,7 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, object_at, object_field, optional_str, required_str, role_of,
+    Object, Path, compact_json, object_at, object_field, optional_str, required_str, role_of,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
@@ -22,7 +22,7 @@ use super::walk::{
 };
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -75,12 +75,12 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
     Ok(match part.kind {
         "text" => text_field(object, path, "text", at)?,
         "image" | "document" => source_block(part.value, object, part.kind, path, at)?,
-        "tool_use" => call_block(
-            required_str(object, path, "id")?,
-            required_str(object, path, "name")?,
-            Cow::Owned(object.get("input").map(compact_json).unwrap_or_default()),
-            at,
-        ),
+        "tool_use" => {
+            let id = required_str(object, path, "id")?;
+            let name = required_str(object, path, "name")?;
+            let input = Cow::Owned(object.get("input").map(compact_json).unwrap_or_default());
+            call_block(id, name, input, at)
+        }
         "thinking" => thinking_field(object, "thinking", at),
         "redacted_thinking" => thinking_field(object, "data", at),
         _ => other_block(part.value, at),
@@ -92,7 +92,7 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
 /// blocks.
 fn source_block<'v>(
     part: &Value,
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     part_type: &str,
     path: &Path<'_>,
     block_path: Vec<usize>,

@@ -11,6 +11,9 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
+/// A JSON object: a message, a part, a field of one.
+pub(crate) type Object = Map<String, Value>;
+
 /// Where a value sits in the caller's messages (`messages[3].content[1].output`), written out
 /// only when an error names it: formatting the path of every message and part up front was
 /// about 6 % of a structural call. The variants write `messages[3]` (the list's key and the
@@ -45,7 +48,7 @@ impl fmt::Display for Path<'_> {
 }
 
 /// `value` as an object, or a type error at `path` (`messages[3]: expected an object, got string`).
-pub(crate) fn object_at<'a>(value: &'a Value, path: &Path<'_>) -> Result<&'a Map<String, Value>> {
+pub(crate) fn object_at<'a>(value: &'a Value, path: &Path<'_>) -> Result<&'a Object> {
     value
         .as_object()
         .ok_or_else(|| expected(path, "an object", value))
@@ -66,10 +69,10 @@ pub(crate) fn expected(at: impl fmt::Display, what: &str, got: &Value) -> Compac
 
 /// The required object field `field` of `object` at `path`.
 pub(crate) fn object_field<'a>(
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &Path<'_>,
     field: &str,
-) -> Result<&'a Map<String, Value>> {
+) -> Result<&'a Object> {
     match lookup(object, field) {
         Some(Value::Object(fields)) => Ok(fields),
         None => Err(required(path, field)),
@@ -80,7 +83,7 @@ pub(crate) fn object_field<'a>(
 /// `object[key]`. A message or part has a handful of fields: comparing their keys costs less
 /// than hashing `key` (IndexMap's `get`, about 200 instructions a lookup natively; 30,000 lookups
 /// reading a 3,275-message conversation).
-pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(object: &'a Object, key: &str) -> Option<&'a Value> {
     if object.len() > SCANNED_FIELDS {
         return object.get(key);
     }
@@ -110,11 +113,7 @@ pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
 }
 
 /// The message's role, one of the format's wire role `names`. The error lists them.
-pub(crate) fn role_of(
-    object: &Map<String, Value>,
-    path: &Path<'_>,
-    names: &[&str],
-) -> Result<Role> {
+pub(crate) fn role_of(object: &Object, path: &Path<'_>, names: &[&str]) -> Result<Role> {
     let value = lookup(object, "role");
     if let Some(role) = value
         .and_then(Value::as_str)
@@ -150,7 +149,7 @@ pub(crate) enum Content<'a> {
 /// Reads `object.content`; `null` or missing is [`Content::Absent`] when `absent_ok`, else an
 /// error like any other wrong type.
 pub(crate) fn content_of<'a>(
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &Path<'_>,
     absent_ok: bool,
 ) -> Result<Content<'a>> {
@@ -175,7 +174,7 @@ pub(crate) fn part_object_mut<'m>(
     message: &'m mut Value,
     index: usize,
     block: &Block,
-) -> Result<&'m mut Map<String, Value>> {
+) -> Result<&'m mut Object> {
     message
         .get_mut("content")
         .and_then(|content| content.get_mut(index))
@@ -185,7 +184,7 @@ pub(crate) fn part_object_mut<'m>(
 
 /// The required string field `field` of `object` at `path`.
 pub(crate) fn required_str<'a>(
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &Path<'_>,
     field: &str,
 ) -> Result<&'a str> {
@@ -200,7 +199,7 @@ pub(crate) fn required_str<'a>(
 }
 
 /// The optional string field `field` of `object` (absent, `null` or another type is `None`).
-pub(crate) fn optional_str<'a>(object: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+pub(crate) fn optional_str<'a>(object: &'a Object, field: &str) -> Option<&'a str> {
     lookup(object, field).and_then(Value::as_str)
 }
 

@@ -38,12 +38,7 @@ pub(crate) struct Evidence<'v> {
 }
 
 impl Evidence<'_> {
-    /// Field path of the evidence (`messages[5].content[0].type`) in a list of `format`.
-    fn path(&self, format: Format) -> String {
-        self.path_in(registry::adapter(format).list_key)
-    }
-
-    /// Field path of the evidence in the list `list_key`.
+    /// Field path of the evidence in the list `list_key` (`messages[5].content[0].type`).
     fn path_in(&self, list_key: &'static str) -> String {
         let message = Path::Message(list_key, self.message);
         match self.field {
@@ -77,7 +72,7 @@ impl Evidence<'_> {
     /// The error for `self` contradicting `first` (paths in the list of `first`'s format).
     pub(crate) fn contradicts(&self, first: &Evidence) -> CompactionError {
         CompactionError::type_error(
-            self.path(first.format),
+            self.path_in(registry::adapter(first.format).list_key),
             format!(
                 ": {} is {} but {} is {}",
                 self.what(),

@@ -24,8 +24,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, expected, input_value, missing_block, object, object_at, object_field,
-    optional_str, required, required_str, role_of,
+    Object, Path, compact_json, expected, input_value, missing_block, object, object_at,
+    object_field, optional_str, required, required_str, role_of,
 };
 use super::evidence::Seen;
 use super::json::string_at;
@@ -140,7 +140,7 @@ fn call_block<'v>(call: &'v Value, path: &Path<'_>, at: usize) -> Result<Block<'
 /// Media of part `at`: inline data (`inlineData.data`) or a file's reference (`fileData.fileUri`),
 /// its `mimeType` the media type.
 fn data_part<'v>(
-    part: &'v Map<String, Value>,
+    part: &'v Object,
     path: &Path<'_>,
     (field, data): (&str, &str),
     at: usize,
@@ -152,7 +152,7 @@ fn data_part<'v>(
 }
 
 /// A call's or a response's `id`, when it has a non-empty one.
-fn wire_id(object: &Map<String, Value>) -> Option<&str> {
+fn wire_id(object: &Object) -> Option<&str> {
     object
         .get("id")
         .and_then(Value::as_str)
@@ -169,13 +169,13 @@ fn response_blocks<'v>(
     let path = part_path.field("functionResponse");
     let object = object_at(response, &path)?;
     let name = required_str(object, &path, "name")?;
-    let body = body(object.get("response"));
+    let (body, _) = body(object.get("response"));
     let is_error = object
         .get("response")
         .and_then(|response| response.get("error"))
         .is_some_and(|error| !error.is_null());
     let id = wire_id(object).unwrap_or(name);
-    let result = result_block((id, Some(name.to_string()), is_error), body.text, vec![at]);
+    let result = result_block((id, Some(name.to_string()), is_error), body, vec![at]);
     let nested = object
         .get("parts")
         .and_then(Value::as_array)
@@ -186,33 +186,15 @@ fn response_blocks<'v>(
     Ok(std::iter::once(result).chain(nested).collect())
 }
 
-/// Where a function response's body is in its `response`.
-#[derive(Debug, Clone, PartialEq)]
-enum BodyAt<'v> {
-    /// The string field of this name.
-    Field(&'v str),
-    /// The whole `response` (a string, or any other value read as its JSON).
-    Whole,
-}
-
-/// A function response's body: its text and where it is.
-struct Body<'v> {
-    text: Cow<'v, str>,
-    at: BodyAt<'v>,
-}
-
-/// The body of a `response` (see the module docs): chosen by the fields' names and types
-/// only, never their lengths.
-fn body(response: Option<&Value>) -> Body<'_> {
-    let whole = |text| Body {
-        text,
-        at: BodyAt::Whole,
-    };
+/// The body of a `response` (see the module docs), chosen by the fields' names and types only,
+/// never their lengths: its text, and the string field it is (`None`: the whole `response`, a
+/// string or any other value read as its JSON).
+fn body(response: Option<&Value>) -> (Cow<'_, str>, Option<&str>) {
     let Some(response) = response else {
-        return whole(Cow::Borrowed(""));
+        return (Cow::Borrowed(""), None);
     };
     let Value::Object(fields) = response else {
-        return whole(super::common::text_or_json(response));
+        return (super::common::text_or_json(response), None);
     };
     let named = ["output", "result"]
         .into_iter()
@@ -225,11 +207,11 @@ fn body(response: Option<&Value>) -> Body<'_> {
         }
     };
     match named.or_else(only) {
-        Some(name) => Body {
-            text: Cow::Borrowed(fields.get(name).and_then(Value::as_str).unwrap_or_default()),
-            at: BodyAt::Field(name),
-        },
-        None => whole(Cow::Owned(compact_json(response))),
+        Some(name) => {
+            let text = fields.get(name).and_then(Value::as_str).unwrap_or_default();
+            (Cow::Borrowed(text), Some(name))
+        }
+        None => (Cow::Owned(compact_json(response)), None),
     }
 }
 
@@ -353,11 +335,7 @@ fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [T
 }
 
 /// The object `field` of part `at` of the content `message`.
-fn part_field<'v>(
-    message: Option<&'v Value>,
-    at: usize,
-    field: &str,
-) -> Option<&'v Map<String, Value>> {
+fn part_field<'v>(message: Option<&'v Value>, at: usize, field: &str) -> Option<&'v Object> {
     message?.get("parts")?.get(at)?.get(field)?.as_object()
 }
 
@@ -418,10 +396,7 @@ impl super::json::WireWriter for Writer {
                     .and_then(Value::as_object_mut)
                     .ok_or_else(|| missing_block(block))?;
                 let stub = Value::String(text.into());
-                let field = match body(response.get("response")).at {
-                    BodyAt::Field(name) => Some(name.to_string()),
-                    BodyAt::Whole => None,
-                };
+                let field = body(response.get("response")).1.map(str::to_string);
                 match (field, response.get_mut("response")) {
                     (Some(name), Some(Value::Object(fields))) => {
                         fields.insert(name, stub);
@@ -456,7 +431,7 @@ impl super::json::WireWriter for Writer {
                     .get("functionResponse")?
                     .get("response");
                 path.extend([Key("functionResponse"), Key("response")]);
-                if let BodyAt::Field(name) = body(response).at {
+                if let Some(name) = body(response).1 {
                     path.extend(static_key(name).map(Key));
                 }
             }
@@ -475,9 +450,9 @@ impl super::json::WireWriter for Writer {
             .get(*at)?
             .get("functionResponse")?
             .get("response")?;
-        let payload = match body(Some(response)).at {
-            BodyAt::Field(name) => response.get(name)?,
-            BodyAt::Whole => response,
+        let payload = match body(Some(response)).1 {
+            Some(name) => response.get(name)?,
+            None => response,
         };
         payload.is_string().then_some(payload)
     }

@@ -9,7 +9,7 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, expected, input_value, lookup, missing_block, object_at, object_field,
+    Object, Path, expected, input_value, lookup, missing_block, object_at, object_field,
     removed_plain_path, replace_plain_block, required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
@@ -20,7 +20,7 @@ use super::walk::{
 use crate::api::result::PathStep;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -75,11 +75,8 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
     if lookup(object, "role").and_then(Value::as_str) == Some("function") {
         // The legacy function-calling result (`{ role: "function", name, content }`): the
         // agent's, kept whole and counted by its JSON; no tier edits it.
-        return Ok(finish_message(
-            Role::Tool,
-            vec![other_block(value, Vec::new())],
-            index,
-        ));
+        let whole = vec![other_block(value, Vec::new())];
+        return Ok(finish_message(Role::Tool, whole, index));
     }
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match role {
@@ -128,12 +125,8 @@ fn audio_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
     let audio = object_field(part.object, part.path, "input_audio")?;
     let data = required_str(audio, &part.path.field("input_audio"), "data")?;
     let media_type = audio_type(audio.get("format").and_then(Value::as_str));
-    Ok(media(
-        media_type,
-        true,
-        Cow::Borrowed(data),
-        vec![part.index],
-    ))
+    let data = Cow::Borrowed(data);
+    Ok(media(media_type, true, data, vec![part.index]))
 }
 
 /// `{type: "file", file: {file_data? | file_id?, filename?}}`: inline data is media, an uploaded
@@ -151,7 +144,7 @@ fn file_block<'v>(part: &Part<'v, '_>) -> Block<'v> {
 
 /// An assistant's content blocks, then one block per tool call. `content` may be `null` or
 /// missing when the message carries something else the API accepts instead.
-fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
+fn assistant_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let has_calls = lookup(object, "tool_calls")
         .and_then(Value::as_array)
         .is_some_and(|calls| !calls.is_empty());
@@ -167,7 +160,7 @@ fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Resu
 /// Pushes one block per tool call onto `blocks` (the content's: no list of the calls' own, and
 /// one growth, was 2 allocations per assistant message of a tool-calling run).
 fn push_tool_call_blocks<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     blocks: &mut Vec<Block<'v>>,
 ) -> Result<()> {
@@ -176,11 +169,8 @@ fn push_tool_call_blocks<'v>(
         Some(Value::Array(calls)) => {
             blocks.reserve_exact(calls.len());
             for (index, call) in calls.iter().enumerate() {
-                blocks.push(tool_call_block(
-                    call,
-                    &path.item("tool_calls", index),
-                    index,
-                )?);
+                let call_path = path.item("tool_calls", index);
+                blocks.push(tool_call_block(call, &call_path, index)?);
             }
             Ok(())
         }
@@ -189,7 +179,7 @@ fn push_tool_call_blocks<'v>(
 }
 
 /// Where a call's input is: `function.arguments`, or a custom tool's `custom.input`.
-fn arguments_field(call: &Map<String, Value>) -> (&'static str, &'static str) {
+fn arguments_field(call: &Object) -> (&'static str, &'static str) {
     if call.contains_key("custom") && !call.contains_key("function") {
         ("custom", "input")
     } else {
@@ -206,20 +196,13 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
     let function = object_field(object, path, field)?;
     let name = required_str(function, &path.field(field), "name")?;
     let arguments = lookup(function, arguments_field).map(text_or_json);
-    Ok(call_block(
-        id,
-        name,
-        arguments.unwrap_or_default(),
-        vec![index],
-    ))
+    let arguments = arguments.unwrap_or_default();
+    Ok(call_block(id, name, arguments, vec![index]))
 }
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
 /// other parts (the API accepts none, some gateways do) are counted by their JSON.
-fn tool_result_blocks<'v>(
-    object: &'v Map<String, Value>,
-    path: &Path<'_>,
-) -> Result<Vec<Block<'v>>> {
+fn tool_result_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_call_id")?;
     let body = walk::content_body(object, path, false, |_| Ok(None))?;
     Ok(body.blocks((id, None, false), Vec::new()))

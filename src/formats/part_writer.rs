@@ -4,14 +4,14 @@
 //! is written, and where a result nests its media.
 
 use super::common::{
-    input_value, missing_block, part_object_mut, removed_plain_path, replace_plain_block,
+    Object, input_value, missing_block, part_object_mut, removed_plain_path, replace_plain_block,
     text_part, tool_call_not_replaceable,
 };
 use super::json::{WireWriter, path_location, string_at};
 use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// What sets a content-part format's writing apart.
 pub(crate) struct PartWriter {
@@ -19,14 +19,14 @@ pub(crate) struct PartWriter {
     pub alternates: bool,
     /// The field of a call part that holds its input (Anthropic's `input`; the AI SDK's
     /// `input`, or `args` in v4).
-    pub call_input: fn(&Map<String, Value>) -> &'static str,
+    pub call_input: fn(&Object) -> &'static str,
     /// The field of a result part that holds its body (Anthropic's `content`; the AI SDK's
     /// `output`, or `result` in v4).
     pub result_body: fn(&Value) -> &'static str,
     /// The string a new body replaces without reading it, if the result part has one.
     pub body_payload: for<'v> fn(&'v Value) -> Option<&'v Value>,
     /// Writes `text` as the body of a result part (an error's when the flag says so).
-    pub write_body: fn(&mut Map<String, Value>, bool, &str),
+    pub write_body: fn(&mut Object, bool, &str),
     /// The keys from a result part to the list of the media it nests (`content`,
     /// `output.value`).
     pub nested: &'static [&'static str],

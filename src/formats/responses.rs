@@ -23,8 +23,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, missing_block, named_role, object_at, optional_str, required, required_str,
-    role_of, text_or_json,
+    Object, Path, compact_json, missing_block, named_role, object_at, optional_str, required,
+    required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::walk::{
@@ -34,7 +34,7 @@ use super::walk::{
 use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, BlockKind, Message, Role};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::borrow::Cow;
 
 /// The key of the item list in a request body, and the start of error paths.
@@ -115,7 +115,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 }
 
 /// The item's `type`; a message may leave it out (`{ role, content }`).
-fn item_type<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<&'v str> {
+fn item_type<'v>(object: &'v Object, path: &Path<'_>) -> Result<&'v str> {
     match object.get("type") {
         None | Some(Value::Null) if object.contains_key("role") => Ok("message"),
         None => Err(CompactionError::type_error(
@@ -129,7 +129,7 @@ fn item_type<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<&'v 
 /// The side an item the library does not read stands on: a role it names (`additional_tools`
 /// is the developer's), the tool's for an output or a response (`computer_call_output`,
 /// `mcp_approval_response`), else the model's (`web_search_call`, `compaction`).
-fn other_role(object: &Map<String, Value>, item_type: &str) -> Role {
+fn other_role(object: &Object, item_type: &str) -> Role {
     let named = object
         .get("role")
         .and_then(Value::as_str)
@@ -189,7 +189,7 @@ fn reference_media<'v>(
 
 /// Where a call item keeps its input: `arguments` (a function's JSON), or a custom tool's
 /// freeform `input`.
-fn input_field(object: &Map<String, Value>) -> &'static str {
+fn input_field(object: &Object) -> &'static str {
     match object.get("type").and_then(Value::as_str) {
         Some("custom_tool_call") => "input",
         _ => "arguments",
@@ -197,22 +197,18 @@ fn input_field(object: &Map<String, Value>) -> &'static str {
 }
 
 /// `{ type: "function_call", call_id, name, arguments }` (or a custom tool's `input`).
-fn call_item<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Block<'v>> {
+fn call_item<'v>(object: &'v Object, path: &Path<'_>) -> Result<Block<'v>> {
     let id = required_str(object, path, "call_id")?;
     let name = required_str(object, path, "name")?;
     let input = object.get(input_field(object)).map(text_or_json);
-    Ok(walk::call_block(
-        id,
-        name,
-        input.unwrap_or_default(),
-        Vec::new(),
-    ))
+    let input = input.unwrap_or_default();
+    Ok(walk::call_block(id, name, input, Vec::new()))
 }
 
 /// `{ type: "function_call_output", call_id, output }`: one result block whose body is the
 /// output string, or an output list's text items joined by newlines (other items by their JSON),
 /// then the list's media as nested blocks.
-fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
+fn output_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "call_id")?;
     let body = match object.get("output") {
         Some(Value::String(text)) => ResultBody::of(Cow::Borrowed(text.as_str())),

@@ -2,12 +2,12 @@
 //! [`parts_with_results`]) and the blocks parts become. Each adapter says only what its parts are.
 
 use super::common::{
-    Content, Path, content_of, data_uri_media_type, object_at, optional_str, required_str,
+    Content, Object, Path, content_of, data_uri_media_type, object_at, optional_str, required_str,
 };
 use crate::base::json::compact_json;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role, Source};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// A part of a content list as the walk ([`content_blocks`]) hands it to a format: the value, as
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 #[derive(Clone, Copy)]
 pub(crate) struct Part<'v, 'p> {
     pub value: &'v Value,
-    pub object: &'v Map<String, Value>,
+    pub object: &'v Object,
     pub kind: &'v str,
     pub path: &'p Path<'p>,
     pub index: usize,
@@ -25,7 +25,7 @@ pub(crate) struct Part<'v, 'p> {
 /// none, and each part of a list (an object with a `type`) pushes its blocks through `part` (a
 /// tool result its nested media after itself).
 pub(crate) fn content_blocks<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     absent_ok: bool,
     mut part: impl FnMut(Part<'v, '_>, &mut Vec<Block<'v>>) -> Result<()>,
@@ -68,7 +68,7 @@ pub(crate) fn each_part<'v>(
 /// the AI SDK's `tool-result`): a part of type `result_type` gives its result and the media nested
 /// in it (`result`), any other part its one block (`block`).
 pub(crate) fn parts_with_results<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     result_type: &str,
     result: fn(&Part<'v, '_>) -> Result<Vec<Block<'v>>>,
@@ -96,19 +96,12 @@ pub(crate) fn media_block<'v>(
         .or_else(|| data_uri_media_type(data))
         .unwrap_or(fallback)
         .to_string();
-    Block::new(
-        BlockKind::Media {
-            media_type,
-            inline: !is_url,
-        },
-        Cow::Borrowed(data),
-        path,
-    )
+    media(media_type, !is_url, Cow::Borrowed(data), path)
 }
 
 /// A text block of the required string field `field` (a part's `text`, a refusal's `refusal`).
 pub(crate) fn text_field<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     field: &str,
     block_path: Vec<usize>,
@@ -120,7 +113,7 @@ pub(crate) fn text_field<'v>(
 /// A thinking block of the string field `field`, empty when there is none (redacted thinking
 /// may carry its data elsewhere).
 pub(crate) fn thinking_field<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     field: &str,
     block_path: Vec<usize>,
 ) -> Block<'v> {
@@ -247,7 +240,7 @@ impl<'v> ResultBody<'v> {
 /// The body of a tool result whose `object.content` (see [`content_of`]) is its body: a string,
 /// or parts read by [`ResultBody::items`].
 pub(crate) fn content_body<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     absent_ok: bool,
     media: impl FnMut(&Part<'v, '_>) -> Result<Option<Block<'v>>>,

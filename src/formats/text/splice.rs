@@ -133,11 +133,8 @@ fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<TextEd
                     range.start, range.end
                 )));
             }
-            Ok(replace_prose(
-                text,
-                first.start..last.end,
-                new.as_deref().unwrap_or_default(),
-            ))
+            let new = new.as_deref().unwrap_or_default();
+            Ok(replace_prose(text, first.start..last.end, new))
         }
         Edit::ReplaceBlock {
             message,
