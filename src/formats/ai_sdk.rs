@@ -9,8 +9,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Object, Path, compact_json, expected, lookup, object_at, optional_str, required, required_str,
-    role_of, text_or_json,
+    Object, Path, compact_json, expected, lookup, object, object_at, optional_str, required,
+    required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
@@ -20,7 +20,7 @@ use super::walk::{
 };
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, Message, Role};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -32,7 +32,7 @@ const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 /// An AI SDK tool's parts: `{ description, inputSchema }` (a plain JSON Schema; the host wraps
 /// it with `jsonSchema()` and names the tool by its key in `tools`).
 pub(crate) fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("description", description.into()),
         ("inputSchema", schema),
     ])
@@ -259,7 +259,7 @@ fn replace_result_body(result: &mut Object, is_error: bool, text: &str) {
         return;
     }
     let output_type = if is_error { "error-text" } else { "text" };
-    let mut output = json!({"type": output_type, "value": text});
+    let mut output = object(vec![("type", output_type.into()), ("value", text.into())]);
     // Newer SDKs put provider options on the output itself; they are about the call, not the body.
     let options = result
         .get("output")

@@ -13,7 +13,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Object, Path, compact_json, object_at, object_field, optional_str, required_str, role_of,
+    Object, Path, compact_json, object, object_at, object_field, optional_str, required_str,
+    role_of,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
@@ -33,7 +34,7 @@ const ROLES: [&str; 2] = ["user", "assistant"];
 
 /// A Messages API tool: `{ name, description, input_schema }`.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("input_schema", schema),

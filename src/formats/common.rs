@@ -2,7 +2,7 @@
 //! roles, and the edits of a message their writers share (the text part that replaces a block,
 //! parts removed, messages merged). What reading a message shares is in `walk`.
 
-use crate::api::result::PathStep;
+use crate::api::result::{PathStep, value_at_mut};
 pub(crate) use crate::base::json::compact_json;
 use crate::error::{CompactionError, Result};
 use crate::policy::pressure::json_type;
@@ -280,27 +280,16 @@ pub(crate) fn input_value(original: Option<&Value>, text: &str) -> Value {
     }
 }
 
-/// `message` with a block that is not a tool call, a tool result or nested replaced by `text`:
-/// text keeps its part and gets new `text`; anything else becomes a text part.
+/// `message` with a block that is not a tool call, a tool result or nested replaced by `text`
+/// where [`removed_plain_path`] says: a string content or a text part's `text` becomes `text`, any
+/// other part a text part.
 pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str) -> Result<()> {
-    let content = message
-        .get_mut("content")
-        .ok_or_else(|| missing_block(block))?;
-    match block.path.as_slice() {
-        [] => *content = Value::String(text.into()),
-        [index] => {
-            let part = content
-                .get_mut(*index)
-                .ok_or_else(|| missing_block(block))?;
-            match part.as_object_mut() {
-                Some(object) if block.kind == BlockKind::Text && object.contains_key("text") => {
-                    object.insert("text".into(), Value::String(text.into()));
-                }
-                _ => *part = text_part(part, text),
-            }
-        }
-        _ => return Err(missing_block(block)),
-    }
+    let path = removed_plain_path(message, block).ok_or_else(|| missing_block(block))?;
+    let slot = value_at_mut(message, &path).ok_or_else(|| missing_block(block))?;
+    *slot = match path.last() {
+        Some(PathStep::Index(_)) => text_part(slot, text),
+        _ => Value::String(text.into()),
+    };
     Ok(())
 }
 
@@ -385,7 +374,7 @@ fn content_parts(content: Option<Value>) -> Vec<Value> {
     match content {
         Some(Value::Array(parts)) => parts,
         Some(Value::String(text)) if !text.is_empty() => {
-            vec![serde_json::json!({"type": "text", "text": text})]
+            vec![object(vec![("type", "text".into()), ("text", text.into())])]
         }
         _ => Vec::new(),
     }

@@ -33,7 +33,7 @@ use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// The key of the contents list in a request body, and the start of error paths.
@@ -48,7 +48,7 @@ pub(crate) fn tool_definition(name: &str, description: &str, mut schema: Value) 
     if let Some(fields) = schema.as_object_mut() {
         fields.remove("additionalProperties");
     }
-    super::common::object(vec![
+    object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("parameters", schema),
@@ -349,16 +349,15 @@ fn text_part(replaced: &Value, text: &str) -> Value {
     Value::Object(part)
 }
 
-/// Writes edited Gemini contents.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Gemini contents ([`WRITER`]).
+/// The writer of Gemini contents, registered as [`WRITER`].
 pub(crate) struct Writer;
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         let role = if role == "assistant" { "model" } else { "user" };
-        json!({"role": role, "parts": [{"text": text}]})
+        let parts = vec![object(vec![("text", text.into())])];
+        object(vec![("role", role.into()), ("parts", parts.into())])
     }
 
     fn alternates(&self) -> bool {

@@ -51,10 +51,9 @@ pub(crate) trait WireWriter {
         string_at(message, &self.removed_path(message, block)?)
     }
 
-    /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
-    /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
-    /// `apply` asks only for a block without a [`Self::removed_path`]; by default the message.
-    /// Archive locations name the list the host passed as `messages` (what `restore` reads).
+    /// Where what replacing `block` takes out of `message` is, in the caller's terms, for a block
+    /// without a [`Self::removed_path`] (by default the message): the path a host sets to put it
+    /// back, in the list the host passed as `messages` (what `restore` reads).
     fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
         let path = self.removed_path(message, block).unwrap_or_default();
         path_location(message_index, &path)
@@ -196,16 +195,12 @@ impl<'a, 't> Applier<'a, 't> {
         for index in range.clone() {
             let message = take_message(&mut self.messages, self.transcript, index)?;
             each(index, &message)?;
-            match message {
-                Cow::Borrowed(_) => {
-                    removed.push(Value::Null);
-                    from.push(Some(source_index(self.transcript, index)));
-                }
-                Cow::Owned(value) => {
-                    removed.push(value);
-                    from.push(None);
-                }
-            }
+            let (value, at) = match message {
+                Cow::Borrowed(_) => (Value::Null, Some(source_index(self.transcript, index))),
+                Cow::Owned(value) => (value, None),
+            };
+            removed.push(value);
+            from.push(at);
         }
         let origin = from
             .iter()
@@ -405,7 +400,7 @@ fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Resul
         })
 }
 
-/// The value at `path` in `message`, when it is a string.
+/// The value at `path` in `message` when it is a string.
 pub(crate) fn string_at<'v>(message: &'v Value, path: &[PathStep]) -> Option<&'v Value> {
     value_at(message, path).filter(|value| value.is_string())
 }

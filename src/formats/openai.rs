@@ -9,7 +9,7 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Object, Path, expected, input_value, lookup, missing_block, object_at, object_field,
+    Object, Path, expected, input_value, lookup, missing_block, object, object_at, object_field,
     removed_plain_path, replace_plain_block, required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
@@ -31,12 +31,12 @@ const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
 
 /// A Chat Completions tool: `{ type: "function", function: { name, description, parameters } }`.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    let function = super::common::object(vec![
+    let function = object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("parameters", schema),
     ]);
-    super::common::object(vec![("type", "function".into()), ("function", function)])
+    object(vec![("type", "function".into()), ("function", function)])
 }
 
 /// Fields only Chat Completions has: `tool_calls`, a `tool` message's `tool_call_id`, a
@@ -208,15 +208,13 @@ fn tool_result_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Blo
     Ok(body.blocks((id, None, false), Vec::new()))
 }
 
-/// Writes edited Chat Completions messages.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Chat Completions messages ([`WRITER`]).
+/// The writer of Chat Completions messages, registered as [`WRITER`].
 pub(crate) struct Writer;
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        serde_json::json!({"role": role, "content": text})
+        object(vec![("role", role.into()), ("content", text.into())])
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {

@@ -4,14 +4,14 @@
 //! is written, and where a result nests its media.
 
 use super::common::{
-    Object, input_value, missing_block, part_object_mut, removed_plain_path, replace_plain_block,
-    text_part, tool_call_not_replaceable,
+    Object, input_value, missing_block, object, part_object_mut, removed_plain_path,
+    replace_plain_block, text_part, tool_call_not_replaceable,
 };
 use super::json::{WireWriter, path_location, string_at};
 use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// What sets a content-part format's writing apart.
 pub(crate) struct PartWriter {
@@ -70,7 +70,8 @@ fn is_plain(block: &Block) -> bool {
 
 impl WireWriter for PartWriter {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        json!({"role": role, "content": [{"type": "text", "text": text}]})
+        let content = vec![text_part(&Value::Null, text)];
+        object(vec![("role", role.into()), ("content", content.into())])
     }
 
     fn alternates(&self) -> bool {

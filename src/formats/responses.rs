@@ -23,8 +23,8 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Object, Path, compact_json, missing_block, named_role, object_at, optional_str, required,
-    required_str, role_of, text_or_json,
+    Object, Path, compact_json, missing_block, named_role, object, object_at, optional_str,
+    required, required_str, role_of, text_or_json,
 };
 use super::evidence::Seen;
 use super::walk::{
@@ -34,7 +34,7 @@ use super::walk::{
 use crate::api::result::PathStep;
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, BlockKind, Message, Role};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the item list in a request body, and the start of error paths.
@@ -47,7 +47,7 @@ const ROLES: [&str; 4] = ["user", "assistant", "system", "developer"];
 /// `strict` is the API's default; the schema meets its rules (every property required, no
 /// others), and the SDK's `FunctionTool` type requires the field.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("type", "function".into()),
         ("name", name.into()),
         ("description", description.into()),
@@ -229,8 +229,12 @@ fn output_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v
 /// (with its required `annotations`), everyone else `input_text`.
 fn text_part(role: Option<&str>, text: &str) -> Value {
     match role {
-        Some("assistant") => json!({"type": "output_text", "text": text, "annotations": []}),
-        _ => json!({"type": "input_text", "text": text}),
+        Some("assistant") => object(vec![
+            ("type", "output_text".into()),
+            ("text", text.into()),
+            ("annotations", Vec::<Value>::new().into()),
+        ]),
+        _ => object(vec![("type", "input_text".into()), ("text", text.into())]),
     }
 }
 
@@ -248,15 +252,17 @@ fn replaces_whole_part(part: &Value) -> bool {
     }
 }
 
-/// Writes edited Responses API items.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Responses API items ([`WRITER`]).
+/// The writer of Responses API items, registered as [`WRITER`].
 pub(crate) struct Writer;
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        json!({"type": "message", "role": role, "content": text})
+        object(vec![
+            ("type", "message".into()),
+            ("role", role.into()),
+            ("content", text.into()),
+        ])
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
