@@ -13,16 +13,16 @@
 
 use super::adapter::{Found, MessageFields};
 use super::common::{
-    Object, Path, compact_json, object, object_at, object_field, optional_str, required_str,
-    role_of,
+    Path, compact_json, data_uri_media_type, object, object_at, object_field, optional_str,
+    required_str, role_of,
 };
 use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
-    self, Part, call_block, finish_message, media_block, other_block, text_field, thinking_field,
+    self, Part, call_block, finish_message, media, other_block, text_field, thinking_field,
 };
 use crate::error::Result;
-use crate::transcript::{Block, BlockKind, Message};
+use crate::transcript::{Block, Message};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -75,7 +75,7 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
     let (object, path, at) = (part.object, part.path, vec![part.index]);
     Ok(match part.kind {
         "text" => text_field(object, path, "text", at)?,
-        "image" | "document" => source_block(part.value, object, part.kind, path, at)?,
+        "image" | "document" => source_block(part, at)?,
         "tool_use" => {
             let id = required_str(object, path, "id")?;
             let name = required_str(object, path, "name")?;
@@ -91,32 +91,19 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
 /// An `image` or `document` by its `source`: base64 and plain-text data are inline, a URL or an
 /// uploaded file id is a reference; other sources (a document's `content` blocks) are unknown
 /// blocks.
-fn source_block<'v>(
-    part: &Value,
-    object: &'v Object,
-    part_type: &str,
-    path: &Path<'_>,
-    block_path: Vec<usize>,
-) -> Result<Block<'v>> {
-    let source_path = path.field("source");
-    let source = object_field(object, path, "source")?;
-    let media_type = optional_str(source, "media_type");
+fn source_block<'v>(part: &Part<'v, '_>, at: Vec<usize>) -> Result<Block<'v>> {
+    let source = object_field(part.object, part.path, "source")?;
+    // A base64 payload never looks like a URL, but the source type is what says so.
     let (field, inline) = match optional_str(source, "type") {
         Some("base64") | Some("text") => ("data", true),
         Some("url") => ("url", false),
         Some("file") => ("file_id", false),
-        _ => return Ok(other_block(part, block_path)),
+        _ => return Ok(other_block(part.value, at)),
     };
-    let data = required_str(source, &source_path, field)?;
-    let mut block = media_block(data, media_type, part_type, block_path);
-    // A base64 payload never looks like a URL, but the source type is what says so.
-    if let BlockKind::Media {
-        inline: is_inline, ..
-    } = &mut block.kind
-    {
-        *is_inline = inline;
-    }
-    Ok(block)
+    let data = required_str(source, &part.path.field("source"), field)?;
+    let media_type = optional_str(source, "media_type").or_else(|| data_uri_media_type(data));
+    let media_type = media_type.unwrap_or(part.kind);
+    Ok(media(media_type, inline, Cow::Borrowed(data), at))
 }
 
 /// A `tool_result` and the images / documents nested in its content.
@@ -124,10 +111,7 @@ fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
     let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "tool_use_id")?;
     let body = walk::content_body(object, path, true, |item| match item.kind {
-        "image" | "document" => {
-            let at = vec![index, item.index];
-            source_block(item.value, item.object, item.kind, item.path, at).map(Some)
-        }
+        "image" | "document" => source_block(item, vec![index, item.index]).map(Some),
         _ => Ok(None),
     })?;
     let is_error = object.get("is_error") == Some(&Value::Bool(true));

@@ -31,7 +31,7 @@ use super::walk::{
     self, Part, ResultBody, audio_type, file_data, finish_message, media, media_block, other_block,
     text_field,
 };
-use crate::api::result::PathStep;
+use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, BlockKind, Message, Role};
 use serde_json::Value;
@@ -59,13 +59,16 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 /// An item `type` (no other format's messages have one) and a `call_id`.
 pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if let Some(item_type) = fields.item_type {
-        let what = match item_type {
-            "message" => "\"message\"",
-            "function_call" => "\"function_call\"",
-            "function_call_output" => "\"function_call_output\"",
-            "reasoning" => "\"reasoning\"",
-            _ => "an item \"type\"",
-        };
+        let known = [
+            "\"message\"",
+            "\"function_call\"",
+            "\"function_call_output\"",
+            "\"reasoning\"",
+        ];
+        let what = known
+            .into_iter()
+            .find(|what| what.trim_matches('"') == item_type);
+        let what = what.unwrap_or("an item \"type\"");
         found("type", what);
     }
     if fields.call_id.is_some() {
@@ -270,64 +273,50 @@ impl super::json::WireWriter for Writer {
             .get("role")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let object = message
-            .as_object_mut()
-            .ok_or_else(|| missing_block(block))?;
-        match (&block.kind, block.path.as_slice()) {
-            // A call keeps its call_id and name; its input, stubbed, stays a string.
-            (BlockKind::ToolCall { .. }, []) => {
-                let field = input_field(object);
-                object.insert(field.into(), Value::String(text.into()));
-            }
-            // An output keeps its call_id and every other field; its body becomes a string.
-            (BlockKind::ToolResult { .. }, []) => {
-                object.insert("output".into(), Value::String(text.into()));
-            }
-            (_, [0, inner]) => {
-                let item = object
-                    .get_mut("output")
-                    .and_then(|output| output.get_mut(*inner))
+        let path = target(&message, block).ok_or_else(|| missing_block(block))?;
+        match path.split_last() {
+            // A call's input, an output, a string content or a text part's text becomes the
+            // string: a call keeps its call_id and name, an output every other field.
+            Some((PathStep::Key(key), parent)) => {
+                let fields = (value_at_mut(&mut message, parent))
+                    .and_then(Value::as_object_mut)
                     .ok_or_else(|| missing_block(block))?;
-                *item = text_part(None, text);
+                fields.insert((*key).into(), Value::String(text.into()));
             }
-            (BlockKind::Text, []) => {
-                object.insert("content".into(), Value::String(text.into()));
+            // A part, or an item of an output list, becomes a text part.
+            _ => {
+                let output = matches!(path.first(), Some(PathStep::Key("output")));
+                let role = if output { None } else { role.as_deref() };
+                let part = value_at_mut(&mut message, &path).ok_or_else(|| missing_block(block))?;
+                *part = text_part(role, text);
             }
-            (kind, [index]) => {
-                let part = object
-                    .get_mut("content")
-                    .and_then(|content| content.get_mut(*index))
-                    .ok_or_else(|| missing_block(block))?;
-                let in_place = *kind == BlockKind::Text && !replaces_whole_part(part);
-                match part.as_object_mut() {
-                    Some(fields) if in_place => {
-                        fields.insert("text".into(), Value::String(text.into()));
-                    }
-                    _ => *part = text_part(role.as_deref(), text),
-                }
-            }
-            _ => return Err(missing_block(block)),
         }
         Ok(message)
     }
 
     fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
-        use PathStep::{Index, Key};
-        let path = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolCall { .. }, []) => vec![Key(input_field(message.as_object()?))],
-            (BlockKind::ToolResult { .. }, []) => vec![Key("output")],
-            (_, [0, inner]) => vec![Key("output"), Index(*inner)],
-            (BlockKind::Text, []) => vec![Key("content")],
-            (kind, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                if *kind == BlockKind::Text && !replaces_whole_part(part) {
-                    vec![Key("content"), Index(*index), Key("text")]
-                } else {
-                    vec![Key("content"), Index(*index)]
-                }
-            }
-            _ => return None,
-        };
-        crate::api::result::value_at(message, &path).map(|_| path)
+        let path = target(message, block)?;
+        value_at(message, &path).map(|_| path)
     }
+}
+
+/// Where replacing `block` writes, whether or not there is a value yet: a call's input, an
+/// output, a string content, a text part's text, or a part (a text part in its place).
+fn target(message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
+    use PathStep::{Index, Key};
+    Some(match (&block.kind, block.path.as_slice()) {
+        (BlockKind::ToolCall { .. }, []) => vec![Key(input_field(message.as_object()?))],
+        (BlockKind::ToolResult { .. }, []) => vec![Key("output")],
+        (_, [0, inner]) => vec![Key("output"), Index(*inner)],
+        (BlockKind::Text, []) => vec![Key("content")],
+        (kind, [index]) => {
+            let part = message.get("content")?.get(*index)?;
+            if *kind == BlockKind::Text && !replaces_whole_part(part) {
+                vec![Key("content"), Index(*index), Key("text")]
+            } else {
+                vec![Key("content"), Index(*index)]
+            }
+        }
+        _ => return None,
+    })
 }
