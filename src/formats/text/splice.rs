@@ -176,7 +176,11 @@ fn span_of(text: &str, transcript: &Transcript, index: usize) -> Result<Range<us
 /// whitespace only is left as is: there is nothing to remove and no safe place to put `new`.
 fn replace_prose(text: &str, span: Range<usize>, new: &str) -> TextEdit {
     let own = &text[span.clone()];
-    let lead = (span.start > 0).then(|| leading_ending(own)).unwrap_or(0);
+    let lead = if span.start > 0 {
+        leading_ending(own)
+    } else {
+        0
+    };
     let (start, end) = (span.start + lead, span.start + content_end(own));
     if end <= start {
         return TextEdit::new(start..start, "");
