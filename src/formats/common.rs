@@ -326,12 +326,6 @@ pub(crate) fn without_parts(mut message: Value, dropped: &[&Block], key: &str) -
     let Value::Array(parts) = content else {
         return Err(missing_block(first));
     };
-    drop_parts(parts, dropped);
-    Ok(message)
-}
-
-/// Removes from `parts` the top-level parts of `dropped` (blocks whose path starts at `[i]`).
-pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
     let mut index = 0;
     parts.retain(|_| {
         let keep = !dropped
@@ -340,6 +334,7 @@ pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
         index += 1;
         keep
     });
+    Ok(message)
 }
 
 /// One message from `messages` of one role: the first's fields, and the parts of all of them in

@@ -242,15 +242,12 @@ pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
     }
 }
 
-/// A call of the current model turn, as [`link`] keys it.
+/// A call of the current model turn, as [`link`] keys it: its key (the id its block gets), the
+/// function's name, its own `id` if it has one, and whether a response has answered it.
 struct TurnCall {
-    /// Its key, the id its block gets.
     key: String,
-    /// The function's name.
     name: String,
-    /// Its own `id`, if it has one.
     wire: Option<String>,
-    /// A response has answered it.
     answered: bool,
 }
 

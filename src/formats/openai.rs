@@ -10,7 +10,7 @@
 use super::adapter::{Found, MessageFields};
 use super::common::{
     Object, Path, expected, input_value, lookup, missing_block, object, object_at, object_field,
-    removed_plain_path, replace_plain_block, required_str, role_of, text_or_json,
+    removed_plain_path, replace_plain_block, required_str, role_of, text_or_json, without_parts,
 };
 use super::evidence::Seen;
 use super::walk::{
@@ -273,22 +273,21 @@ impl super::json::WireWriter for Writer {
 
     /// Calls leave `tool_calls` (which goes when none is left: the API refuses an empty list);
     /// other blocks leave `content`.
-    fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
+    fn without_blocks(&self, message: Value, dropped: &[&Block]) -> Result<Value> {
         let (calls, others): (Vec<&Block>, Vec<&Block>) = dropped
             .iter()
             .partition(|block| matches!(block.kind, BlockKind::ToolCall { .. }));
-        if let Some(first) = calls.first() {
-            let object = message
-                .as_object_mut()
-                .ok_or_else(|| missing_block(first))?;
-            let Some(Value::Array(list)) = object.get_mut("tool_calls") else {
-                return Err(missing_block(first));
-            };
-            super::common::drop_parts(list, &calls);
-            if list.is_empty() {
-                object.shift_remove("tool_calls");
-            }
+        let mut message = without_parts(message, &calls, "tool_calls")?;
+        let emptied = message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty);
+        if !calls.is_empty()
+            && emptied
+            && let Some(object) = message.as_object_mut()
+        {
+            object.shift_remove("tool_calls");
         }
-        super::common::without_parts(message, &others, "content")
+        without_parts(message, &others, "content")
     }
 }
