@@ -217,9 +217,7 @@ fn content_media<'v>(item: &Part<'v, '_>, index: usize) -> Result<Option<Block<'
     }))
 }
 
-/// Writes edited AI SDK model messages: a call's input (v5 `input`, v4 `args`), a result's
-/// body in the shape it arrived in ([`replace_result_body`]) and the media nested in a
-/// `content` output's `value`.
+/// Writes edited AI SDK model messages (a result's body in the shape it arrived in).
 pub(crate) static WRITER: PartWriter = PartWriter {
     alternates: false,
     call_input: input_field,

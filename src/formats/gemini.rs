@@ -251,8 +251,7 @@ struct TurnCall {
     answered: bool,
 }
 
-/// Keys the calls of model content `message` (read from `value`) after the turn's `calls`, and
-/// adds them to these.
+/// Keys the calls of model content `message` (read from `value`) and adds them to the turn's.
 fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<TurnCall>) {
     for block in &mut message.blocks {
         let (BlockKind::ToolCall { id, name }, [at]) = (&mut block.kind, block.path.as_slice())
@@ -273,9 +272,8 @@ fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<T
     }
 }
 
-/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`:
-/// the id (with its place among the turn's calls of that id when used again: `c1#1`), else the
-/// name and its place among the turn's id-less calls of that name (`read#0`).
+/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`
+/// (see [`link`]: `c1`, `c1#1`, `read#0`).
 fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
     let before = (calls.iter())
         .filter(|call| call.wire.as_deref() == wire && (wire.is_some() || call.name == name))
@@ -288,9 +286,7 @@ fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
 }
 
 /// Gives each function response of `message` (read from `value`) the key of the call of `calls`
-/// it answers, marking that call answered: first the responses whose id a call has, then the
-/// rest by name in order. One that answers none keeps its own id, or a key no call has
-/// (`name (no call)`).
+/// it answers (see [`link`]): first the responses whose id a call has, then the rest by name.
 fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
     let mut keyed = vec![false; message.blocks.len()];
     for by_id in [true, false] {

@@ -54,9 +54,8 @@ pub(crate) trait WireWriter {
     /// Where what replacing `block` takes out of `message` is, in the caller's terms, for a block
     /// without a [`Self::removed_path`] (by default the message): the path a host sets to put it
     /// back, in the list the host passed as `messages` (what `restore` reads).
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        let path = self.removed_path(message, block).unwrap_or_default();
-        path_location(message_index, &path)
+    fn location(&self, _message: &Value, message_index: usize, _block: &Block) -> String {
+        path_location(message_index, &[])
     }
 
     /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
@@ -324,9 +323,8 @@ impl<'a, 't> Applier<'a, 't> {
         Ok(())
     }
 
-    /// The archive entry (and its origin) of what replacing `block` of message `index` by
-    /// `text` removes, read from `original` (`input`: an input message, which keeps the value
-    /// until the call is done).
+    /// The archive entry (and its origin) of what replacing `block` of message `index` removes,
+    /// read from `original` (`input`: an input message, which keeps the value until the end).
     fn archive_block(
         &mut self,
         (original, input): (&Value, bool),
