@@ -385,7 +385,11 @@ impl<'a, 't> Applier<'a, 't> {
 }
 
 /// Block `block` of transcript message `index`, or the error for a plan that names another.
-fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Result<&'t Block<'t>> {
+pub(crate) fn block_at<'t>(
+    transcript: &'t Transcript,
+    index: usize,
+    block: usize,
+) -> Result<&'t Block<'t>> {
     transcript
         .messages
         .get(index)

@@ -7,6 +7,7 @@ use super::media::{data_fence_at, data_images};
 use crate::api::result::ArchiveEntry;
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
+use crate::formats::json::block_at;
 use crate::plan::{ArchiveKind, Edit};
 use crate::transcript::{BlockKind, Format, Source, Transcript};
 use std::ops::Range;
@@ -213,12 +214,7 @@ fn replace_block(
     new: &str,
 ) -> Result<TextEdit> {
     let span = span_of(text, transcript, message)?;
-    let kind = transcript
-        .messages
-        .get(message)
-        .and_then(|m| m.blocks.get(block))
-        .map(|b| &b.kind)
-        .ok_or_else(|| plan_error(format!("block {block} of message {message} does not exist")))?;
+    let kind = &block_at(transcript, message, block)?.kind;
     let mismatch = || {
         plan_error(format!(
             "message {message} does not match the text it was read from"
