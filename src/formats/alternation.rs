@@ -16,14 +16,12 @@ pub(crate) fn side(role: Role) -> &'static str {
     }
 }
 
-/// The runs of two or more consecutive messages on one side among `messages` (index and role,
-/// in order; the indices need not be contiguous): each run from its first message's index to
-/// one past its last's.
-pub(crate) fn same_side_runs(
-    messages: impl IntoIterator<Item = (usize, Role)>,
-) -> Vec<Range<usize>> {
-    let messages: Vec<(usize, Role)> = messages.into_iter().collect();
-    (messages.chunk_by(|a, b| side(a.1) == side(b.1)))
+/// The runs of two or more consecutive messages on one side among `roles` (each message's index
+/// and role, in order; the indices need not be contiguous): each run from its first message's
+/// index to one past its last's.
+pub(crate) fn same_side_runs(roles: impl IntoIterator<Item = (usize, Role)>) -> Vec<Range<usize>> {
+    let roles: Vec<(usize, Role)> = roles.into_iter().collect();
+    (roles.chunk_by(|a, b| side(a.1) == side(b.1)))
         .filter_map(|run| match run {
             [(first, _), .., (last, _)] => Some(*first..last + 1),
             _ => None,

@@ -182,17 +182,13 @@ pub(crate) fn part_object_mut<'m>(
         .ok_or_else(|| missing_block(block))
 }
 
-/// The required string field `field` of `object` at `path`.
-pub(crate) fn required_str<'a>(
-    object: &'a Object,
-    path: &Path<'_>,
-    field: &str,
-) -> Result<&'a str> {
-    match lookup(object, field) {
+/// The required string field `key` of `object` at `path`.
+pub(crate) fn required_str<'a>(object: &'a Object, path: &Path<'_>, key: &str) -> Result<&'a str> {
+    match lookup(object, key) {
         Some(Value::String(text)) => Ok(text),
-        None => Err(required(path, field)),
+        None => Err(required(path, key)),
         Some(other) => Err(CompactionError::type_error(
-            format!("{path}.{field}"),
+            format!("{path}.{key}"),
             format!("must be a string, got {}", json_type(other)),
         )),
     }

@@ -102,8 +102,7 @@ fn push_part<'v>(
     let block = if let Some(call) = object.get("functionCall") {
         call_block(call, &path.field("functionCall"), at)?
     } else if let Some(response) = object.get("functionResponse") {
-        blocks.extend(response_blocks(response, path, at)?);
-        return Ok(());
+        return push_response(response, path, at, blocks);
     } else if object.contains_key("inlineData") {
         data_part(object, path, ("inlineData", "data"), at)?
     } else if object.contains_key("fileData") {
@@ -159,13 +158,14 @@ fn wire_id(object: &Object) -> Option<&str> {
         .filter(|id| !id.is_empty())
 }
 
-/// A `functionResponse` part: one result block (its id set by [`link`]) and the media its
-/// `parts` carry, as nested unknown blocks.
-fn response_blocks<'v>(
+/// Pushes a `functionResponse` part's blocks: one result block (its id set by [`link`]) and the
+/// media its `parts` carry, as nested unknown blocks.
+fn push_response<'v>(
     response: &'v Value,
     part_path: &Path<'_>,
     at: usize,
-) -> Result<Vec<Block<'v>>> {
+    blocks: &mut Vec<Block<'v>>,
+) -> Result<()> {
     let path = part_path.field("functionResponse");
     let object = object_at(response, &path)?;
     let name = required_str(object, &path, "name")?;
@@ -175,15 +175,13 @@ fn response_blocks<'v>(
         .and_then(|response| response.get("error"))
         .is_some_and(|error| !error.is_null());
     let id = wire_id(object).unwrap_or(name);
-    let result = result_block((id, Some(name.to_string()), is_error), body, vec![at]);
-    let nested = object
-        .get("parts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(inner, part)| other_block(part, vec![at, inner]));
-    Ok(std::iter::once(result).chain(nested).collect())
+    let result = (id, Some(name.to_string()), is_error);
+    blocks.push(result_block(result, body, vec![at]));
+    let parts = object.get("parts").and_then(Value::as_array);
+    for (inner, part) in parts.into_iter().flatten().enumerate() {
+        blocks.push(other_block(part, vec![at, inner]));
+    }
+    Ok(())
 }
 
 /// The body of a `response` (see the module docs), chosen by the fields' names and types only,

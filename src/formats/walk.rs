@@ -92,11 +92,9 @@ pub(crate) fn media_block<'v>(
     path: Vec<usize>,
 ) -> Block<'v> {
     let is_url = data.starts_with("http://") || data.starts_with("https://");
-    let media_type = media_type
-        .or_else(|| data_uri_media_type(data))
-        .unwrap_or(fallback)
-        .to_string();
-    media(media_type, !is_url, Cow::Borrowed(data), path)
+    let media_type = media_type.or_else(|| data_uri_media_type(data));
+    let data = Cow::Borrowed(data);
+    media(media_type.unwrap_or(fallback), !is_url, data, path)
 }
 
 /// A text block of the required string field `field` (a part's `text`, a refusal's `refusal`).
@@ -112,13 +110,9 @@ pub(crate) fn text_field<'v>(
 
 /// A thinking block of the string field `field`, empty when there is none (redacted thinking
 /// may carry its data elsewhere).
-pub(crate) fn thinking_field<'v>(
-    object: &'v Object,
-    field: &str,
-    block_path: Vec<usize>,
-) -> Block<'v> {
+pub(crate) fn thinking_field<'v>(object: &'v Object, field: &str, at: Vec<usize>) -> Block<'v> {
     let text = optional_str(object, field).unwrap_or_default();
-    Block::new(BlockKind::Thinking, Cow::Borrowed(text), block_path)
+    Block::new(BlockKind::Thinking, Cow::Borrowed(text), at)
 }
 
 /// A media block: data of `media_type`, inline or a reference (a URL, a file id).
