@@ -454,7 +454,7 @@ fn take_message<'a>(
 }
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
-pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
+pub(crate) fn path_location(message: usize, path: &[PathStep]) -> String {
     use std::fmt::Write;
     // Written into one string (not a `format!` per index): a stubbed call's location was two
     // allocations and a growth.
@@ -462,15 +462,10 @@ pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep
     // Writing into a `String` cannot fail.
     let _ = write!(location, "messages[{message}]");
     for step in path {
-        match step {
-            crate::api::result::PathStep::Key(key) => {
-                location.push('.');
-                location.push_str(key);
-            }
-            crate::api::result::PathStep::Index(index) => {
-                let _ = write!(location, "[{index}]");
-            }
-        }
+        let _ = match step {
+            PathStep::Key(key) => write!(location, ".{key}"),
+            PathStep::Index(index) => write!(location, "[{index}]"),
+        };
     }
     location
 }
