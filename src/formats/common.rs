@@ -350,12 +350,8 @@ pub(crate) fn merged(messages: Vec<Value>, key: &str) -> Result<Value> {
         }
         parts.extend(content_parts(message.get_mut(key).map(Value::take)));
     }
-    match first.get_mut(key) {
-        Some(content) => *content = Value::Array(parts),
-        None => {
-            first.insert(key.into(), Value::Array(parts));
-        }
-    }
+    // An existing key keeps its place.
+    first.insert(key.into(), Value::Array(parts));
     Ok(Value::Object(first))
 }
 
