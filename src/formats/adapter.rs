@@ -1,31 +1,28 @@
 //! What an adapter declares: how a structured format reads, writes and is recognised
 //! ([`Structured`]), and its registration ([`Adapter`]). `registry` lists the adapters.
 
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::json::WireWriter;
 use crate::error::Result;
 use crate::transcript::{Format, Message, Transcript};
 use serde_json::Value;
 
 /// A message's fields that detection looks at, read in one pass over the message (a hash lookup
-/// each was most of detection's time).
+/// each was most of detection's time): each the field of its name, `item_type` the `type`;
+/// `role` and `type` only when strings.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct MessageFields<'v> {
-    /// `role`, when a string.
     pub role: Option<&'v str>,
-    /// `tool_calls`.
     pub tool_calls: Option<&'v Value>,
-    /// `tool_call_id`.
     pub tool_call_id: Option<&'v Value>,
-    /// `content`.
     pub content: Option<&'v Value>,
-    /// `type`, when a string (a Responses API item's type).
     pub item_type: Option<&'v str>,
-    /// `call_id` (a Responses API call or its output).
     pub call_id: Option<&'v Value>,
-    /// `parts` (a Gemini content).
     pub parts: Option<&'v Value>,
 }
+
+/// Where a format's evidence in a message's fields goes: the field, and what was seen in words.
+pub(crate) type Found<'a> = &'a mut dyn FnMut(&'static str, &'static str);
 
 /// How a structured format reads, writes and is recognised.
 pub(crate) struct Structured {
@@ -33,9 +30,8 @@ pub(crate) struct Structured {
     pub read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
     /// Writes a plan's edits back into messages of the format.
     pub writer: &'static (dyn WireWriter + Sync),
-    /// Evidence from a message's own fields, each given to `found` with where it was seen and
-    /// what.
-    pub message_evidence: fn(&MessageFields<'_>, found: &mut dyn FnMut(Field, Seen<'static>)),
+    /// Evidence from a message's own fields, each given to `found`.
+    pub message_evidence: fn(&MessageFields<'_>, found: Found<'_>),
     /// Evidence from a content part of type `part_type` (only this format has such a part).
     pub part_evidence: for<'v> fn(&'v str, &Value) -> Option<Seen<'v>>,
     /// A tool definition in the format's own shape, from its name, description and input schema.

@@ -7,12 +7,12 @@
 //! `content[i].output.value[j]` inside a tool result whose output is of type `content`. Text
 //! items of such an output are part of the result's body.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, expected, lookup, message_path, object_at, optional_str, required,
+    Object, Path, compact_json, expected, lookup, object, object_at, optional_str, required,
     required_str, role_of, text_or_json,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
     self, Part, ResultBody, call_block, finish_message, media, media_block, other_block,
@@ -20,7 +20,7 @@ use super::walk::{
 };
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, Message, Role};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -32,7 +32,7 @@ const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 /// An AI SDK tool's parts: `{ description, inputSchema }` (a plain JSON Schema; the host wraps
 /// it with `jsonSchema()` and names the tool by its key in `tools`).
 pub(crate) fn tool_definition(_name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("description", description.into()),
         ("inputSchema", schema),
     ])
@@ -41,18 +41,12 @@ pub(crate) fn tool_definition(_name: &str, description: &str, schema: Value) -> 
 /// An AI SDK tool message names its calls in its parts (its content is always an array); an
 /// OpenAI one needs `tool_call_id`. Without this, an AI SDK list whose only other evidence was
 /// compacted away would read as OpenAI on the next call.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if fields.role == Some("tool")
         && fields.tool_call_id.is_none()
         && fields.content.is_some_and(Value::is_array)
     {
-        found(
-            Field::Named("role"),
-            Seen::Words("a \"tool\" message without \"tool_call_id\""),
-        );
+        found("role", "a \"tool\" message without \"tool_call_id\"");
     }
 }
 
@@ -72,7 +66,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of an AI SDK list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     // A tool message has no prose: its content is always an array of results.
@@ -104,49 +98,41 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
 /// An `image` (`image` field) or `file` (`data` field) part. The data is a base64 string, a data
 /// URL or a URL; binary data a host passed as bytes arrives as JSON and is counted as such.
 fn data_block<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     field: &str,
     fallback: &str,
     index: usize,
 ) -> Result<Block<'v>> {
     let media_type = optional_str(object, "mediaType").or_else(|| optional_str(object, "mimeType"));
+    if let Some(data) = data_text(object.get(field)) {
+        return Ok(media_block(data, media_type, fallback, vec![index]));
+    }
     match object.get(field) {
-        Some(Value::String(data)) => Ok(media_block(data, media_type, fallback, vec![index])),
-        // AI SDK 7's tagged `FileData`: `{type: "data", data}` (bytes or base64), `{type: "url",
-        // url}`; a provider reference or inline text falls through to the JSON count below.
-        Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
-            let data = tagged_data(tagged).unwrap_or_default();
-            Ok(media_block(data, media_type, fallback, vec![index]))
-        }
         Some(Value::Null) | None => Err(required(path, field)),
         Some(other) => {
-            let text = Cow::Owned(compact_json(other));
-            Ok(media(
-                media_type.unwrap_or(fallback),
-                true,
-                text,
-                vec![index],
-            ))
+            let (media_type, text) = (media_type.unwrap_or(fallback), compact_json(other));
+            Ok(media(media_type, true, Cow::Owned(text), vec![index]))
         }
     }
 }
 
-/// The data of a tagged `FileData` of type `data` or `url`.
-fn tagged_data(tagged: &Map<String, Value>) -> Option<&str> {
-    match tagged.get("type").and_then(Value::as_str)? {
-        "data" => tagged.get("data")?.as_str(),
-        "url" => tagged.get("url")?.as_str(),
+/// The text of `FileData`: a string, or AI SDK 7's tagged `{type: "data", data}` (bytes or
+/// base64) or `{type: "url", url}`. A provider reference, inline text or bytes are not text.
+fn data_text(data: Option<&Value>) -> Option<&str> {
+    match data? {
+        Value::String(data) => Some(data),
+        Value::Object(tagged) => match tagged.get("type")?.as_str()? {
+            "data" => tagged.get("data")?.as_str(),
+            "url" => tagged.get("url")?.as_str(),
+            _ => None,
+        },
         _ => None,
     }
 }
 
 /// `{type: "tool-call", toolCallId, toolName, input}` (v4: `args`).
-fn tool_call<'v>(
-    object: &'v Map<String, Value>,
-    path: &Path<'_>,
-    index: usize,
-) -> Result<Block<'v>> {
+fn tool_call<'v>(object: &'v Object, path: &Path<'_>, index: usize) -> Result<Block<'v>> {
     let id = required_str(object, path, "toolCallId")?;
     let name = required_str(object, path, "toolName")?;
     let input = object.get("input").or_else(|| object.get("args"));
@@ -198,17 +184,7 @@ fn content_output<'v>(value: &'v Value, path: &Path<'_>, index: usize) -> Result
         .as_array()
         .ok_or_else(|| expected(path.field("value"), "an array of content items", value))?;
     let mut body = ResultBody::default();
-    walk::each_part(items, path, "value", |item| {
-        match content_media(&item, index)? {
-            Some(block) => body.item(block),
-            None if item.kind == "text" => {
-                body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?));
-            }
-            // Only media may be a nested block; anything else counts as body text.
-            None => body.text(Cow::Owned(compact_json(item.value))),
-        }
-        Ok(())
-    })?;
+    body.items(items, path, "value", |item| content_media(item, index))?;
     Ok(body)
 }
 
@@ -229,13 +205,9 @@ fn content_media<'v>(item: &Part<'v, '_>, index: usize) -> Result<Option<Block<'
             media(media_type.unwrap_or(fallback), true, data, at())
         }
         // AI SDK 7: `{type: "file", data: FileData}` (bytes, base64 or a URL, tagged).
-        "file" => match object.get("data") {
-            Some(Value::String(data)) => media_block(data, media_type, "file", at()),
-            Some(Value::Object(tagged)) if tagged_data(tagged).is_some() => {
-                let data = tagged_data(tagged).unwrap_or_default();
-                media_block(data, media_type, "file", at())
-            }
-            _ => return Ok(None),
+        "file" => match data_text(object.get("data")) {
+            Some(data) => media_block(data, media_type, "file", at()),
+            None => return Ok(None),
         },
         "image-url" | "file-url" => {
             let url = required_str(object, path, "url")?;
@@ -245,9 +217,7 @@ fn content_media<'v>(item: &Part<'v, '_>, index: usize) -> Result<Option<Block<'
     }))
 }
 
-/// Writes edited AI SDK model messages: a call's input (v5 `input`, v4 `args`), a result's
-/// body in the shape it arrived in ([`replace_result_body`]) and the media nested in a
-/// `content` output's `value`.
+/// Writes edited AI SDK model messages (a result's body in the shape it arrived in).
 pub(crate) static WRITER: PartWriter = PartWriter {
     alternates: false,
     call_input: input_field,
@@ -271,7 +241,7 @@ fn body_payload(part: &Value) -> Option<&Value> {
 }
 
 /// The field of a tool-call part holding its input: v5 `input`, v4 `args`.
-fn input_field(call: &Map<String, Value>) -> &'static str {
+fn input_field(call: &Object) -> &'static str {
     if call.contains_key("input") || !call.contains_key("args") {
         "input"
     } else {
@@ -281,13 +251,13 @@ fn input_field(call: &Map<String, Value>) -> &'static str {
 
 /// A result's body becomes text, in the shape it arrived in: v5 `output` (keeping the error
 /// flag in its type), v4 `result` (whose `isError` stays as it was).
-fn replace_result_body(result: &mut Map<String, Value>, is_error: bool, text: &str) {
+fn replace_result_body(result: &mut Object, is_error: bool, text: &str) {
     if result.contains_key("result") && !result.contains_key("output") {
         result.insert("result".into(), Value::String(text.into()));
         return;
     }
     let output_type = if is_error { "error-text" } else { "text" };
-    let mut output = json!({"type": output_type, "value": text});
+    let mut output = object(vec![("type", output_type.into()), ("value", text.into())]);
     // Newer SDKs put provider options on the output itself; they are about the call, not the body.
     let options = result
         .get("output")

@@ -16,33 +16,17 @@ pub(crate) fn side(role: Role) -> &'static str {
     }
 }
 
-/// The runs of two or more consecutive messages on one side among `messages` (index and role,
-/// in order; the indices need not be contiguous): each run from its first message's index to
-/// one past its last's.
-pub(crate) fn same_side_runs(
-    messages: impl IntoIterator<Item = (usize, Role)>,
-) -> Vec<Range<usize>> {
-    let mut runs = Vec::new();
-    let mut current: Option<(&'static str, usize, usize, usize)> = None; // side, first, last, count
-    for (index, role) in messages {
-        let here = side(role);
-        current = match current {
-            Some((run_side, first, _, count)) if run_side == here => {
-                Some((run_side, first, index, count + 1))
-            }
-            previous => {
-                runs.extend(run_of(previous));
-                Some((here, index, index, 1))
-            }
-        };
-    }
-    runs.extend(run_of(current));
-    runs
-}
-
-fn run_of(run: Option<(&'static str, usize, usize, usize)>) -> Option<Range<usize>> {
-    run.filter(|(_, _, _, count)| *count > 1)
-        .map(|(_, first, last, _)| first..last + 1)
+/// The runs of two or more consecutive messages on one side among `roles` (each message's index
+/// and role, in order; the indices need not be contiguous): each run from its first message's
+/// index to one past its last's.
+pub(crate) fn same_side_runs(roles: impl IntoIterator<Item = (usize, Role)>) -> Vec<Range<usize>> {
+    let roles: Vec<(usize, Role)> = roles.into_iter().collect();
+    (roles.chunk_by(|a, b| side(a.1) == side(b.1)))
+        .filter_map(|run| match run {
+            [(first, _), .., (last, _)] => Some(*first..last + 1),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The role for a replacement that would rather be `preferred`, between a message of role

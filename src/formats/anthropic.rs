@@ -11,20 +11,19 @@
 //! blocks: their call and result live in the same assistant message, and their result content
 //! has a fixed shape that a text body would break.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
-    Content, Path, compact_json, content_of, message_path, object_at, object_field, optional_str,
+    Path, compact_json, data_uri_media_type, object, object_at, object_field, optional_str,
     required_str, role_of,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::part_writer::PartWriter;
 use super::walk::{
-    self, Part, ResultBody, call_block, finish_message, media_block, other_block, text_field,
-    thinking_field,
+    self, Part, call_block, finish_message, media, other_block, text_field, thinking_field,
 };
 use crate::error::Result;
-use crate::transcript::{Block, BlockKind, Message};
-use serde_json::{Map, Value};
+use crate::transcript::{Block, Message};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -35,7 +34,7 @@ const ROLES: [&str; 2] = ["user", "assistant"];
 
 /// A Messages API tool: `{ name, description, input_schema }`.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("input_schema", schema),
@@ -43,7 +42,7 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 }
 
 /// No message field is Anthropic's alone: its evidence is in its content blocks.
-pub(crate) fn message_evidence(_: &MessageFields<'_>, _: &mut dyn FnMut(Field, Seen<'static>)) {}
+pub(crate) fn message_evidence(_: &MessageFields<'_>, _: Found<'_>) {}
 
 /// Block types only the Messages API has.
 pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen<'v>> {
@@ -63,7 +62,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of a Messages API list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = role_of(object, &path, &ROLES)?;
     let blocks =
@@ -76,13 +75,13 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
     let (object, path, at) = (part.object, part.path, vec![part.index]);
     Ok(match part.kind {
         "text" => text_field(object, path, "text", at)?,
-        "image" | "document" => source_block(part.value, object, part.kind, path, at)?,
-        "tool_use" => call_block(
-            required_str(object, path, "id")?,
-            required_str(object, path, "name")?,
-            Cow::Owned(object.get("input").map(compact_json).unwrap_or_default()),
-            at,
-        ),
+        "image" | "document" => source_block(part, at)?,
+        "tool_use" => {
+            let id = required_str(object, path, "id")?;
+            let name = required_str(object, path, "name")?;
+            let input = Cow::Owned(object.get("input").map(compact_json).unwrap_or_default());
+            call_block(id, name, input, at)
+        }
         "thinking" => thinking_field(object, "thinking", at),
         "redacted_thinking" => thinking_field(object, "data", at),
         _ => other_block(part.value, at),
@@ -92,57 +91,29 @@ fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
 /// An `image` or `document` by its `source`: base64 and plain-text data are inline, a URL or an
 /// uploaded file id is a reference; other sources (a document's `content` blocks) are unknown
 /// blocks.
-fn source_block<'v>(
-    part: &Value,
-    object: &'v Map<String, Value>,
-    part_type: &str,
-    path: &Path<'_>,
-    block_path: Vec<usize>,
-) -> Result<Block<'v>> {
-    let source_path = path.field("source");
-    let source = object_field(object, path, "source")?;
-    let media_type = optional_str(source, "media_type");
+fn source_block<'v>(part: &Part<'v, '_>, at: Vec<usize>) -> Result<Block<'v>> {
+    let source = object_field(part.object, part.path, "source")?;
+    // A base64 payload never looks like a URL, but the source type is what says so.
     let (field, inline) = match optional_str(source, "type") {
         Some("base64") | Some("text") => ("data", true),
         Some("url") => ("url", false),
         Some("file") => ("file_id", false),
-        _ => return Ok(other_block(part, block_path)),
+        _ => return Ok(other_block(part.value, at)),
     };
-    let data = required_str(source, &source_path, field)?;
-    let mut block = media_block(data, media_type, part_type, block_path);
-    // A base64 payload never looks like a URL, but the source type is what says so.
-    if let BlockKind::Media {
-        inline: is_inline, ..
-    } = &mut block.kind
-    {
-        *is_inline = inline;
-    }
-    Ok(block)
+    let data = required_str(source, &part.path.field("source"), field)?;
+    let media_type = optional_str(source, "media_type").or_else(|| data_uri_media_type(data));
+    let media_type = media_type.unwrap_or(part.kind);
+    Ok(media(media_type, inline, Cow::Borrowed(data), at))
 }
 
 /// A `tool_result` and the images / documents nested in its content.
 fn tool_result_blocks<'v>(part: &Part<'v, '_>) -> Result<Vec<Block<'v>>> {
     let (object, path, index) = (part.object, part.path, part.index);
     let id = required_str(object, path, "tool_use_id")?;
-    let mut body = ResultBody::default();
-    match content_of(object, path, true)? {
-        Content::Text(text) => body.text(Cow::Borrowed(text)),
-        Content::Absent => {}
-        Content::Parts(parts) => walk::each_part(parts, path, "content", |item| {
-            match item.kind {
-                "text" => body.text(Cow::Borrowed(required_str(item.object, item.path, "text")?)),
-                "image" | "document" => body.item(source_block(
-                    item.value,
-                    item.object,
-                    item.kind,
-                    item.path,
-                    vec![index, item.index],
-                )?),
-                _ => body.text(Cow::Owned(compact_json(item.value))),
-            }
-            Ok(())
-        })?,
-    }
+    let body = walk::content_body(object, path, true, |item| match item.kind {
+        "image" | "document" => source_block(item, vec![index, item.index]).map(Some),
+        _ => Ok(None),
+    })?;
     let is_error = object.get("is_error") == Some(&Value::Bool(true));
     Ok(body.blocks((id, None, is_error), vec![index]))
 }

@@ -2,7 +2,7 @@
 //! roles, and the edits of a message their writers share (the text part that replaces a block,
 //! parts removed, messages merged). What reading a message shares is in `walk`.
 
-use crate::api::result::PathStep;
+use crate::api::result::{PathStep, value_at_mut};
 pub(crate) use crate::base::json::compact_json;
 use crate::error::{CompactionError, Result};
 use crate::policy::pressure::json_type;
@@ -11,21 +11,17 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The field path of message `index` of the list at `list` (a format's list key): `messages[3]`.
-pub(crate) fn message_path(list: &'static str, index: usize) -> Path<'static> {
-    Path::Message(list, index)
-}
+/// A JSON object: a message, a part, a field of one.
+pub(crate) type Object = Map<String, Value>;
 
 /// Where a value sits in the caller's messages (`messages[3].content[1].output`), written out
 /// only when an error names it: formatting the path of every message and part up front was
-/// about 6 % of a structural call.
+/// about 6 % of a structural call. The variants write `messages[3]` (the list's key and the
+/// message's index), `<parent>.<field>` and `<parent>.<field>[<index>]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Path<'a> {
-    /// `messages[3]`: the list's key and the message's index.
     Message(&'static str, usize),
-    /// `<parent>.<field>`.
     Field(&'a Path<'a>, &'a str),
-    /// `<parent>.<field>[<index>]`.
     Item(&'a Path<'a>, &'a str, usize),
 }
 
@@ -52,7 +48,7 @@ impl fmt::Display for Path<'_> {
 }
 
 /// `value` as an object, or a type error at `path` (`messages[3]: expected an object, got string`).
-pub(crate) fn object_at<'a>(value: &'a Value, path: &Path<'_>) -> Result<&'a Map<String, Value>> {
+pub(crate) fn object_at<'a>(value: &'a Value, path: &Path<'_>) -> Result<&'a Object> {
     value
         .as_object()
         .ok_or_else(|| expected(path, "an object", value))
@@ -73,11 +69,10 @@ pub(crate) fn expected(at: impl fmt::Display, what: &str, got: &Value) -> Compac
 
 /// The required object field `field` of `object` at `path`.
 pub(crate) fn object_field<'a>(
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &Path<'_>,
     field: &str,
-) -> Result<&'a Map<String, Value>> {
-    // The path is only written for an error: this runs for every message.
+) -> Result<&'a Object> {
     match lookup(object, field) {
         Some(Value::Object(fields)) => Ok(fields),
         None => Err(required(path, field)),
@@ -88,7 +83,7 @@ pub(crate) fn object_field<'a>(
 /// `object[key]`. A message or part has a handful of fields: comparing their keys costs less
 /// than hashing `key` (IndexMap's `get`, about 200 instructions a lookup natively; 30,000 lookups
 /// reading a 3,275-message conversation).
-pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(object: &'a Object, key: &str) -> Option<&'a Value> {
     if object.len() > SCANNED_FIELDS {
         return object.get(key);
     }
@@ -101,9 +96,12 @@ pub(crate) fn lookup<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'
 /// Objects of at most this many fields are searched key by key ([`lookup`]).
 const SCANNED_FIELDS: usize = 8;
 
-/// The role a wire role name stands for, whichever format uses it: Gemini's `model` is the
-/// assistant's, its `function` (function responses) the tool's.
-fn wire_role(name: &str) -> Option<Role> {
+/// The role of a wire role `name` when the format has it (`names`, the format's wire role
+/// names): Gemini's `model` is the assistant's, its `function` (function responses) the tool's.
+pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
+    if !names.contains(&name) {
+        return None;
+    }
     Some(match name {
         "system" => Role::System,
         "developer" => Role::Developer,
@@ -114,17 +112,8 @@ fn wire_role(name: &str) -> Option<Role> {
     })
 }
 
-/// The role of a wire role `name` when the format has it (`names`, the format's wire role names).
-pub(crate) fn named_role(name: &str, names: &[&str]) -> Option<Role> {
-    names.contains(&name).then(|| wire_role(name)).flatten()
-}
-
 /// The message's role, one of the format's wire role `names`. The error lists them.
-pub(crate) fn role_of(
-    object: &Map<String, Value>,
-    path: &Path<'_>,
-    names: &[&str],
-) -> Result<Role> {
+pub(crate) fn role_of(object: &Object, path: &Path<'_>, names: &[&str]) -> Result<Role> {
     let value = lookup(object, "role");
     if let Some(role) = value
         .and_then(Value::as_str)
@@ -148,21 +137,19 @@ pub(crate) fn role_of(
     ))
 }
 
-/// A message's `content`, in the two shapes every format allows.
+/// A message's `content`, in the two shapes every format allows (a string, an array of parts),
+/// or `null` / missing.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Content<'a> {
-    /// A plain string.
     Text(&'a str),
-    /// An array of parts.
     Parts(&'a [Value]),
-    /// `null` or missing.
     Absent,
 }
 
 /// Reads `object.content`; `null` or missing is [`Content::Absent`] when `absent_ok`, else an
 /// error like any other wrong type.
 pub(crate) fn content_of<'a>(
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &Path<'_>,
     absent_ok: bool,
 ) -> Result<Content<'a>> {
@@ -187,7 +174,7 @@ pub(crate) fn part_object_mut<'m>(
     message: &'m mut Value,
     index: usize,
     block: &Block,
-) -> Result<&'m mut Map<String, Value>> {
+) -> Result<&'m mut Object> {
     message
         .get_mut("content")
         .and_then(|content| content.get_mut(index))
@@ -195,57 +182,20 @@ pub(crate) fn part_object_mut<'m>(
         .ok_or_else(|| missing_block(block))
 }
 
-/// Replaces `block`, media nested at `[index, inner]` (item `inner` of the list at `list` inside
-/// part `index` of `message.content`: a tool result's `content`, an output's `value`), by a text
-/// part.
-pub(crate) fn replace_nested(
-    message: &mut Value,
-    block: &Block,
-    list: &[&str],
-    text: &str,
-) -> Result<()> {
-    let [index, inner] = block.path[..] else {
-        return Err(missing_block(block));
-    };
-    let mut at = message.get_mut("content").and_then(|c| c.get_mut(index));
-    for key in list {
-        at = at.and_then(|value| value.get_mut(*key));
-    }
-    let item = at
-        .and_then(|list| list.get_mut(inner))
-        .ok_or_else(|| missing_block(block))?;
-    *item = text_part(item, text);
-    Ok(())
-}
-
-/// A content part as an object, with its `type`.
-pub(crate) fn part_of<'a>(
-    part: &'a Value,
-    path: &Path<'_>,
-) -> Result<(&'a Map<String, Value>, &'a str)> {
-    let object = object_at(part, path)?;
-    let part_type = required_str(object, path, "type")?;
-    Ok((object, part_type))
-}
-
-/// The required string field `field` of `object` at `path`.
-pub(crate) fn required_str<'a>(
-    object: &'a Map<String, Value>,
-    path: &Path<'_>,
-    field: &str,
-) -> Result<&'a str> {
-    match lookup(object, field) {
+/// The required string field `key` of `object` at `path`.
+pub(crate) fn required_str<'a>(object: &'a Object, path: &Path<'_>, key: &str) -> Result<&'a str> {
+    match lookup(object, key) {
         Some(Value::String(text)) => Ok(text),
-        None => Err(required(path, field)),
+        None => Err(required(path, key)),
         Some(other) => Err(CompactionError::type_error(
-            format!("{path}.{field}"),
+            format!("{path}.{key}"),
             format!("must be a string, got {}", json_type(other)),
         )),
     }
 }
 
 /// The optional string field `field` of `object` (absent, `null` or another type is `None`).
-pub(crate) fn optional_str<'a>(object: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+pub(crate) fn optional_str<'a>(object: &'a Object, field: &str) -> Option<&'a str> {
     lookup(object, field).and_then(Value::as_str)
 }
 
@@ -326,41 +276,17 @@ pub(crate) fn input_value(original: Option<&Value>, text: &str) -> Value {
     }
 }
 
-/// `message` with a block that is not a tool call or tool result (text, media, thinking, an
-/// unknown part) replaced by `text`. Text keeps its part and gets new `text`; anything else
-/// becomes a text part. Nested blocks are the adapter's business and are rejected here.
+/// `message` with a block that is not a tool call, a tool result or nested replaced by `text`
+/// where [`removed_plain_path`] says: a string content or a text part's `text` becomes `text`, any
+/// other part a text part.
 pub(crate) fn replace_plain_block(message: &mut Value, block: &Block, text: &str) -> Result<()> {
-    let content = message
-        .get_mut("content")
-        .ok_or_else(|| missing_block(block))?;
-    match block.path.as_slice() {
-        [] => *content = Value::String(text.into()),
-        [index] => {
-            let part = content
-                .get_mut(*index)
-                .ok_or_else(|| missing_block(block))?;
-            match part.as_object_mut() {
-                Some(object) if block.kind == BlockKind::Text && object.contains_key("text") => {
-                    object.insert("text".into(), Value::String(text.into()));
-                }
-                _ => *part = text_part(part, text),
-            }
-        }
-        _ => return Err(missing_block(block)),
-    }
-    Ok(())
-}
-
-/// The string [`replace_plain_block`] overwrites without reading: a string content or a text
-/// part's `text` (a part that becomes a text part is read for its carried fields: none).
-pub(crate) fn plain_payload<'v>(message: &'v Value, block: &Block) -> Option<&'v Value> {
-    let content = message.get("content")?;
-    let payload = match block.path.as_slice() {
-        [] => content,
-        [index] if block.kind == BlockKind::Text => content.get(*index)?.get("text")?,
-        _ => return None,
+    let path = removed_plain_path(message, block).ok_or_else(|| missing_block(block))?;
+    let slot = value_at_mut(message, &path).ok_or_else(|| missing_block(block))?;
+    *slot = match path.last() {
+        Some(PathStep::Index(_)) => text_part(slot, text),
+        _ => Value::String(text.into()),
     };
-    payload.is_string().then_some(payload)
+    Ok(())
 }
 
 /// Where what [`replace_plain_block`] removes is: the string content, a text part's `text`, or
@@ -396,12 +322,6 @@ pub(crate) fn without_parts(mut message: Value, dropped: &[&Block], key: &str) -
     let Value::Array(parts) = content else {
         return Err(missing_block(first));
     };
-    drop_parts(parts, dropped);
-    Ok(message)
-}
-
-/// Removes from `parts` the top-level parts of `dropped` (blocks whose path starts at `[i]`).
-pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
     let mut index = 0;
     parts.retain(|_| {
         let keep = !dropped
@@ -410,6 +330,7 @@ pub(crate) fn drop_parts(parts: &mut Vec<Value>, dropped: &[&Block]) {
         index += 1;
         keep
     });
+    Ok(message)
 }
 
 /// One message from `messages` of one role: the first's fields, and the parts of all of them in
@@ -429,12 +350,8 @@ pub(crate) fn merged(messages: Vec<Value>, key: &str) -> Result<Value> {
         }
         parts.extend(content_parts(message.get_mut(key).map(Value::take)));
     }
-    match first.get_mut(key) {
-        Some(content) => *content = Value::Array(parts),
-        None => {
-            first.insert(key.into(), Value::Array(parts));
-        }
-    }
+    // An existing key keeps its place.
+    first.insert(key.into(), Value::Array(parts));
     Ok(Value::Object(first))
 }
 
@@ -444,7 +361,7 @@ fn content_parts(content: Option<Value>) -> Vec<Value> {
     match content {
         Some(Value::Array(parts)) => parts,
         Some(Value::String(text)) if !text.is_empty() => {
-            vec![serde_json::json!({"type": "text", "text": text})]
+            vec![object(vec![("type", "text".into()), ("text", text.into())])]
         }
         _ => Vec::new(),
     }

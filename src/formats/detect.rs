@@ -7,7 +7,7 @@
 //! Anthropic, the AI SDK and the Responses API and are read as OpenAI (the most common host
 //! format, and the reader that accepts the widest set of roles).
 
-use super::common::message_path;
+use super::common::Path;
 pub(crate) use super::evidence::{Field, Seen};
 use super::registry::{self, MessageFields};
 use crate::error::{CompactionError, Result};
@@ -38,14 +38,9 @@ pub(crate) struct Evidence<'v> {
 }
 
 impl Evidence<'_> {
-    /// Field path of the evidence (`messages[5].content[0].type`) in a list of `format`.
-    fn path(&self, format: Format) -> String {
-        self.path_in(registry::adapter(format).list_key)
-    }
-
-    /// Field path of the evidence in the list `list_key`.
+    /// Field path of the evidence in the list `list_key` (`messages[5].content[0].type`).
     fn path_in(&self, list_key: &'static str) -> String {
-        let message = message_path(list_key, self.message);
+        let message = Path::Message(list_key, self.message);
         match self.field {
             Field::Named(field) => message.field(field).to_string(),
             Field::PartType(part) => message.item("content", part).field("type").to_string(),
@@ -77,12 +72,12 @@ impl Evidence<'_> {
     /// The error for `self` contradicting `first` (paths in the list of `first`'s format).
     pub(crate) fn contradicts(&self, first: &Evidence) -> CompactionError {
         CompactionError::type_error(
-            self.path(first.format),
+            self.path_in(registry::adapter(first.format).list_key),
             format!(
                 ": {} is {} but {} is {}",
                 self.what(),
                 format_name(self.format),
-                message_path(registry::adapter(first.format).list_key, first.message),
+                Path::Message(registry::adapter(first.format).list_key, first.message),
                 format_name(first.format)
             ),
         )
@@ -138,8 +133,8 @@ fn message_evidence<'v>(message: &'v Value, index: usize, out: &mut Vec<Evidence
             out.push(Evidence {
                 format: adapter.format,
                 message: index,
-                field,
-                what,
+                field: Field::Named(field),
+                what: Seen::Words(what),
             })
         });
     }

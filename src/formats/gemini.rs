@@ -22,17 +22,18 @@
 //! (media a response carries, kept as unknown blocks: counted, never edited, as the API has no
 //! text part there to put a placeholder in).
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, expected, input_value, message_path, missing_block, object, object_at,
+    Object, Path, compact_json, expected, input_value, missing_block, object, object_at,
     object_field, optional_str, required, required_str, role_of,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
+use super::json::string_at;
 use super::walk::{finish_message, media, other_block, result_block};
 use crate::api::result::PathStep;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role, Transcript};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// The key of the contents list in a request body, and the start of error paths.
@@ -47,7 +48,7 @@ pub(crate) fn tool_definition(name: &str, description: &str, mut schema: Value) 
     if let Some(fields) = schema.as_object_mut() {
         fields.remove("additionalProperties");
     }
-    super::common::object(vec![
+    object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("parameters", schema),
@@ -55,15 +56,12 @@ pub(crate) fn tool_definition(name: &str, description: &str, mut schema: Value) 
 }
 
 /// A content's `parts` and a `model` role are Gemini's alone.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if fields.parts.is_some() {
-        found(Field::Named("parts"), Seen::Words("\"parts\""));
+        found("parts", "\"parts\"");
     }
     if fields.role == Some("model") {
-        found(Field::Named("role"), Seen::Words("\"model\""));
+        found("role", "\"model\"");
     }
 }
 
@@ -75,7 +73,7 @@ pub(crate) fn part_evidence<'v>(_part_type: &'v str, _part: &Value) -> Option<Se
 /// Reads content `index` of a Gemini list, validating what the model needs (its tool results'
 /// ids are set by [`link`], once the whole list is read).
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let role = match object.get("role") {
         None | Some(Value::Null) => Role::User,
@@ -104,8 +102,7 @@ fn push_part<'v>(
     let block = if let Some(call) = object.get("functionCall") {
         call_block(call, &path.field("functionCall"), at)?
     } else if let Some(response) = object.get("functionResponse") {
-        blocks.extend(response_blocks(response, path, at)?);
-        return Ok(());
+        return push_response(response, path, at, blocks);
     } else if object.contains_key("inlineData") {
         data_part(object, path, ("inlineData", "data"), at)?
     } else if object.contains_key("fileData") {
@@ -142,7 +139,7 @@ fn call_block<'v>(call: &'v Value, path: &Path<'_>, at: usize) -> Result<Block<'
 /// Media of part `at`: inline data (`inlineData.data`) or a file's reference (`fileData.fileUri`),
 /// its `mimeType` the media type.
 fn data_part<'v>(
-    part: &'v Map<String, Value>,
+    part: &'v Object,
     path: &Path<'_>,
     (field, data): (&str, &str),
     at: usize,
@@ -154,69 +151,48 @@ fn data_part<'v>(
 }
 
 /// A call's or a response's `id`, when it has a non-empty one.
-fn wire_id(object: &Map<String, Value>) -> Option<&str> {
+fn wire_id(object: &Object) -> Option<&str> {
     object
         .get("id")
         .and_then(Value::as_str)
         .filter(|id| !id.is_empty())
 }
 
-/// A `functionResponse` part: one result block (its id set by [`link`]) and the media its
-/// `parts` carry, as nested unknown blocks.
-fn response_blocks<'v>(
+/// Pushes a `functionResponse` part's blocks: one result block (its id set by [`link`]) and the
+/// media its `parts` carry, as nested unknown blocks.
+fn push_response<'v>(
     response: &'v Value,
     part_path: &Path<'_>,
     at: usize,
-) -> Result<Vec<Block<'v>>> {
+    blocks: &mut Vec<Block<'v>>,
+) -> Result<()> {
     let path = part_path.field("functionResponse");
     let object = object_at(response, &path)?;
     let name = required_str(object, &path, "name")?;
-    let body = body(object.get("response"));
+    let (body, _) = body(object.get("response"));
     let is_error = object
         .get("response")
         .and_then(|response| response.get("error"))
         .is_some_and(|error| !error.is_null());
     let id = wire_id(object).unwrap_or(name);
-    let result = result_block((id, Some(name.to_string()), is_error), body.text, vec![at]);
-    let nested = object
-        .get("parts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(inner, part)| other_block(part, vec![at, inner]));
-    Ok(std::iter::once(result).chain(nested).collect())
+    let result = (id, Some(name.to_string()), is_error);
+    blocks.push(result_block(result, body, vec![at]));
+    let parts = object.get("parts").and_then(Value::as_array);
+    for (inner, part) in parts.into_iter().flatten().enumerate() {
+        blocks.push(other_block(part, vec![at, inner]));
+    }
+    Ok(())
 }
 
-/// Where a function response's body is in its `response`.
-#[derive(Debug, Clone, PartialEq)]
-enum BodyAt<'v> {
-    /// The string field of this name.
-    Field(&'v str),
-    /// The whole `response` (a string, or any other value read as its JSON).
-    Whole,
-}
-
-/// A function response's body: its text and where it is.
-struct Body<'v> {
-    text: Cow<'v, str>,
-    at: BodyAt<'v>,
-}
-
-/// The body of a `response` (see the module docs): chosen by the fields' names and types
-/// only, never their lengths.
-fn body(response: Option<&Value>) -> Body<'_> {
+/// The body of a `response` (see the module docs), chosen by the fields' names and types only,
+/// never their lengths: its text, and the string field it is (`None`: the whole `response`, a
+/// string or any other value read as its JSON).
+fn body(response: Option<&Value>) -> (Cow<'_, str>, Option<&str>) {
     let Some(response) = response else {
-        return Body {
-            text: Cow::Borrowed(""),
-            at: BodyAt::Whole,
-        };
+        return (Cow::Borrowed(""), None);
     };
     let Value::Object(fields) = response else {
-        return Body {
-            text: super::common::text_or_json(response),
-            at: BodyAt::Whole,
-        };
+        return (super::common::text_or_json(response), None);
     };
     let named = ["output", "result"]
         .into_iter()
@@ -229,14 +205,11 @@ fn body(response: Option<&Value>) -> Body<'_> {
         }
     };
     match named.or_else(only) {
-        Some(name) => Body {
-            text: Cow::Borrowed(fields.get(name).and_then(Value::as_str).unwrap_or_default()),
-            at: BodyAt::Field(name),
-        },
-        None => Body {
-            text: Cow::Owned(compact_json(response)),
-            at: BodyAt::Whole,
-        },
+        Some(name) => {
+            let text = fields.get(name).and_then(Value::as_str).unwrap_or_default();
+            (Cow::Borrowed(text), Some(name))
+        }
+        None => (Cow::Owned(compact_json(response)), None),
     }
 }
 
@@ -267,20 +240,16 @@ pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
     }
 }
 
-/// A call of the current model turn, as [`link`] keys it.
+/// A call of the current model turn, as [`link`] keys it: its key (the id its block gets), the
+/// function's name, its own `id` if it has one, and whether a response has answered it.
 struct TurnCall {
-    /// Its key, the id its block gets.
     key: String,
-    /// The function's name.
     name: String,
-    /// Its own `id`, if it has one.
     wire: Option<String>,
-    /// A response has answered it.
     answered: bool,
 }
 
-/// Keys the calls of model content `message` (read from `value`) after the turn's `calls`, and
-/// adds them to these.
+/// Keys the calls of model content `message` (read from `value`) and adds them to the turn's.
 fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<TurnCall>) {
     for block in &mut message.blocks {
         let (BlockKind::ToolCall { id, name }, [at]) = (&mut block.kind, block.path.as_slice())
@@ -301,103 +270,63 @@ fn key_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut Vec<T
     }
 }
 
-/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`:
-/// the id (with its place among the turn's calls of that id when used again: `c1#1`), else the
-/// name and its place among the turn's id-less calls of that name (`read#0`).
+/// The key of a call with the id `wire` (or none) and the name `name` after the turn's `calls`
+/// (see [`link`]: `c1`, `c1#1`, `read#0`).
 fn call_key(calls: &[TurnCall], wire: Option<&str>, name: &str) -> String {
+    let before = (calls.iter())
+        .filter(|call| call.wire.as_deref() == wire && (wire.is_some() || call.name == name))
+        .count();
     match wire {
-        Some(wire) => {
-            let again = calls
-                .iter()
-                .filter(|call| call.wire.as_deref() == Some(wire))
-                .count();
-            if again == 0 {
-                wire.to_string()
-            } else {
-                format!("{wire}#{again}")
-            }
-        }
-        None => {
-            let ordinal = calls
-                .iter()
-                .filter(|call| call.wire.is_none() && call.name == name)
-                .count();
-            format!("{name}#{ordinal}")
-        }
+        Some(wire) if before == 0 => wire.to_string(),
+        Some(wire) => format!("{wire}#{before}"),
+        None => format!("{name}#{before}"),
     }
 }
 
 /// Gives each function response of `message` (read from `value`) the key of the call of `calls`
-/// it answers, marking that call answered.
+/// it answers (see [`link`]): first the responses whose id a call has, then the rest by name.
 fn answer_calls(message: &mut Message<'_>, value: Option<&Value>, calls: &mut [TurnCall]) {
-    // Each response's block index, name and own id.
-    let mut results: Vec<(usize, String, Option<String>)> = Vec::new();
-    for (at, block) in message.blocks.iter().enumerate() {
-        if let (
-            BlockKind::ToolResult {
-                name: Some(name), ..
-            },
-            [part],
-        ) = (&block.kind, block.path.as_slice())
-        {
-            let wire = part_field(value, *part, "functionResponse")
-                .and_then(wire_id)
-                .map(str::to_string);
-            results.push((at, name.clone(), wire));
-        }
-    }
-    let keys = response_keys(&results, calls);
-    for ((at, _, _), key) in results.iter().zip(keys) {
-        if let (Some(BlockKind::ToolResult { id, .. }), Some(key)) =
-            (message.blocks.get_mut(*at).map(|b| &mut b.kind), key)
-        {
-            *id = Some(Cow::Owned(key));
-        }
-    }
-}
-
-/// The keys of `results` (block index, name, own id): first those whose id a call has, then
-/// the rest by name in order; one that answers none keeps its own id, or a key no call has
-/// (`name (no call)`).
-fn response_keys(
-    results: &[(usize, String, Option<String>)],
-    calls: &mut [TurnCall],
-) -> Vec<Option<String>> {
-    let mut keys: Vec<Option<String>> = vec![None; results.len()];
-    for (slot, (_, _, wire)) in keys.iter_mut().zip(results) {
-        let Some(wire) = wire else { continue };
-        if let Some(call) = calls
-            .iter_mut()
-            .find(|call| !call.answered && call.wire.as_deref() == Some(wire.as_str()))
-        {
-            call.answered = true;
-            *slot = Some(call.key.clone());
-        }
-    }
-    for (slot, (_, name, wire)) in keys.iter_mut().zip(results) {
-        if slot.is_some() {
-            continue;
-        }
-        let found = calls.iter_mut().find(|call| {
-            !call.answered && call.name == *name && (wire.is_none() || call.wire.is_none())
-        });
-        *slot = Some(match found {
-            Some(call) => {
-                call.answered = true;
-                call.key.clone()
+    let mut keyed = vec![false; message.blocks.len()];
+    for by_id in [true, false] {
+        for (block, keyed) in message.blocks.iter_mut().zip(&mut keyed) {
+            let (
+                BlockKind::ToolResult {
+                    id,
+                    name: Some(name),
+                    ..
+                },
+                [part],
+            ) = (&mut block.kind, block.path.as_slice())
+            else {
+                continue;
+            };
+            if *keyed {
+                continue;
             }
-            None => wire.clone().unwrap_or_else(|| format!("{name} (no call)")),
-        });
+            let wire = part_field(value, *part, "functionResponse").and_then(wire_id);
+            let found = calls.iter_mut().find(|call| {
+                !call.answered
+                    && match by_id {
+                        true => wire.is_some() && call.wire.as_deref() == wire,
+                        false => call.name == *name && (wire.is_none() || call.wire.is_none()),
+                    }
+            });
+            let key = match found {
+                Some(call) => {
+                    call.answered = true;
+                    call.key.clone()
+                }
+                None if by_id => continue,
+                None => wire.map_or_else(|| format!("{name} (no call)"), str::to_string),
+            };
+            *id = Some(Cow::Owned(key));
+            *keyed = true;
+        }
     }
-    keys
 }
 
 /// The object `field` of part `at` of the content `message`.
-fn part_field<'v>(
-    message: Option<&'v Value>,
-    at: usize,
-    field: &str,
-) -> Option<&'v Map<String, Value>> {
+fn part_field<'v>(message: Option<&'v Value>, at: usize, field: &str) -> Option<&'v Object> {
     message?.get("parts")?.get(at)?.get(field)?.as_object()
 }
 
@@ -411,37 +340,19 @@ fn text_part(replaced: &Value, text: &str) -> Value {
     Value::Object(part)
 }
 
-/// Writes edited Gemini contents.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Gemini contents ([`WRITER`]).
+/// The writer of Gemini contents, registered as [`WRITER`].
 pub(crate) struct Writer;
-
-impl Writer {
-    fn part_mut<'m>(message: &'m mut Value, block: &Block) -> Result<&'m mut Value> {
-        let at = *block.path.first().ok_or_else(|| missing_block(block))?;
-        message
-            .get_mut("parts")
-            .and_then(|parts| parts.get_mut(at))
-            .ok_or_else(|| missing_block(block))
-    }
-}
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
         let role = if role == "assistant" { "model" } else { "user" };
-        json!({"role": role, "parts": [{"text": text}]})
+        let parts = vec![object(vec![("text", text.into())])];
+        object(vec![("role", role.into()), ("parts", parts.into())])
     }
 
     fn alternates(&self) -> bool {
         true
-    }
-
-    fn side(&self, message: &Value) -> Option<&'static str> {
-        match message.get("role").and_then(Value::as_str) {
-            Some("model") => Some("assistant"),
-            _ => Some("user"),
-        }
     }
 
     fn parts_key(&self) -> &'static str {
@@ -452,7 +363,9 @@ impl super::json::WireWriter for Writer {
         if block.is_nested() {
             return Err(missing_block(block));
         }
-        let part = Self::part_mut(&mut message, block)?;
+        let part = (block.path.first())
+            .and_then(|at| message.get_mut("parts")?.get_mut(*at))
+            .ok_or_else(|| missing_block(block))?;
         match &block.kind {
             BlockKind::Text => {
                 let fields = part.as_object_mut().ok_or_else(|| missing_block(block))?;
@@ -473,10 +386,7 @@ impl super::json::WireWriter for Writer {
                     .and_then(Value::as_object_mut)
                     .ok_or_else(|| missing_block(block))?;
                 let stub = Value::String(text.into());
-                let field = match body(response.get("response")).at {
-                    BodyAt::Field(name) => Some(name.to_string()),
-                    BodyAt::Whole => None,
-                };
+                let field = body(response.get("response")).1.map(str::to_string);
                 match (field, response.get_mut("response")) {
                     (Some(name), Some(Value::Object(fields))) => {
                         fields.insert(name, stub);
@@ -511,7 +421,7 @@ impl super::json::WireWriter for Writer {
                     .get("functionResponse")?
                     .get("response");
                 path.extend([Key("functionResponse"), Key("response")]);
-                if let BodyAt::Field(name) = body(response).at {
+                if let Some(name) = body(response).1 {
                     path.extend(static_key(name).map(Key));
                 }
             }
@@ -520,21 +430,19 @@ impl super::json::WireWriter for Writer {
         crate::api::result::value_at(message, &path).map(|_| path)
     }
 
+    /// A response's body, also where it is a field the removed path does not name.
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        let [at] = block.path.as_slice() else {
-            return None;
+        let (BlockKind::ToolResult { .. }, [at]) = (&block.kind, block.path.as_slice()) else {
+            return string_at(message, &self.removed_path(message, block)?);
         };
-        let part = message.get("parts")?.get(*at)?;
-        let payload = match &block.kind {
-            BlockKind::Text => part.get("text")?,
-            BlockKind::ToolResult { .. } => {
-                let response = part.get("functionResponse")?.get("response")?;
-                match body(Some(response)).at {
-                    BodyAt::Field(name) => response.get(name)?,
-                    BodyAt::Whole => response,
-                }
-            }
-            _ => return None,
+        let response = message
+            .get("parts")?
+            .get(*at)?
+            .get("functionResponse")?
+            .get("response")?;
+        let payload = match body(Some(response)).1 {
+            Some(name) => response.get(name)?,
+            None => response,
         };
         payload.is_string().then_some(payload)
     }

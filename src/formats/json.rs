@@ -25,15 +25,6 @@ pub(crate) trait WireWriter {
         false
     }
 
-    /// The side (`"user"` or `"assistant"`) a message of the format stands on, from its wire
-    /// role (Gemini's `model` is the assistant's side); `None` without a role.
-    fn side(&self, message: &Value) -> Option<&'static str> {
-        match message.get("role")?.as_str()? {
-            "assistant" => Some("assistant"),
-            _ => Some("user"),
-        }
-    }
-
     /// One message from consecutive messages of one side (a repair's merge): the first's fields
     /// and the content of all of them in order.
     fn merged(&self, messages: Vec<Value>) -> Result<Value> {
@@ -53,18 +44,18 @@ pub(crate) trait WireWriter {
     /// inside `message`; `None` when there is nothing to remove (the entry holds `null`).
     fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>>;
 
-    /// The string inside `message` that `replace_block` overwrites without reading (a tool
-    /// result's string body, a text part's text), if there is one: the copy of a message made
-    /// to be edited leaves it out instead of copying what is replaced anyway.
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value>;
+    /// The string inside `message` that `replace_block` overwrites without reading (by default
+    /// the removed value, when it is a string): the copy of a message made to be edited leaves
+    /// it out instead of copying what is replaced anyway.
+    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
+        string_at(message, &self.removed_path(message, block)?)
+    }
 
-    /// Where the value `removed_value` takes out of `message` is, in the caller's terms: the
-    /// path a host sets to put it back (`messages[3].content[1]`, `messages[4].content[0].content`).
-    /// `apply` asks only for a block without a [`Self::removed_path`]; by default the message.
-    /// Archive locations name the list the host passed as `messages` (what `restore` reads).
-    fn location(&self, message: &Value, message_index: usize, block: &Block) -> String {
-        let path = self.removed_path(message, block).unwrap_or_default();
-        path_location(message_index, &path)
+    /// Where what replacing `block` takes out of `message` is, in the caller's terms, for a block
+    /// without a [`Self::removed_path`] (by default the message): the path a host sets to put it
+    /// back, in the list the host passed as `messages` (what `restore` reads).
+    fn location(&self, _message: &Value, message_index: usize, _block: &Block) -> String {
+        path_location(message_index, &[])
     }
 
     /// `message` without the top-level blocks `dropped` (a repair's tool calls and results):
@@ -83,7 +74,21 @@ pub(crate) fn apply<'a>(
     transcript: &Transcript,
     edits: &[Edit],
 ) -> Result<Applied<Vec<Cow<'a, Value>>>> {
-    let mut applier = Applier::new(writer, messages, transcript, edits.len());
+    let (len, count) = (messages.len(), edits.len());
+    let mut applier = Applier {
+        writer,
+        transcript,
+        messages: messages.into_iter().map(Some).collect(),
+        next: 0,
+        out: Applied {
+            output: Vec::with_capacity(len),
+            archive: Vec::with_capacity(count),
+            origins: Vec::with_capacity(len),
+            archive_origins: Vec::with_capacity(count),
+        },
+        replacements: Vec::new(),
+        payloads: Vec::new(),
+    };
     let mut edits = edits.iter().peekable();
     let len = transcript.messages.len();
     while applier.next < len {
@@ -119,9 +124,7 @@ pub(crate) fn apply<'a>(
 /// One application of edits in progress: the messages not used yet, the next one to copy
 /// through and what the output and the archive hold so far.
 struct Applier<'a, 't> {
-    /// The format's writer.
     writer: &'t dyn WireWriter,
-    /// The model of the messages.
     transcript: &'t Transcript<'t>,
     /// The input messages, each taken out when it is used (once).
     messages: Vec<Option<Cow<'a, Value>>>,
@@ -136,30 +139,6 @@ struct Applier<'a, 't> {
 }
 
 impl<'a, 't> Applier<'a, 't> {
-    /// Ready to apply `edits` edits to `messages`.
-    fn new(
-        writer: &'t dyn WireWriter,
-        messages: Vec<Cow<'a, Value>>,
-        transcript: &'t Transcript<'t>,
-        edits: usize,
-    ) -> Self {
-        let len = messages.len();
-        Self {
-            writer,
-            transcript,
-            messages: messages.into_iter().map(Some).collect(),
-            next: 0,
-            out: Applied {
-                output: Vec::with_capacity(len),
-                archive: Vec::with_capacity(edits),
-                origins: Vec::with_capacity(len),
-                archive_origins: Vec::with_capacity(edits),
-            },
-            replacements: Vec::new(),
-            payloads: Vec::new(),
-        }
-    }
-
     /// Moves the untouched messages from `next` up to `end` to the output.
     fn copy_through(&mut self, end: usize) -> Result<()> {
         for index in self.next..end {
@@ -215,16 +194,12 @@ impl<'a, 't> Applier<'a, 't> {
         for index in range.clone() {
             let message = take_message(&mut self.messages, self.transcript, index)?;
             each(index, &message)?;
-            match message {
-                Cow::Borrowed(_) => {
-                    removed.push(Value::Null);
-                    from.push(Some(source_index(self.transcript, index)));
-                }
-                Cow::Owned(value) => {
-                    removed.push(value);
-                    from.push(None);
-                }
-            }
+            let (value, at) = match message {
+                Cow::Borrowed(_) => (Value::Null, Some(source_index(self.transcript, index))),
+                Cow::Owned(value) => (value, None),
+            };
+            removed.push(value);
+            from.push(at);
         }
         let origin = from
             .iter()
@@ -258,7 +233,14 @@ impl<'a, 't> Applier<'a, 't> {
         if !self.writer.alternates() {
             return (preferred, None);
         }
-        let before = self.out.output.last().and_then(|m| self.writer.side(m));
+        // The wire side of the message before: Gemini's `model` is the assistant's. (Every
+        // message of an alternating format has a role: its reader requires one.)
+        let before = self.out.output.last().map(|message| {
+            match message.get("role").and_then(Value::as_str) {
+                Some("assistant" | "model") => "assistant",
+                _ => "user",
+            }
+        });
         let after = self.transcript.messages.get(end).map(|m| side(m.role));
         arrange(preferred, before, after)
     }
@@ -341,9 +323,8 @@ impl<'a, 't> Applier<'a, 't> {
         Ok(())
     }
 
-    /// The archive entry (and its origin) of what replacing `block` of message `index` by
-    /// `text` removes, read from `original` (`input`: an input message, which keeps the value
-    /// until the call is done).
+    /// The archive entry (and its origin) of what replacing `block` of message `index` removes,
+    /// read from `original` (`input`: an input message, which keeps the value until the end).
     fn archive_block(
         &mut self,
         (original, input): (&Value, bool),
@@ -404,7 +385,11 @@ impl<'a, 't> Applier<'a, 't> {
 }
 
 /// Block `block` of transcript message `index`, or the error for a plan that names another.
-fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Result<&'t Block<'t>> {
+pub(crate) fn block_at<'t>(
+    transcript: &'t Transcript,
+    index: usize,
+    block: usize,
+) -> Result<&'t Block<'t>> {
     transcript
         .messages
         .get(index)
@@ -415,6 +400,11 @@ fn block_at<'t>(transcript: &'t Transcript, index: usize, block: usize) -> Resul
                 format!("block {block} of message {index} does not exist"),
             )
         })
+}
+
+/// The value at `path` in `message` when it is a string.
+pub(crate) fn string_at<'v>(message: &'v Value, path: &[PathStep]) -> Option<&'v Value> {
+    value_at(message, path).filter(|value| value.is_string())
 }
 
 /// A copy of `value` in which the strings at `payloads` (by address) are left empty.
@@ -464,7 +454,7 @@ fn take_message<'a>(
 }
 
 /// `messages[i]` followed by `path` (`messages[3].content[0].text`).
-pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep]) -> String {
+pub(crate) fn path_location(message: usize, path: &[PathStep]) -> String {
     use std::fmt::Write;
     // Written into one string (not a `format!` per index): a stubbed call's location was two
     // allocations and a growth.
@@ -472,15 +462,10 @@ pub(crate) fn path_location(message: usize, path: &[crate::api::result::PathStep
     // Writing into a `String` cannot fail.
     let _ = write!(location, "messages[{message}]");
     for step in path {
-        match step {
-            crate::api::result::PathStep::Key(key) => {
-                location.push('.');
-                location.push_str(key);
-            }
-            crate::api::result::PathStep::Index(index) => {
-                let _ = write!(location, "[{index}]");
-            }
-        }
+        let _ = match step {
+            PathStep::Key(key) => write!(location, ".{key}"),
+            PathStep::Index(index) => write!(location, "[{index}]"),
+        };
     }
     location
 }

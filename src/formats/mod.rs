@@ -45,7 +45,14 @@ pub struct Applied<T> {
 /// Reads structured `messages` of `format` (`Format::Text` is not structured and is an error).
 pub fn read_messages(messages: &[Value], format: Format) -> Result<Transcript<'_>> {
     let structured = registry::structured(format)?;
-    let mut transcript = walk::read_each(messages, format, structured.read_message)?;
+    let mut read = Vec::with_capacity(messages.len());
+    for (index, message) in messages.iter().enumerate() {
+        read.push((structured.read_message)(message, index)?);
+    }
+    let mut transcript = Transcript {
+        format,
+        messages: read,
+    };
     if structured.link.is_some() {
         let values: Vec<&Value> = messages.iter().collect();
         registry::link(&mut transcript, &values);

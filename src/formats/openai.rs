@@ -7,21 +7,20 @@
 //! A `tool` message is one tool-result block with path `[]` whatever its content's shape: its
 //! body is the whole `content`.
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
-    Content, Path, compact_json, content_of, expected, input_value, lookup, message_path,
-    missing_block, object_at, object_field, plain_payload, removed_plain_path, replace_plain_block,
-    required_str, role_of, text_or_json,
+    Object, Path, expected, input_value, lookup, missing_block, object, object_at, object_field,
+    removed_plain_path, replace_plain_block, required_str, role_of, text_or_json, without_parts,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::walk::{
-    self, Part, ResultBody, audio_type, call_block, file_data, finish_message, media, media_block,
-    other_block, text_field,
+    self, Part, audio_type, call_block, file_data, finish_message, media, media_block, other_block,
+    text_field,
 };
 use crate::api::result::PathStep;
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind, Message, Role};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the message list in a request body, and the start of error paths.
@@ -32,36 +31,30 @@ const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
 
 /// A Chat Completions tool: `{ type: "function", function: { name, description, parameters } }`.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    let function = super::common::object(vec![
+    let function = object(vec![
         ("name", name.into()),
         ("description", description.into()),
         ("parameters", schema),
     ]);
-    super::common::object(vec![("type", "function".into()), ("function", function)])
+    object(vec![("type", "function".into()), ("function", function)])
 }
 
 /// Fields only Chat Completions has: `tool_calls`, a `tool` message's `tool_call_id`, a
 /// legacy `function` role, and an assistant's `content: null` (beside its tool calls). A
 /// `developer` role is no evidence: the Responses API has it too.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     let role = fields.role;
     if role == Some("function") {
-        found(Field::Named("role"), Seen::Words("\"function\""));
+        found("role", "\"function\"");
     }
     if fields.tool_calls.is_some_and(|calls| !calls.is_null()) {
-        found(Field::Named("tool_calls"), Seen::Words("\"tool_calls\""));
+        found("tool_calls", "\"tool_calls\"");
     }
     if role == Some("tool") && fields.tool_call_id.is_some() {
-        found(
-            Field::Named("tool_call_id"),
-            Seen::Words("\"tool_call_id\""),
-        );
+        found("tool_call_id", "\"tool_call_id\"");
     }
     if role == Some("assistant") && fields.content.is_some_and(Value::is_null) {
-        found(Field::Named("content"), Seen::Words("null"));
+        found("content", "null");
     }
 }
 
@@ -77,16 +70,13 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, part: &Value) -> Option<Seen
 
 /// Reads message `index` of a Chat Completions list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     if lookup(object, "role").and_then(Value::as_str) == Some("function") {
         // The legacy function-calling result (`{ role: "function", name, content }`): the
         // agent's, kept whole and counted by its JSON; no tier edits it.
-        return Ok(finish_message(
-            Role::Tool,
-            vec![other_block(value, Vec::new())],
-            index,
-        ));
+        let whole = vec![other_block(value, Vec::new())];
+        return Ok(finish_message(Role::Tool, whole, index));
     }
     let role = role_of(object, &path, &ROLES)?;
     let blocks = match role {
@@ -101,28 +91,17 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 
 /// Pushes the block of a content part (the walk is `walk::content_blocks`).
 fn push_part<'v>(part: Part<'v, '_>, blocks: &mut Vec<Block<'v>>) -> Result<()> {
-    blocks.push(part_block(&part)?);
-    Ok(())
-}
-
-fn part_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
-    let Part {
-        value,
-        object,
-        path,
-        index,
-        ..
-    } = *part;
-    let block = match part.kind {
-        "text" => text_field(object, path, "text", vec![index])?,
+    let (object, path, at) = (part.object, part.path, vec![part.index]);
+    blocks.push(match part.kind {
+        "text" => text_field(object, path, "text", at)?,
         // A refusal is the model's prose; replacing it turns it into a text part.
-        "refusal" => text_field(object, path, "refusal", vec![index])?,
-        "image_url" => image_url_block(part)?,
-        "input_audio" => audio_block(part)?,
-        "file" => file_block(part),
-        _ => other_block(value, vec![index]),
-    };
-    Ok(block)
+        "refusal" => text_field(object, path, "refusal", at)?,
+        "image_url" => image_url_block(&part)?,
+        "input_audio" => audio_block(&part)?,
+        "file" => file_block(&part),
+        _ => other_block(part.value, at),
+    });
+    Ok(())
 }
 
 /// `{type: "image_url", image_url: {url, detail?}}`; some clients send `image_url` as the bare
@@ -146,12 +125,8 @@ fn audio_block<'v>(part: &Part<'v, '_>) -> Result<Block<'v>> {
     let audio = object_field(part.object, part.path, "input_audio")?;
     let data = required_str(audio, &part.path.field("input_audio"), "data")?;
     let media_type = audio_type(audio.get("format").and_then(Value::as_str));
-    Ok(media(
-        media_type,
-        true,
-        Cow::Borrowed(data),
-        vec![part.index],
-    ))
+    let data = Cow::Borrowed(data);
+    Ok(media(media_type, true, data, vec![part.index]))
 }
 
 /// `{type: "file", file: {file_data? | file_id?, filename?}}`: inline data is media, an uploaded
@@ -169,7 +144,7 @@ fn file_block<'v>(part: &Part<'v, '_>) -> Block<'v> {
 
 /// An assistant's content blocks, then one block per tool call. `content` may be `null` or
 /// missing when the message carries something else the API accepts instead.
-fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
+fn assistant_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let has_calls = lookup(object, "tool_calls")
         .and_then(Value::as_array)
         .is_some_and(|calls| !calls.is_empty());
@@ -185,7 +160,7 @@ fn assistant_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Resu
 /// Pushes one block per tool call onto `blocks` (the content's: no list of the calls' own, and
 /// one growth, was 2 allocations per assistant message of a tool-calling run).
 fn push_tool_call_blocks<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     blocks: &mut Vec<Block<'v>>,
 ) -> Result<()> {
@@ -194,11 +169,8 @@ fn push_tool_call_blocks<'v>(
         Some(Value::Array(calls)) => {
             blocks.reserve_exact(calls.len());
             for (index, call) in calls.iter().enumerate() {
-                blocks.push(tool_call_block(
-                    call,
-                    &path.item("tool_calls", index),
-                    index,
-                )?);
+                let call_path = path.item("tool_calls", index);
+                blocks.push(tool_call_block(call, &call_path, index)?);
             }
             Ok(())
         }
@@ -207,7 +179,7 @@ fn push_tool_call_blocks<'v>(
 }
 
 /// Where a call's input is: `function.arguments`, or a custom tool's `custom.input`.
-fn arguments_field(call: &Map<String, Value>) -> (&'static str, &'static str) {
+fn arguments_field(call: &Object) -> (&'static str, &'static str) {
     if call.contains_key("custom") && !call.contains_key("function") {
         ("custom", "input")
     } else {
@@ -224,56 +196,33 @@ fn tool_call_block<'v>(call: &'v Value, path: &Path<'_>, index: usize) -> Result
     let function = object_field(object, path, field)?;
     let name = required_str(function, &path.field(field), "name")?;
     let arguments = lookup(function, arguments_field).map(text_or_json);
-    Ok(call_block(
-        id,
-        name,
-        arguments.unwrap_or_default(),
-        vec![index],
-    ))
+    let arguments = arguments.unwrap_or_default();
+    Ok(call_block(id, name, arguments, vec![index]))
 }
 
 /// A `tool` message: one result block for its whole content. Text parts are joined by newlines;
 /// other parts (the API accepts none, some gateways do) are counted by their JSON.
-fn tool_result_blocks<'v>(
-    object: &'v Map<String, Value>,
-    path: &Path<'_>,
-) -> Result<Vec<Block<'v>>> {
+fn tool_result_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "tool_call_id")?;
-    let mut body = ResultBody::default();
-    match content_of(object, path, false)? {
-        Content::Text(text) => body.text(Cow::Borrowed(text)),
-        Content::Parts(parts) => walk::each_part(parts, path, "content", |part| {
-            body.text(match part.kind {
-                "text" => Cow::Borrowed(required_str(part.object, part.path, "text")?),
-                _ => Cow::Owned(compact_json(part.value)),
-            });
-            Ok(())
-        })?,
-        Content::Absent => {}
-    }
+    let body = walk::content_body(object, path, false, |_| Ok(None))?;
     Ok(body.blocks((id, None, false), Vec::new()))
 }
 
-/// Writes edited Chat Completions messages.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Chat Completions messages ([`WRITER`]).
+/// The writer of Chat Completions messages, registered as [`WRITER`].
 pub(crate) struct Writer;
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        serde_json::json!({"role": role, "content": text})
+        object(vec![("role", role.into()), ("content", text.into())])
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
         match block.kind {
             // A call keeps its id and name; its arguments, stubbed, stay a JSON string.
             BlockKind::ToolCall { .. } => {
-                let index = *block.path.first().ok_or_else(|| missing_block(block))?;
-                let call = message
-                    .get_mut("tool_calls")
-                    .and_then(|calls| calls.get_mut(index))
-                    .and_then(Value::as_object_mut)
+                let call = (block.path.first())
+                    .and_then(|at| message.get_mut("tool_calls")?.get_mut(*at)?.as_object_mut())
                     .ok_or_else(|| missing_block(block))?;
                 let (field, arguments) = arguments_field(call);
                 let function = call
@@ -287,7 +236,7 @@ impl super::json::WireWriter for Writer {
             BlockKind::ToolResult { .. } => {
                 let object = message
                     .as_object_mut()
-                    .ok_or_else(|| super::common::missing_block(block))?;
+                    .ok_or_else(|| missing_block(block))?;
                 // In place when the message has a content (it has, read whole): no key to make.
                 match object.get_mut("content") {
                     Some(content) => *content = Value::String(text.into()),
@@ -322,32 +271,23 @@ impl super::json::WireWriter for Writer {
         }
     }
 
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match block.kind {
-            BlockKind::ToolCall { .. } => None,
-            BlockKind::ToolResult { .. } => message.get("content").filter(|c| c.is_string()),
-            _ => plain_payload(message, block),
-        }
-    }
-
     /// Calls leave `tool_calls` (which goes when none is left: the API refuses an empty list);
     /// other blocks leave `content`.
-    fn without_blocks(&self, mut message: Value, dropped: &[&Block]) -> Result<Value> {
+    fn without_blocks(&self, message: Value, dropped: &[&Block]) -> Result<Value> {
         let (calls, others): (Vec<&Block>, Vec<&Block>) = dropped
             .iter()
             .partition(|block| matches!(block.kind, BlockKind::ToolCall { .. }));
-        if let Some(first) = calls.first() {
-            let object = message
-                .as_object_mut()
-                .ok_or_else(|| missing_block(first))?;
-            let Some(Value::Array(list)) = object.get_mut("tool_calls") else {
-                return Err(missing_block(first));
-            };
-            super::common::drop_parts(list, &calls);
-            if list.is_empty() {
-                object.shift_remove("tool_calls");
-            }
+        let mut message = without_parts(message, &calls, "tool_calls")?;
+        let emptied = message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty);
+        if !calls.is_empty()
+            && emptied
+            && let Some(object) = message.as_object_mut()
+        {
+            object.shift_remove("tool_calls");
         }
-        super::common::without_parts(message, &others, "content")
+        without_parts(message, &others, "content")
     }
 }

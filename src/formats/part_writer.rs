@@ -4,14 +4,14 @@
 //! is written, and where a result nests its media.
 
 use super::common::{
-    input_value, part_object_mut, plain_payload, removed_plain_path, replace_nested,
-    replace_plain_block, tool_call_not_replaceable,
+    Object, input_value, missing_block, object, part_object_mut, removed_plain_path,
+    replace_plain_block, text_part, tool_call_not_replaceable,
 };
-use super::json::{WireWriter, path_location};
-use crate::api::result::{PathStep, value_at};
+use super::json::{WireWriter, path_location, string_at};
+use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::Result;
 use crate::transcript::{Block, BlockKind};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// What sets a content-part format's writing apart.
 pub(crate) struct PartWriter {
@@ -19,14 +19,14 @@ pub(crate) struct PartWriter {
     pub alternates: bool,
     /// The field of a call part that holds its input (Anthropic's `input`; the AI SDK's
     /// `input`, or `args` in v4).
-    pub call_input: fn(&Map<String, Value>) -> &'static str,
+    pub call_input: fn(&Object) -> &'static str,
     /// The field of a result part that holds its body (Anthropic's `content`; the AI SDK's
     /// `output`, or `result` in v4).
     pub result_body: fn(&Value) -> &'static str,
     /// The string a new body replaces without reading it, if the result part has one.
     pub body_payload: for<'v> fn(&'v Value) -> Option<&'v Value>,
     /// Writes `text` as the body of a result part (an error's when the flag says so).
-    pub write_body: fn(&mut Map<String, Value>, bool, &str),
+    pub write_body: fn(&mut Object, bool, &str),
     /// The keys from a result part to the list of the media it nests (`content`,
     /// `output.value`).
     pub nested: &'static [&'static str],
@@ -70,7 +70,8 @@ fn is_plain(block: &Block) -> bool {
 
 impl WireWriter for PartWriter {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        json!({"role": role, "content": [{"type": "text", "text": text}]})
+        let content = vec![text_part(&Value::Null, text)];
+        object(vec![("role", role.into()), ("content", content.into())])
     }
 
     fn alternates(&self) -> bool {
@@ -92,7 +93,12 @@ impl WireWriter for PartWriter {
                 let result = part_object_mut(&mut message, *index, block)?;
                 (self.write_body)(result, *is_error, text);
             }
-            (_, [_, _]) => replace_nested(&mut message, block, self.nested, text)?,
+            (_, [_, _]) => {
+                let item = (self.part_path(&message, block))
+                    .and_then(|path| value_at_mut(&mut message, &path))
+                    .ok_or_else(|| missing_block(block))?;
+                *item = text_part(item, text);
+            }
             _ => replace_plain_block(&mut message, block, text)?,
         }
         Ok(message)
@@ -107,14 +113,11 @@ impl WireWriter for PartWriter {
     }
 
     fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                (self.body_payload)(part).filter(|body| body.is_string())
-            }
-            (BlockKind::ToolCall { .. }, _) => None,
-            _ => plain_payload(message, block),
+        if let (BlockKind::ToolResult { .. }, [index]) = (&block.kind, block.path.as_slice()) {
+            let part = message.get("content")?.get(*index)?;
+            return (self.body_payload)(part).filter(|body| body.is_string());
         }
+        string_at(message, &self.removed_path(message, block)?)
     }
 
     /// The body or the input, not the whole part: the ids stay in the output. (A block of the

@@ -89,10 +89,7 @@ pub(crate) fn structured_adapters() -> impl Iterator<Item = (&'static Adapter, &
 /// Sets the ids of `transcript`'s tool results where its format pairs them by place (see
 /// [`Structured::link`]); `messages` are the values it was read from.
 pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
-    if let Ok(Structured {
-        link: Some(link), ..
-    }) = structured(transcript.format)
-    {
+    if let Some(link) = structured(transcript.format).ok().and_then(|it| it.link) {
         link(transcript, messages);
     }
 }
@@ -100,14 +97,13 @@ pub(crate) fn link(transcript: &mut Transcript<'_>, messages: &[&Value]) {
 /// The distinct keys of the structured formats' message lists, in registration order
 /// (`messages`, `input`, `contents`): what a request body's list is found by.
 pub(crate) fn list_keys() -> impl Iterator<Item = &'static str> {
-    let keys: Vec<&'static str> = structured_adapters()
-        .map(|(adapter, _)| adapter.list_key)
-        .collect();
-    keys.clone()
-        .into_iter()
-        .enumerate()
-        .filter(move |(at, key)| !keys[..*at].contains(key))
-        .map(|(_, key)| key)
+    let mut keys: Vec<&'static str> = Vec::new();
+    for (adapter, _) in structured_adapters() {
+        if !keys.contains(&adapter.list_key) {
+            keys.push(adapter.list_key);
+        }
+    }
+    keys.into_iter()
 }
 
 /// The structured formats whose list has the key `key`.
@@ -128,20 +124,14 @@ pub fn by_name(name: &str) -> Option<Format> {
 /// Every option name, quoted and comma-separated, as error messages list them
 /// (`"openai", "anthropic", "ai-sdk", "responses", "gemini", "text"`).
 pub fn quoted_names() -> String {
-    let names: Vec<String> = ADAPTERS
-        .iter()
-        .map(|adapter| format!("{:?}", adapter.name))
-        .collect();
+    let names: Vec<String> = ADAPTERS.iter().map(|it| format!("{:?}", it.name)).collect();
     names.join(", ")
 }
 
 /// Whether `format` needs user and assistant messages to alternate, the first from the user
 /// (its writer says so: Anthropic). A tier that removes messages checks it.
 pub fn alternates(format: Format) -> bool {
-    adapter(format)
-        .structured
-        .as_ref()
-        .is_some_and(|structured| structured.writer.alternates())
+    structured(format).is_ok_and(|structured| structured.writer.alternates())
 }
 
 /// The option name of `format` (`"ai-sdk"`).

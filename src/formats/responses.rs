@@ -21,20 +21,20 @@
 //! call, an output and an unknown item are one block at `[]`; media inside an output list is
 //! `[0, j]` (`output[j]`).
 
-use super::adapter::MessageFields;
+use super::adapter::{Found, MessageFields};
 use super::common::{
-    Path, compact_json, message_path, missing_block, named_role, object_at, required, required_str,
-    role_of, text_or_json,
+    Object, Path, compact_json, missing_block, named_role, object, object_at, optional_str,
+    required, required_str, role_of, text_or_json,
 };
-use super::evidence::{Field, Seen};
+use super::evidence::Seen;
 use super::walk::{
     self, Part, ResultBody, audio_type, file_data, finish_message, media, media_block, other_block,
     text_field,
 };
-use crate::api::result::PathStep;
+use crate::api::result::{PathStep, value_at, value_at_mut};
 use crate::error::{CompactionError, Result};
 use crate::transcript::{Block, BlockKind, Message, Role};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// The key of the item list in a request body, and the start of error paths.
@@ -47,7 +47,7 @@ const ROLES: [&str; 4] = ["user", "assistant", "system", "developer"];
 /// `strict` is the API's default; the schema meets its rules (every property required, no
 /// others), and the SDK's `FunctionTool` type requires the field.
 pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> Value {
-    super::common::object(vec![
+    object(vec![
         ("type", "function".into()),
         ("name", name.into()),
         ("description", description.into()),
@@ -57,22 +57,22 @@ pub(crate) fn tool_definition(name: &str, description: &str, schema: Value) -> V
 }
 
 /// An item `type` (no other format's messages have one) and a `call_id`.
-pub(crate) fn message_evidence(
-    fields: &MessageFields<'_>,
-    found: &mut dyn FnMut(Field, Seen<'static>),
-) {
+pub(crate) fn message_evidence(fields: &MessageFields<'_>, found: Found<'_>) {
     if let Some(item_type) = fields.item_type {
-        let what = match item_type {
-            "message" => "\"message\"",
-            "function_call" => "\"function_call\"",
-            "function_call_output" => "\"function_call_output\"",
-            "reasoning" => "\"reasoning\"",
-            _ => "an item \"type\"",
-        };
-        found(Field::Named("type"), Seen::Words(what));
+        let known = [
+            "\"message\"",
+            "\"function_call\"",
+            "\"function_call_output\"",
+            "\"reasoning\"",
+        ];
+        let what = known
+            .into_iter()
+            .find(|what| what.trim_matches('"') == item_type);
+        let what = what.unwrap_or("an item \"type\"");
+        found("type", what);
     }
     if fields.call_id.is_some() {
-        found(Field::Named("call_id"), Seen::Words("\"call_id\""));
+        found("call_id", "\"call_id\"");
     }
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn part_evidence<'v>(part_type: &'v str, _part: &Value) -> Option<See
 
 /// Reads item `index` of a Responses API list, validating what the model needs.
 pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
-    let path = message_path(LIST_KEY, index);
+    let path = Path::Message(LIST_KEY, index);
     let object = object_at(value, &path)?;
     let (role, blocks, bound_to_next) = match item_type(object, &path)? {
         "message" => {
@@ -118,7 +118,7 @@ pub(crate) fn read_message(value: &Value, index: usize) -> Result<Message<'_>> {
 }
 
 /// The item's `type`; a message may leave it out (`{ role, content }`).
-fn item_type<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<&'v str> {
+fn item_type<'v>(object: &'v Object, path: &Path<'_>) -> Result<&'v str> {
     match object.get("type") {
         None | Some(Value::Null) if object.contains_key("role") => Ok("message"),
         None => Err(CompactionError::type_error(
@@ -132,7 +132,7 @@ fn item_type<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<&'v 
 /// The side an item the library does not read stands on: a role it names (`additional_tools`
 /// is the developer's), the tool's for an output or a response (`computer_call_output`,
 /// `mcp_approval_response`), else the model's (`web_search_call`, `compaction`).
-fn other_role(object: &Map<String, Value>, item_type: &str) -> Role {
+fn other_role(object: &Object, item_type: &str) -> Role {
     let named = object
         .get("role")
         .and_then(Value::as_str)
@@ -145,69 +145,54 @@ fn other_role(object: &Map<String, Value>, item_type: &str) -> Role {
 }
 
 /// A content part (or an item of an output list, at a nested path).
-fn part_block<'v>(part: &Part<'v, '_>, block_path: Vec<usize>, role: Role) -> Result<Block<'v>> {
-    let (value, object) = (part.value, part.object);
-    match part.kind {
-        "input_text" | "output_text" => text_field(object, part.path, "text", block_path),
+fn part_block<'v>(part: &Part<'v, '_>, at: Vec<usize>, role: Role) -> Result<Block<'v>> {
+    let (object, string) = (part.object, |name| optional_str(part.object, name));
+    Ok(match part.kind {
+        "input_text" | "output_text" => text_field(object, part.path, "text", at)?,
         // A refusal is the model's prose; replacing it turns it into an output_text part.
-        "refusal" if role == Role::Assistant => {
-            text_field(object, part.path, "refusal", block_path)
-        }
+        "refusal" if role == Role::Assistant => text_field(object, part.path, "refusal", at)?,
         "input_image" => {
-            let mut block = reference_media(value, object, "image_url", "image", block_path);
-            block.low_detail = object.get("detail").and_then(Value::as_str) == Some("low");
-            Ok(block)
+            let mut block = reference_media(part, "image_url", "image", at);
+            block.low_detail = string("detail") == Some("low");
+            block
         }
-        "input_file" => Ok(file_block(value, object, block_path)),
-        "input_audio" => Ok(audio_block(value, object, block_path)),
-        _ => Ok(other_block(value, block_path)),
-    }
+        // `file_data` (a `data:` URI or base64) is inline; `file_url` and `file_id` are references.
+        "input_file" => match string("file_data") {
+            Some(data) => file_data(data, at),
+            None => reference_media(part, "file_url", "file", at),
+        },
+        // `{ input_audio: { data, format } }`, always inline.
+        "input_audio" => {
+            let audio = object.get("input_audio");
+            let field = |name| audio.and_then(|audio| audio.get(name)?.as_str());
+            match field("data") {
+                Some(data) => media(audio_type(field("format")), true, Cow::Borrowed(data), at),
+                None => other_block(part.value, at),
+            }
+        }
+        _ => other_block(part.value, at),
+    })
 }
 
 /// Media that is a URL (a `data:` URI is inline) or an uploaded file's id.
 fn reference_media<'v>(
-    part: &Value,
-    object: &'v Map<String, Value>,
+    part: &Part<'v, '_>,
     field: &str,
     fallback: &str,
-    path: Vec<usize>,
+    at: Vec<usize>,
 ) -> Block<'v> {
-    if let Some(url) = object.get(field).and_then(Value::as_str) {
-        return media_block(url, None, fallback, path);
+    if let Some(url) = optional_str(part.object, field) {
+        return media_block(url, None, fallback, at);
     }
-    match object.get("file_id").and_then(Value::as_str) {
-        Some(id) => media(fallback, false, Cow::Borrowed(id), path),
-        None => other_block(part, path),
-    }
-}
-
-/// `input_file`: `file_data` (a `data:` URI or base64) is inline; `file_url` and `file_id` are
-/// references.
-fn file_block<'v>(part: &Value, object: &'v Map<String, Value>, path: Vec<usize>) -> Block<'v> {
-    match object.get("file_data").and_then(Value::as_str) {
-        Some(data) => file_data(data, path),
-        None => reference_media(part, object, "file_url", "file", path),
-    }
-}
-
-/// `input_audio`: `{ input_audio: { data, format } }`, always inline.
-fn audio_block<'v>(part: &Value, object: &'v Map<String, Value>, path: Vec<usize>) -> Block<'v> {
-    let audio = object.get("input_audio");
-    let data = audio
-        .and_then(|audio| audio.get("data"))
-        .and_then(Value::as_str);
-    let format = audio
-        .and_then(|audio| audio.get("format"))
-        .and_then(Value::as_str);
-    match data {
-        Some(data) => media(audio_type(format), true, Cow::Borrowed(data), path),
-        None => other_block(part, path),
+    match optional_str(part.object, "file_id") {
+        Some(id) => media(fallback, false, Cow::Borrowed(id), at),
+        None => other_block(part.value, at),
     }
 }
 
 /// Where a call item keeps its input: `arguments` (a function's JSON), or a custom tool's
 /// freeform `input`.
-fn input_field(object: &Map<String, Value>) -> &'static str {
+fn input_field(object: &Object) -> &'static str {
     match object.get("type").and_then(Value::as_str) {
         Some("custom_tool_call") => "input",
         _ => "arguments",
@@ -215,30 +200,25 @@ fn input_field(object: &Map<String, Value>) -> &'static str {
 }
 
 /// `{ type: "function_call", call_id, name, arguments }` (or a custom tool's `input`).
-fn call_item<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Block<'v>> {
+fn call_item<'v>(object: &'v Object, path: &Path<'_>) -> Result<Block<'v>> {
     let id = required_str(object, path, "call_id")?;
     let name = required_str(object, path, "name")?;
     let input = object.get(input_field(object)).map(text_or_json);
-    Ok(walk::call_block(
-        id,
-        name,
-        input.unwrap_or_default(),
-        Vec::new(),
-    ))
+    let input = input.unwrap_or_default();
+    Ok(walk::call_block(id, name, input, Vec::new()))
 }
 
 /// `{ type: "function_call_output", call_id, output }`: one result block whose body is the
 /// output string, or an output list's text items joined by newlines (other items by their JSON),
 /// then the list's media as nested blocks.
-fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
+fn output_blocks<'v>(object: &'v Object, path: &Path<'_>) -> Result<Vec<Block<'v>>> {
     let id = required_str(object, path, "call_id")?;
     let body = match object.get("output") {
         Some(Value::String(text)) => ResultBody::of(Cow::Borrowed(text.as_str())),
         Some(Value::Array(items)) => {
             let mut body = ResultBody::default();
-            walk::each_part(items, path, "output", |item| {
-                body.item(part_block(&item, vec![0, item.index], Role::Tool)?);
-                Ok(())
+            body.items(items, path, "output", |item| {
+                part_block(item, vec![0, item.index], Role::Tool).map(Some)
             })?;
             body
         }
@@ -252,8 +232,12 @@ fn output_blocks<'v>(object: &'v Map<String, Value>, path: &Path<'_>) -> Result<
 /// (with its required `annotations`), everyone else `input_text`.
 fn text_part(role: Option<&str>, text: &str) -> Value {
     match role {
-        Some("assistant") => json!({"type": "output_text", "text": text, "annotations": []}),
-        _ => json!({"type": "input_text", "text": text}),
+        Some("assistant") => object(vec![
+            ("type", "output_text".into()),
+            ("text", text.into()),
+            ("annotations", Vec::<Value>::new().into()),
+        ]),
+        _ => object(vec![("type", "input_text".into()), ("text", text.into())]),
     }
 }
 
@@ -271,15 +255,17 @@ fn replaces_whole_part(part: &Value) -> bool {
     }
 }
 
-/// Writes edited Responses API items.
-pub(crate) static WRITER: Writer = Writer;
-
-/// The writer of Responses API items ([`WRITER`]).
+/// The writer of Responses API items, registered as [`WRITER`].
 pub(crate) struct Writer;
+pub(crate) static WRITER: Writer = Writer;
 
 impl super::json::WireWriter for Writer {
     fn text_message(&self, text: &str, role: &str) -> Value {
-        json!({"type": "message", "role": role, "content": text})
+        object(vec![
+            ("type", "message".into()),
+            ("role", role.into()),
+            ("content", text.into()),
+        ])
     }
 
     fn replace_block(&self, mut message: Value, block: &Block, text: &str) -> Result<Value> {
@@ -287,80 +273,50 @@ impl super::json::WireWriter for Writer {
             .get("role")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let object = message
-            .as_object_mut()
-            .ok_or_else(|| missing_block(block))?;
-        match (&block.kind, block.path.as_slice()) {
-            // A call keeps its call_id and name; its input, stubbed, stays a string.
-            (BlockKind::ToolCall { .. }, []) => {
-                let field = input_field(object);
-                object.insert(field.into(), Value::String(text.into()));
-            }
-            // An output keeps its call_id and every other field; its body becomes a string.
-            (BlockKind::ToolResult { .. }, []) => {
-                object.insert("output".into(), Value::String(text.into()));
-            }
-            (_, [0, inner]) => {
-                let item = object
-                    .get_mut("output")
-                    .and_then(|output| output.get_mut(*inner))
+        let path = target(&message, block).ok_or_else(|| missing_block(block))?;
+        match path.split_last() {
+            // A call's input, an output, a string content or a text part's text becomes the
+            // string: a call keeps its call_id and name, an output every other field.
+            Some((PathStep::Key(key), parent)) => {
+                let fields = (value_at_mut(&mut message, parent))
+                    .and_then(Value::as_object_mut)
                     .ok_or_else(|| missing_block(block))?;
-                *item = text_part(None, text);
+                fields.insert((*key).into(), Value::String(text.into()));
             }
-            (BlockKind::Text, []) => {
-                object.insert("content".into(), Value::String(text.into()));
+            // A part, or an item of an output list, becomes a text part.
+            _ => {
+                let output = matches!(path.first(), Some(PathStep::Key("output")));
+                let role = if output { None } else { role.as_deref() };
+                let part = value_at_mut(&mut message, &path).ok_or_else(|| missing_block(block))?;
+                *part = text_part(role, text);
             }
-            (kind, [index]) => {
-                let part = object
-                    .get_mut("content")
-                    .and_then(|content| content.get_mut(*index))
-                    .ok_or_else(|| missing_block(block))?;
-                let in_place = *kind == BlockKind::Text && !replaces_whole_part(part);
-                match part.as_object_mut() {
-                    Some(fields) if in_place => {
-                        fields.insert("text".into(), Value::String(text.into()));
-                    }
-                    _ => *part = text_part(role.as_deref(), text),
-                }
-            }
-            _ => return Err(missing_block(block)),
         }
         Ok(message)
     }
 
     fn removed_path(&self, message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
-        use PathStep::{Index, Key};
-        let path = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolCall { .. }, []) => vec![Key(input_field(message.as_object()?))],
-            (BlockKind::ToolResult { .. }, []) => vec![Key("output")],
-            (_, [0, inner]) => vec![Key("output"), Index(*inner)],
-            (BlockKind::Text, []) => vec![Key("content")],
-            (kind, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                if *kind == BlockKind::Text && !replaces_whole_part(part) {
-                    vec![Key("content"), Index(*index), Key("text")]
-                } else {
-                    vec![Key("content"), Index(*index)]
-                }
-            }
-            _ => return None,
-        };
-        crate::api::result::value_at(message, &path).map(|_| path)
+        let path = target(message, block)?;
+        value_at(message, &path).map(|_| path)
     }
+}
 
-    fn payload<'v>(&self, message: &'v Value, block: &Block) -> Option<&'v Value> {
-        let payload = match (&block.kind, block.path.as_slice()) {
-            (BlockKind::ToolResult { .. }, []) => message.get("output")?,
-            (BlockKind::Text, []) => message.get("content")?,
-            (BlockKind::Text, [index]) => {
-                let part = message.get("content")?.get(*index)?;
-                if replaces_whole_part(part) {
-                    return None;
-                }
-                part.get("text")?
+/// Where replacing `block` writes, whether or not there is a value yet: a call's input, an
+/// output, a string content, a text part's text, or a part (a text part in its place).
+fn target(message: &Value, block: &Block<'_>) -> Option<Vec<PathStep>> {
+    use PathStep::{Index, Key};
+    Some(match (&block.kind, block.path.as_slice()) {
+        (BlockKind::ToolCall { .. }, []) => vec![Key(input_field(message.as_object()?))],
+        (BlockKind::ToolResult { .. }, []) => vec![Key("output")],
+        (_, [0, inner]) => vec![Key("output"), Index(*inner)],
+        (BlockKind::Text, []) => vec![Key("content")],
+        (kind, [index]) => {
+            let part = message.get("content")?.get(*index)?;
+            if *kind == BlockKind::Text && !replaces_whole_part(part) {
+                vec![Key("content"), Index(*index), Key("text")]
+            } else {
+                vec![Key("content"), Index(*index)]
             }
-            _ => return None,
-        };
-        payload.is_string().then_some(payload)
-    }
+        }
+        _ => return None,
+    })
 }

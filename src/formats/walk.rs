@@ -1,38 +1,31 @@
-//! The read side the JSON adapters share: every message read the same way ([`read_each`]), its
-//! content walked part by part ([`content_blocks`], [`parts_with_results`]), and the blocks parts
-//! become. Each adapter says only what its parts are.
+//! The read side the JSON adapters share: content walked part by part ([`content_blocks`],
+//! [`parts_with_results`]) and the blocks parts become. Each adapter says only what its parts are.
 
 use super::common::{
-    Content, Path, content_of, data_uri_media_type, optional_str, part_of, required_str,
+    Content, Object, Path, content_of, data_uri_media_type, object_at, optional_str, required_str,
 };
 use crate::base::json::compact_json;
 use crate::error::Result;
-use crate::transcript::{Block, BlockKind, Format, Message, Role, Source, Transcript};
-use serde_json::{Map, Value};
+use crate::transcript::{Block, BlockKind, Message, Role, Source};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// A part of a content list as the walk ([`content_blocks`]) hands it to a format: the value, as
-/// an object, its `type`, where it is and its index in the list.
+/// an object, its `type`, where it is (`messages[3].content[1]`) and its index in the list.
 #[derive(Clone, Copy)]
 pub(crate) struct Part<'v, 'p> {
-    /// The part.
     pub value: &'v Value,
-    /// The part as an object.
-    pub object: &'v Map<String, Value>,
-    /// Its `type`.
+    pub object: &'v Object,
     pub kind: &'v str,
-    /// Where it is (`messages[3].content[1]`).
     pub path: &'p Path<'p>,
-    /// Its index in the content list.
     pub index: usize,
 }
 
 /// The blocks of `object.content` (see [`content_of`]): a string is one text block, nothing is
-/// none, and each part of a list (an object with a `type`) gives its blocks through `part`, which
-/// pushes them (a tool result pushes its nested media after itself). The walk every content-list
-/// format shares; each says only what its parts are.
+/// none, and each part of a list (an object with a `type`) pushes its blocks through `part` (a
+/// tool result its nested media after itself).
 pub(crate) fn content_blocks<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     absent_ok: bool,
     mut part: impl FnMut(Part<'v, '_>, &mut Vec<Block<'v>>) -> Result<()>,
@@ -58,7 +51,8 @@ pub(crate) fn each_part<'v>(
 ) -> Result<()> {
     for (index, value) in list.iter().enumerate() {
         let path = path.item(field, index);
-        let (object, kind) = part_of(value, &path)?;
+        let object = object_at(value, &path)?;
+        let kind = required_str(object, &path, "type")?;
         each(Part {
             value,
             object,
@@ -74,7 +68,7 @@ pub(crate) fn each_part<'v>(
 /// the AI SDK's `tool-result`): a part of type `result_type` gives its result and the media nested
 /// in it (`result`), any other part its one block (`block`).
 pub(crate) fn parts_with_results<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     result_type: &str,
     result: fn(&Part<'v, '_>) -> Result<Vec<Block<'v>>>,
@@ -98,23 +92,14 @@ pub(crate) fn media_block<'v>(
     path: Vec<usize>,
 ) -> Block<'v> {
     let is_url = data.starts_with("http://") || data.starts_with("https://");
-    let media_type = media_type
-        .or_else(|| data_uri_media_type(data))
-        .unwrap_or(fallback)
-        .to_string();
-    Block::new(
-        BlockKind::Media {
-            media_type,
-            inline: !is_url,
-        },
-        Cow::Borrowed(data),
-        path,
-    )
+    let media_type = media_type.or_else(|| data_uri_media_type(data));
+    let data = Cow::Borrowed(data);
+    media(media_type.unwrap_or(fallback), !is_url, data, path)
 }
 
 /// A text block of the required string field `field` (a part's `text`, a refusal's `refusal`).
 pub(crate) fn text_field<'v>(
-    object: &'v Map<String, Value>,
+    object: &'v Object,
     path: &Path<'_>,
     field: &str,
     block_path: Vec<usize>,
@@ -125,13 +110,9 @@ pub(crate) fn text_field<'v>(
 
 /// A thinking block of the string field `field`, empty when there is none (redacted thinking
 /// may carry its data elsewhere).
-pub(crate) fn thinking_field<'v>(
-    object: &'v Map<String, Value>,
-    field: &str,
-    block_path: Vec<usize>,
-) -> Block<'v> {
+pub(crate) fn thinking_field<'v>(object: &'v Object, field: &str, at: Vec<usize>) -> Block<'v> {
     let text = optional_str(object, field).unwrap_or_default();
-    Block::new(BlockKind::Thinking, Cow::Borrowed(text), block_path)
+    Block::new(BlockKind::Thinking, Cow::Borrowed(text), at)
 }
 
 /// A media block: data of `media_type`, inline or a reference (a URL, a file id).
@@ -167,8 +148,7 @@ pub(crate) fn call_block<'v>(
     Block::new(BlockKind::ToolCall { id, name }, input, path)
 }
 
-/// A tool result's block: the id of its call, the tool's name where the format gives it, and
-/// whether it is an error.
+/// A tool result's block: its call's id, the tool's name where the format gives it, the error flag.
 pub(crate) fn result_block<'v>(
     (id, name, is_error): (&'v str, Option<String>, bool),
     text: Cow<'v, str>,
@@ -178,13 +158,11 @@ pub(crate) fn result_block<'v>(
     Block::new(BlockKind::ToolResult { id, name, is_error }, text, path)
 }
 
-/// A tool result's body as its items give it: their texts joined by newlines, and its media
-/// as blocks of their own, nested after the result's.
+/// A tool result's body as its items give it: their texts joined by newlines (one text as it
+/// is: most bodies are one string), and its media as blocks nested after the result's.
 #[derive(Default)]
 pub(crate) struct ResultBody<'v> {
-    /// The texts so far, joined (one text as it is: most bodies are one string).
     text: Option<Cow<'v, str>>,
-    /// The media blocks, in order.
     nested: Vec<Block<'v>>,
 }
 
@@ -218,8 +196,28 @@ impl<'v> ResultBody<'v> {
         }
     }
 
-    /// The result's block (`result`: its id, tool name and error flag) at `path`, holding the
-    /// body's text, and the nested media after it.
+    /// Adds the items of `list`, the array at `<path>.<field>`: those `media` reads as a block
+    /// by [`Self::item`], a `text` item by its text, any other by its JSON.
+    pub(crate) fn items(
+        &mut self,
+        list: &'v [Value],
+        path: &Path<'_>,
+        field: &str,
+        mut media: impl FnMut(&Part<'v, '_>) -> Result<Option<Block<'v>>>,
+    ) -> Result<()> {
+        each_part(list, path, field, |item| {
+            match media(&item)? {
+                Some(block) => self.item(block),
+                None if item.kind == "text" => {
+                    self.text(Cow::Borrowed(required_str(item.object, item.path, "text")?));
+                }
+                None => self.text(Cow::Owned(compact_json(item.value))),
+            }
+            Ok(())
+        })
+    }
+
+    /// The result's block (`result`: its id, tool name and error flag) at `path`, then the media.
     pub(crate) fn blocks(
         self,
         result: (&'v str, Option<String>, bool),
@@ -231,6 +229,23 @@ impl<'v> ResultBody<'v> {
         blocks.extend(self.nested);
         blocks
     }
+}
+
+/// The body of a tool result whose `object.content` (see [`content_of`]) is its body: a string,
+/// or parts read by [`ResultBody::items`].
+pub(crate) fn content_body<'v>(
+    object: &'v Object,
+    path: &Path<'_>,
+    absent_ok: bool,
+    media: impl FnMut(&Part<'v, '_>) -> Result<Option<Block<'v>>>,
+) -> Result<ResultBody<'v>> {
+    let mut body = ResultBody::default();
+    match content_of(object, path, absent_ok)? {
+        Content::Text(text) => body.text(Cow::Borrowed(text)),
+        Content::Parts(parts) => body.items(parts, path, "content", media)?,
+        Content::Absent => {}
+    }
+    Ok(body)
 }
 
 /// A part kept as it is and counted by its JSON text.
@@ -258,20 +273,4 @@ pub(crate) fn finish_message(role: Role, blocks: Vec<Block<'_>>, index: usize) -
         bound_to_next: false,
         output_item: false,
     }
-}
-
-/// Reads every message with `read_message` (which names `messages[i]` in its errors).
-pub(crate) fn read_each(
-    messages: &[Value],
-    format: Format,
-    read_message: for<'v> fn(&'v Value, usize) -> Result<Message<'v>>,
-) -> Result<Transcript<'_>> {
-    let mut read = Vec::with_capacity(messages.len());
-    for (index, message) in messages.iter().enumerate() {
-        read.push(read_message(message, index)?);
-    }
-    Ok(Transcript {
-        format,
-        messages: read,
-    })
 }

@@ -1,6 +1,5 @@
-//! Lines of the flat text in byte offsets: where each line's content and line ending are. Line
-//! endings are `\n` and `\r\n`; a lone `\r` is content. The other parts read the text line by
-//! line through these.
+//! Lines of the flat text in byte offsets: where each line's content and line ending are. The
+//! other parts read the text line by line through these.
 
 /// One line of the text, in byte offsets. Line endings are `\n` and `\r\n`; a lone `\r` is
 /// content. Every offset sits next to an ASCII byte (or at 0 / the end), so slicing at them is

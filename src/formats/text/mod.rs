@@ -45,12 +45,8 @@ use crate::transcript::{Format, Transcript};
 
 /// Reads flat text into a transcript of [`Format::Text`]: one assistant message per segment.
 pub fn read(text: &str) -> Transcript<'_> {
-    let messages = segment::segments(text)
-        .into_iter()
-        .map(|segment| segment.into_message(text))
-        .collect();
     Transcript {
         format: Format::Text,
-        messages,
+        messages: segment::segments(text),
     }
 }

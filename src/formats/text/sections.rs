@@ -6,7 +6,8 @@
 //! paragraph of its segment and stays one section; what follows it is fresh prose again.
 
 use super::read;
-use crate::transcript::{Block, BlockKind, Message, Source, Transcript};
+use super::segment::span_message;
+use crate::transcript::{BlockKind, Source, Transcript};
 use std::borrow::Cow;
 
 /// A paragraph longer than this many code points is cut at its next line start.
@@ -32,23 +33,11 @@ pub fn read_sections(text: &str) -> Transcript<'_> {
         let mut from = 0;
         for (index, to) in bounds.into_iter().enumerate() {
             let span = start + from..start + to;
-            messages.push(Message {
-                role: message.role,
-                blocks: vec![Block::new(
-                    BlockKind::Text,
-                    Cow::Borrowed(&text[span.clone()]),
-                    Vec::new(),
-                )],
-                source: Source::Span {
-                    start: span.start,
-                    end: span.end,
-                },
-                explicit_age: message.explicit_age,
-                // Only the first section is ours: our text has no blank line inside.
-                is_library_summary: message.is_library_summary && index == 0,
-                bound_to_next: false,
-                output_item: false,
-            });
+            let block = (BlockKind::Text, Cow::Borrowed(&text[span.clone()]));
+            let mut section = span_message(text, span, block, message.explicit_age);
+            // Only the first section is ours: our text has no blank line inside.
+            section.is_library_summary = message.is_library_summary && index == 0;
+            messages.push(section);
             from = to;
         }
     }

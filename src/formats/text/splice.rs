@@ -1,8 +1,5 @@
-//! Splicing: a plan's edits applied to the text. Each edit becomes one splice (a byte range and
-//! its replacement) that keeps the structure around it: a tool result's header, closing fence and
-//! line endings, the separator after replaced prose; a body that would end its tool result early
-//! gets longer fences. Every splice is archived with the exact removed substring and its
-//! code-point location.
+//! Splicing: a plan's edits applied to the text, each as one splice (a byte range and its
+//! replacement) that keeps the structure around it ([`apply`]).
 
 use super::fences::{ToolFence, classify_fence, is_pad, tool_fence_at};
 use super::lines::{leading_ending, line_at};
@@ -10,6 +7,7 @@ use super::media::{data_fence_at, data_images};
 use crate::api::result::ArchiveEntry;
 use crate::error::{CompactionError, Result};
 use crate::formats::Applied;
+use crate::formats::json::block_at;
 use crate::plan::{ArchiveKind, Edit};
 use crate::transcript::{BlockKind, Format, Source, Transcript};
 use std::ops::Range;
@@ -45,9 +43,13 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
     let mut archive = Vec::with_capacity(edits.len());
     let mut copied_to = 0;
     let mut next_message = 0;
-    let mut chars = CharOffsets::new(text);
+    let mut chars = CharOffsets {
+        text,
+        byte: 0,
+        chars: 0,
+    };
     for (index, edit) in edits.iter().enumerate() {
-        let messages = edited_messages(edit);
+        let (messages, kind) = edited_messages(edit);
         if messages.start < next_message {
             return Err(plan_error(format!(
                 "edit {index} touches a message an earlier edit touched, or is out of order"
@@ -67,7 +69,7 @@ pub fn apply(text: &str, transcript: &Transcript, edits: &[Edit]) -> Result<Appl
         let end = chars.at(splice.range.end);
         archive.push(ArchiveEntry {
             id: String::new(),
-            kind: edit_kind(edit).as_str(),
+            kind: kind.as_str(),
             content: serde_json::Value::String(text[splice.range.clone()].to_string()),
             location: format!("text[{start}..{end}]"),
             replacement: splice.replacement,
@@ -91,23 +93,24 @@ struct TextEdit {
     replacement: String,
 }
 
+impl TextEdit {
+    fn new(range: Range<usize>, replacement: impl Into<String>) -> Self {
+        let replacement = replacement.into();
+        Self { range, replacement }
+    }
+}
+
 fn plan_error(problem: String) -> CompactionError {
     CompactionError::range_error("plan", problem)
 }
 
-/// The message indices an edit touches.
-fn edited_messages(edit: &Edit) -> Range<usize> {
+/// The message indices an edit touches, and what it removes.
+fn edited_messages(edit: &Edit) -> (Range<usize>, ArchiveKind) {
     match edit {
-        Edit::ReplaceBlock { message, .. } => *message..message.saturating_add(1),
-        Edit::ReplaceMessages { range, .. } | Edit::RewriteMessages { range, .. } => range.clone(),
-    }
-}
-
-fn edit_kind(edit: &Edit) -> ArchiveKind {
-    match edit {
-        Edit::ReplaceBlock { kind, .. }
-        | Edit::ReplaceMessages { kind, .. }
-        | Edit::RewriteMessages { kind, .. } => *kind,
+        Edit::ReplaceBlock { message, kind, .. } => (*message..message.saturating_add(1), *kind),
+        Edit::ReplaceMessages { range, kind, .. } | Edit::RewriteMessages { range, kind, .. } => {
+            (range.clone(), *kind)
+        }
     }
 }
 
@@ -131,11 +134,8 @@ fn splice_for(text: &str, transcript: &Transcript, edit: &Edit) -> Result<TextEd
                     range.start, range.end
                 )));
             }
-            Ok(replace_prose(
-                text,
-                first.start..last.end,
-                new.as_deref().unwrap_or_default(),
-            ))
+            let new = new.as_deref().unwrap_or_default();
+            Ok(replace_prose(text, first.start..last.end, new))
         }
         Edit::ReplaceBlock {
             message,
@@ -182,18 +182,11 @@ fn replace_prose(text: &str, span: Range<usize>, new: &str) -> TextEdit {
     } else {
         0
     };
-    let start = span.start + lead;
-    let end = span.start + content_end(own);
+    let (start, end) = (span.start + lead, span.start + content_end(own));
     if end <= start {
-        return TextEdit {
-            range: start..start,
-            replacement: String::new(),
-        };
+        return TextEdit::new(start..start, "");
     }
-    TextEdit {
-        range: start..end,
-        replacement: new.to_string(),
-    }
+    TextEdit::new(start..end, new)
 }
 
 /// Where the content of a replaced span ends: before its trailing whitespace, except that
@@ -221,12 +214,7 @@ fn replace_block(
     new: &str,
 ) -> Result<TextEdit> {
     let span = span_of(text, transcript, message)?;
-    let kind = transcript
-        .messages
-        .get(message)
-        .and_then(|m| m.blocks.get(block))
-        .map(|b| &b.kind)
-        .ok_or_else(|| plan_error(format!("block {block} of message {message} does not exist")))?;
+    let kind = &block_at(transcript, message, block)?.kind;
     let mismatch = || {
         plan_error(format!(
             "message {message} does not match the text it was read from"
@@ -239,19 +227,14 @@ fn replace_block(
                 .filter(|fence| fence.end(segment) == segment.len())
                 .ok_or_else(mismatch)?;
             let splice = replace_body(segment, &fence, new);
-            Ok(TextEdit {
-                range: span.start + splice.range.start..span.start + splice.range.end,
-                replacement: splice.replacement,
-            })
+            let range = span.start + splice.range.start..span.start + splice.range.end;
+            Ok(TextEdit::new(range, splice.replacement))
         }
         BlockKind::Media { .. } => {
             if !is_media_segment(&text[span.clone()]) {
                 return Err(mismatch());
             }
-            Ok(TextEdit {
-                range: span,
-                replacement: new.to_string(),
-            })
+            Ok(TextEdit::new(span, new))
         }
         BlockKind::Text => Ok(replace_prose(text, span, new)),
         _ => Err(plan_error(format!(
@@ -284,27 +267,25 @@ fn replace_body(segment: &str, fence: &ToolFence, new: &str) -> TextEdit {
         return splice;
     }
     let longer = fence.fence_len.max(longest_fence_in(new)) + 1;
-    TextEdit {
-        range: 0..segment.len(),
-        replacement: lengthened(segment, fence, &splice, longer),
-    }
+    TextEdit::new(
+        0..segment.len(),
+        lengthened(segment, fence, &splice, longer),
+    )
 }
 
 /// The splice that puts `new` in place of the body, keeping the line endings around it.
 fn body_splice(segment: &str, fence: &ToolFence, new: &str) -> TextEdit {
     let header_ending = fence.opener.ending(segment);
-    let (range, replacement) = match fence.closer {
+    let replacement = match fence.closer {
         // The closer follows the header directly: the body needs a line ending of its own.
         Some(closer) if closer.start == fence.opener.end && !new.is_empty() => {
-            (fence.body.clone(), format!("{new}{header_ending}"))
+            format!("{new}{header_ending}")
         }
         // An unclosed header at the end of the text: the body needs a line to start on.
-        None if header_ending.is_empty() && !new.is_empty() => {
-            (fence.body.clone(), format!("{DEFAULT_LINE_END}{new}"))
-        }
-        _ => (fence.body.clone(), new.to_string()),
+        None if header_ending.is_empty() && !new.is_empty() => format!("{DEFAULT_LINE_END}{new}"),
+        _ => new.to_string(),
     };
-    TextEdit { range, replacement }
+    TextEdit::new(fence.body.clone(), replacement)
 }
 
 /// `text` with `splice` made.
@@ -361,15 +342,7 @@ struct CharOffsets<'a> {
     chars: usize,
 }
 
-impl<'a> CharOffsets<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            byte: 0,
-            chars: 0,
-        }
-    }
-
+impl CharOffsets<'_> {
     /// Code points before byte `byte` (a char boundary not before the previous call's).
     fn at(&mut self, byte: usize) -> usize {
         if byte >= self.byte {
