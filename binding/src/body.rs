@@ -142,7 +142,7 @@ impl BodySource for JsBody<'_> {
         // helpers, `lossy` says it): `JsString::is_valid_utf16` reads the string one
         // `charCodeAt` call per unit from wasm, a fifth of a 1 MB body's call.
         if !self.raw && !self.lossy {
-            return (self.window != Window::NONE).then(|| Originals::of_window(self.window));
+            return Originals::of_window(self.window);
         }
         // Otherwise the messages the archive took from are parsed from the caller's own string
         // (`JSON.parse` keeps lone surrogates), and the archive's values come from them.

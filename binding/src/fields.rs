@@ -3,10 +3,10 @@
 //! `null`) and the core writes the error messages. Errors here are relative to the object
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
-use crate::host::type_name;
-use compaction::api::input::Scalar;
+use crate::host::{describe_thrown, type_name, wrong_type};
+use compaction::api::input::{self, MAX_SAFE_INTEGER, Scalar};
 use compaction::config::FieldSource;
-use compaction::error::{CompactionError, Result};
+use compaction::error::{CompactionError, Result, describe_number};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -18,12 +18,8 @@ pub struct Fields {
 impl Fields {
     /// `value` as an object; arrays, functions and primitives are rejected.
     pub fn read(value: &JsValue) -> Result<Self> {
-        let is_object = value.is_object() && !Array::is_array(value) && !value.is_function();
-        if !is_object {
-            return Err(CompactionError::type_error(
-                "",
-                format!("must be an object, got {}", type_name(value)),
-            ));
+        if !value.is_object() || Array::is_array(value) || value.is_function() {
+            return Err(wrong_type("", "an object", value));
         }
         Ok(Self {
             object: value.clone().unchecked_into(),
@@ -32,24 +28,30 @@ impl Fields {
 
     /// `value` as an object, or `None` when it is `undefined` (an omitted optional argument).
     pub fn read_optional(value: &JsValue) -> Result<Option<Self>> {
-        if value.is_undefined() {
-            Ok(None)
-        } else {
-            Self::read(value).map(Some)
-        }
+        (!value.is_undefined())
+            .then(|| Self::read(value))
+            .transpose()
     }
 
     /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
     pub fn get(&self, name: &'static str) -> Result<JsValue> {
         Reflect::get(&self.object, &crate::host::key(name)).map_err(|thrown| {
-            CompactionError::type_error(
-                name,
-                format!(
-                    "could not be read: {}",
-                    crate::host::describe_thrown(&thrown)
-                ),
-            )
+            let problem = format!("could not be read: {}", describe_thrown(&thrown));
+            CompactionError::type_error(name, problem)
         })
+    }
+
+    /// The field `name` read by `read` unless it is `undefined`; its errors are put under `name`.
+    pub fn optional<T>(
+        &self,
+        name: &'static str,
+        read: impl FnOnce(&JsValue) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let value = self.get(name)?;
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        read(&value).map(Some).map_err(|error| error.under(name))
     }
 
     /// The field `name` as a [`Scalar`] for the core's validators.
@@ -57,19 +59,63 @@ impl Fields {
         self.get(name).map(|value| scalar(&value))
     }
 
+    /// The required string field `name`.
+    pub fn string(&self, name: &'static str) -> Result<String> {
+        input::required_string(name, self.scalar(name)?)
+    }
+
+    /// The optional string field `name`.
+    pub fn optional_string(&self, name: &'static str) -> Result<Option<String>> {
+        input::optional_string(name, self.scalar(name)?)
+    }
+
+    /// The optional number field `name`.
+    pub fn optional_number(&self, name: &'static str) -> Result<Option<f64>> {
+        input::optional_number(name, self.scalar(name)?)
+    }
+
+    /// The required number field `name`, finite and >= 0.
+    pub fn non_negative(&self, name: &'static str) -> Result<f64> {
+        non_negative(name, self.scalar(name)?)
+    }
+
+    /// The required integer field `name`, in `0..=MAX_SAFE_INTEGER`.
+    pub fn count(&self, name: &'static str) -> Result<u64> {
+        input::required_integer(name, self.scalar(name)?, MAX_SAFE_INTEGER)
+    }
+
     /// Rejects own enumerable keys that are not in `known`, naming the first one: a typo such as
     /// `timeoutMS` must not be silently ignored.
     pub fn reject_unknown(&self, known: &[&str]) -> Result<()> {
-        for key in Object::keys(&self.object).iter() {
-            let key = key.as_string().unwrap_or_default();
-            if !known.contains(&key.as_str()) {
-                return Err(CompactionError::type_error(
-                    key,
-                    format!("is not a known field; expected one of {}", known.join(", ")),
-                ));
-            }
+        match self
+            .keys()?
+            .into_iter()
+            .find(|key| !known.contains(&key.as_str()))
+        {
+            Some(key) => Err(CompactionError::type_error(
+                key,
+                format!("is not a known field; expected one of {}", known.join(", ")),
+            )),
+            None => Ok(()),
         }
-        Ok(())
+    }
+}
+
+/// A required number, finite and >= 0.
+pub fn non_negative(name: &str, value: Scalar) -> Result<f64> {
+    let number = input::required_number(name, value)?;
+    compaction::policy::pressure::validate_non_negative(name, number)
+}
+
+/// An optional time in seconds, which must be finite and >= 0.
+pub fn seconds(name: &str, value: Option<f64>) -> Result<Option<f64>> {
+    match value {
+        Some(seconds) if !seconds.is_finite() || seconds < 0.0 => {
+            let got = describe_number(seconds);
+            let problem = format!("must be a finite number >= 0 (seconds), got {got}");
+            Err(CompactionError::range_error(name, problem))
+        }
+        seconds => Ok(seconds),
     }
 }
 
@@ -103,20 +149,17 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
         Err(thrown) if thrown.is_instance_of::<js_sys::RangeError>() => {
             let problem = format!(
                 ": too deeply nested or too large to convert ({})",
-                crate::host::describe_thrown(&thrown)
+                describe_thrown(&thrown)
             );
             return Err(CompactionError::range_error("", problem));
         }
         Err(thrown) => {
-            let problem = format!(
-                "is not JSON-compatible: {}",
-                crate::host::describe_thrown(&thrown)
-            );
+            let problem = format!("is not JSON-compatible: {}", describe_thrown(&thrown));
             return Err(CompactionError::type_error("", problem));
         }
     };
+    // No text for undefined, a function or a symbol: null, as inside an array.
     let Some(text) = text else {
-        // No text for undefined, a function or a symbol: null, as inside an array.
         return Ok(serde_json::Value::Null);
     };
     serde_json::from_str(&text).map_err(|error| {
@@ -135,14 +178,8 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
 /// parse here, whose nesting limit (128 levels) turns a pathologically deep value into a clean
 /// error instead of a stack overflow.
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
-    let array = value.dyn_ref::<Array>().ok_or_else(|| {
-        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
-    })?;
-    let unbounded = compaction::api::limits::Limits {
-        max_input_bytes: usize::MAX,
-        max_nesting_depth: usize::MAX,
-    };
-    if let Ok(Some(skeleton)) = crate::skeleton::read(value, &unbounded) {
+    let array = array(value)?;
+    if let Ok(Some(skeleton)) = crate::skeleton::read(value, &crate::skeleton::UNBOUNDED) {
         return Ok(skeleton.values);
     }
     let parsed = js_sys::JSON::stringify(value)
@@ -150,38 +187,33 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
         .and_then(|text| serde_json::from_str(&crate::text::to_string(&text)).ok());
     // Parsed as a Value, not a Vec: a typed target links serde's "invalid type" message, which
     // prints floats with core's flt2dec (src/decimal.rs).
-    match parsed {
-        Some(serde_json::Value::Array(values)) => Ok(values),
-        // Only on failure: find the element at fault, so the error can name it.
-        _ => Err(first_bad_element(array)),
+    if let Some(serde_json::Value::Array(values)) = parsed {
+        return Ok(values);
     }
-}
-
-/// The error of the first element that `JSON.stringify` refuses or `serde_json` cannot read.
-fn first_bad_element(array: &Array) -> CompactionError {
+    // Only on failure: find the element at fault, so the error can name it.
     for (index, item) in array.iter().enumerate() {
         if let Err(error) = json(&item) {
-            return error.under(&format!("[{index}]"));
+            return Err(error.under(&format!("[{index}]")));
         }
     }
-    CompactionError::type_error("", "is not JSON-compatible")
+    Err(CompactionError::type_error("", "is not JSON-compatible"))
+}
+
+/// `value` as an array, else a [`wrong_type`] error.
+pub fn array(value: &JsValue) -> Result<&Array> {
+    value
+        .dyn_ref::<Array>()
+        .ok_or_else(|| wrong_type("", "an array", value))
 }
 
 /// A JS array of strings.
 pub fn string_array(value: &JsValue) -> Result<Vec<String>> {
-    let array = value.dyn_ref::<Array>().ok_or_else(|| {
-        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
-    })?;
-    array
+    array(value)?
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            item.as_string().ok_or_else(|| {
-                CompactionError::type_error(
-                    format!("[{index}]"),
-                    format!("must be a string, got {}", type_name(&item)),
-                )
-            })
+            item.as_string()
+                .ok_or_else(|| wrong_type(&format!("[{index}]"), "a string", &item))
         })
         .collect()
 }
@@ -201,17 +233,11 @@ impl FieldSource for Fields {
     }
 
     fn object(&self, name: &'static str) -> Result<Option<Box<dyn FieldSource + '_>>> {
-        let fields = Fields::read_optional(&self.get(name)?).map_err(|error| error.under(name))?;
+        let fields = self.optional(name, Fields::read)?;
         Ok(fields.map(|fields| Box::new(fields) as Box<dyn FieldSource>))
     }
 
     fn strings(&self, name: &'static str) -> Result<Option<Vec<String>>> {
-        let value = self.get(name)?;
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        string_array(&value)
-            .map(Some)
-            .map_err(|error| error.under(name))
+        self.optional(name, string_array)
     }
 }

@@ -1,6 +1,7 @@
 //! The few host (JS global) APIs the binding needs that js-sys does not declare. All of them exist
 //! in every runtime we ship for: browsers, Node 18+, Deno, Bun and Cloudflare workerd.
 
+use compaction::error::{CompactionError, Result};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -50,7 +51,7 @@ extern "C" {
 
     /// `String(value)`, which can throw (a `Symbol`, a throwing `toString`).
     #[wasm_bindgen(js_name = String, catch)]
-    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+    fn string_of(value: &JsValue) -> std::result::Result<String, JsValue>;
 }
 
 /// A readable one-line description of a thrown or rejected value: an `Error`'s message, a
@@ -64,7 +65,23 @@ pub fn describe_thrown(value: &JsValue) -> String {
     if let Some(text) = value.as_string() {
         return text;
     }
-    js_string(value).unwrap_or_else(|_| "an unprintable value".to_string())
+    string_of(value).unwrap_or_else(|_| "an unprintable value".to_string())
+}
+
+/// A `TypeError` at `path`: `value` is not `expected` ("a string", "an array", ...).
+pub fn wrong_type(path: &str, expected: &str, value: &JsValue) -> CompactionError {
+    CompactionError::type_error(
+        path,
+        format!("must be {expected}, got {}", type_name(value)),
+    )
+}
+
+/// The JS string `value`, else a [`wrong_type`] error at `path`.
+pub fn js_string(path: &str, value: &JsValue) -> Result<js_sys::JsString> {
+    value
+        .dyn_ref()
+        .cloned()
+        .ok_or_else(|| wrong_type(path, "a string", value))
 }
 
 /// The JS type of `value` for error messages: `typeof`, except that arrays and `null` are named.

@@ -4,14 +4,15 @@
 
 use crate::counter::JsCounter;
 use crate::fields::{Fields, json_array};
-use crate::host::{AbortSignal, type_name};
+use crate::host::{AbortSignal, wrong_type};
 use crate::skeleton::{self, Originals};
 use crate::summariser::JsSummariser;
 use compaction::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-use compaction::api::input::{Scalar, optional_number, optional_string, required_string};
+use compaction::api::input::Scalar;
 use compaction::api::limits::Limits;
 use compaction::config::PolicyConfig;
 use compaction::error::{CompactionError, Result, describe_number};
+use compaction::plan::loop_state::LoopState;
 use compaction::policy::pressure::BudgetPressure;
 use compaction::summary::summarise::Summariser;
 use compaction::tokens::{TokenCounter, TokenEstimator};
@@ -60,6 +61,11 @@ pub fn pressure(value: &JsValue) -> Result<BudgetPressure> {
     })
 }
 
+/// The `pressure` field of `fields`.
+pub fn pressure_field(fields: &Fields) -> Result<BudgetPressure> {
+    pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))
+}
+
 /// A `PolicyConfig` object, or the seed's defaults for `undefined`. Errors are relative.
 pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     let Some(fields) = Fields::read_optional(value)? else {
@@ -77,57 +83,35 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
 pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
-    let session_id = required_string("sessionId", fields.scalar("sessionId")?)?;
-    let pressure = pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost = optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
-    let format = optional_string("format", fields.scalar("format")?)?;
+    let session_id = fields.string("sessionId")?;
+    let pressure = pressure_field(&fields)?;
+    let cost = fields.optional_number("costPer1kTokens")?;
+    let format = fields.optional_string("format")?;
     let state = loop_state(&fields.get("state")?)?;
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
-    let mut originals = None;
-    let input = match (messages.is_undefined(), text.is_undefined()) {
+    let (input, originals) = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => {
-            let (values, read) =
+            let (messages, originals) =
                 read_messages(&messages, limits).map_err(|error| error.under("messages"))?;
-            originals = read;
-            ContextInput::Messages {
-                messages: values,
-                format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
-            }
+            let format = FormatChoice::parse(format.as_deref().unwrap_or("auto"))?;
+            (ContextInput::Messages { messages, format }, originals)
         }
         (true, false) => {
-            let text = text.dyn_ref::<js_sys::JsString>().ok_or_else(|| {
-                CompactionError::type_error(
-                    "text",
-                    format!("must be a string, got {}", type_name(&text)),
-                )
-            })?;
-            let (text, window) = crate::text::read_bounded(text, limits, "text")?;
-            if window != crate::surrogates::Window::NONE {
-                originals = Some(Originals::of_window(window));
-            }
-            if let Some(name) = format
-                .as_deref()
-                .filter(|name| !matches!(*name, "auto" | "text"))
-            {
+            let text = crate::host::js_string("text", &text)?;
+            let (text, window) = crate::text::read_bounded(&text, limits, "text")?;
+            if let Some(name) = format.filter(|name| !matches!(name.as_str(), "auto" | "text")) {
                 return Err(CompactionError::type_error(
                     "format",
                     format!("must be \"auto\" or \"text\" for a text context, got {name:?}"),
                 ));
             }
-            ContextInput::Text(text)
+            (ContextInput::Text(text), Originals::of_window(window))
         }
-        (false, false) => {
-            return Err(CompactionError::type_error(
-                "ctx",
-                "must have exactly one of messages or text, got both",
-            ));
-        }
-        (true, true) => {
-            return Err(CompactionError::type_error(
-                "ctx",
-                "must have exactly one of messages or text, got neither",
-            ));
+        (no_messages, _) => {
+            let got = if no_messages { "neither" } else { "both" };
+            let problem = format!("must have exactly one of messages or text, got {got}");
+            return Err(CompactionError::type_error("ctx", problem));
         }
     };
     let mut ctx = TierContext::new(session_id, pressure, input);
@@ -142,32 +126,22 @@ pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<
 
 /// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
 /// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
-pub(crate) fn loop_state(
-    value: &JsValue,
-) -> Result<Option<compaction::plan::loop_state::LoopState>> {
-    use compaction::plan::loop_state::LoopState;
+pub(crate) fn loop_state(value: &JsValue) -> Result<Option<LoopState>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
+    let refused =
+        || CompactionError::type_error("state", "must be the object a result's state gave");
     let text = js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| text.as_string())
-        .ok_or_else(|| {
-            CompactionError::type_error("state", "must be the object a result's state gave")
-        })?;
+        .ok_or_else(refused)?;
     if text.len() > LoopState::MAX_JSON_BYTES {
-        return Err(CompactionError::range_error(
-            "state",
-            format!(
-                "must be at most {} bytes of JSON, got {}",
-                LoopState::MAX_JSON_BYTES,
-                text.len()
-            ),
-        ));
+        let max = LoopState::MAX_JSON_BYTES;
+        let problem = format!("must be at most {max} bytes of JSON, got {}", text.len());
+        return Err(CompactionError::range_error("state", problem));
     }
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
-        CompactionError::type_error("state", "must be the object a result's state gave")
-    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|_| refused())?;
     LoopState::from_json(&json).map(Some)
 }
 
@@ -188,6 +162,7 @@ fn read_messages(
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
+#[derive(Default)]
 pub struct HostOptions {
     policy: PolicyConfig,
     summariser: Option<JsSummariser>,
@@ -203,30 +178,18 @@ impl HostOptions {
     /// Errors are relative to the options object.
     pub fn read(fields: Option<&Fields>, extra: &[&str]) -> Result<Self> {
         let Some(fields) = fields else {
-            return Ok(Self {
-                policy: PolicyConfig::default(),
-                summariser: None,
-                counter: None,
-                correlation_id: None,
-                instructions: None,
-                token_estimator: None,
-            });
+            return Ok(Self::default());
         };
         let known: Vec<&str> = OPTION_KEYS.iter().chain(extra).copied().collect();
         fields.reject_unknown(&known)?;
         let policy = policy(&fields.get("policy")?).map_err(|error| error.under("policy"))?;
-        let timeout = optional_number("timeoutMs", fields.scalar("timeoutMs")?)?;
-        let timeout_ms = match timeout {
+        let timeout_ms = match fields.optional_number("timeoutMs")? {
             None => DEFAULT_TIMEOUT_MS,
             Some(ms) if ms.is_finite() && (0.0..=MAX_TIMEOUT_MS).contains(&ms) => ms,
             Some(ms) => {
-                return Err(CompactionError::range_error(
-                    "timeoutMs",
-                    format!(
-                        "must be a finite number in [0, 2147483647], got {}",
-                        describe_number(ms)
-                    ),
-                ));
+                let got = describe_number(ms);
+                let problem = format!("must be a finite number in [0, 2147483647], got {got}");
+                return Err(CompactionError::range_error("timeoutMs", problem));
             }
         };
         let signal = abort_signal(&fields.get("signal")?)?;
@@ -234,19 +197,9 @@ impl HostOptions {
             .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
         let counter = optional_function("countTokens", &fields.get("countTokens")?)?
             .map(|callback| JsCounter::new(callback, "options.countTokens"));
-        let correlation_id = optional_string("correlationId", fields.scalar("correlationId")?)?;
-        let instructions = optional_string("instructions", fields.scalar("instructions")?)?;
-        if let Some(now) = optional_number("now", fields.scalar("now")?)? {
-            if !now.is_finite() || now < 0.0 {
-                return Err(CompactionError::range_error(
-                    "now",
-                    format!(
-                        "must be a finite number >= 0 (seconds), got {}",
-                        describe_number(now)
-                    ),
-                ));
-            }
-        }
+        let correlation_id = fields.optional_string("correlationId")?;
+        let instructions = fields.optional_string("instructions")?;
+        crate::fields::seconds("now", fields.optional_number("now")?)?;
         Ok(Self {
             policy,
             summariser,
@@ -308,7 +261,8 @@ impl HostOptions {
 /// The `tokenEstimator` field of an options object: `"seed"` or `"heuristic"`; absent, the
 /// input's default (see [`compaction::CompactOptions::estimator_for`]).
 pub fn token_estimator(fields: &Fields) -> Result<Option<TokenEstimator>> {
-    optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)?
+    fields
+        .optional_string("tokenEstimator")?
         .map(|name| TokenEstimator::parse(&name, "tokenEstimator"))
         .transpose()
 }
@@ -317,16 +271,12 @@ fn optional_function(name: &str, value: &JsValue) -> Result<Option<js_sys::Funct
     if value.is_undefined() {
         return Ok(None);
     }
-    value
-        .dyn_ref::<js_sys::Function>()
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| {
-            CompactionError::type_error(
-                name,
-                format!("must be a function, got {}", type_name(value)),
-            )
-        })
+    let function = value.dyn_ref::<js_sys::Function>();
+    Ok(Some(
+        function
+            .cloned()
+            .ok_or_else(|| wrong_type(name, "a function", value))?,
+    ))
 }
 
 /// `options.signal`: anything shaped like an `AbortSignal` (a boolean `aborted` and an
@@ -335,16 +285,12 @@ fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
     if value.is_undefined() {
         return Ok(None);
     }
+    let field = |name| js_sys::Reflect::get(value, &crate::host::key(name));
     let shaped = value.is_object()
-        && js_sys::Reflect::get(value, &crate::host::key("aborted"))
-            .is_ok_and(|aborted| aborted.as_bool().is_some())
-        && js_sys::Reflect::get(value, &crate::host::key("addEventListener"))
-            .is_ok_and(|method| method.is_function());
+        && field("aborted").is_ok_and(|aborted| aborted.as_bool().is_some())
+        && field("addEventListener").is_ok_and(|method| method.is_function());
     if !shaped {
-        return Err(CompactionError::type_error(
-            "signal",
-            format!("must be an AbortSignal, got {}", type_name(value)),
-        ));
+        return Err(wrong_type("signal", "an AbortSignal", value));
     }
     Ok(Some(value.clone().unchecked_into()))
 }

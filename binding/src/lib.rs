@@ -31,7 +31,6 @@ use compaction::error::{CompactionError, Result};
 use compaction::policy::tier::Tier;
 use errors::throw;
 use fields::Fields;
-use host::type_name;
 use inputs::HostOptions;
 use wasm_bindgen::prelude::*;
 
@@ -42,12 +41,7 @@ fn install_panic_hook() {
 
 /// A required string argument.
 fn string_argument(name: &str, value: &JsValue) -> Result<String> {
-    value
-        .dyn_ref::<js_sys::JsString>()
-        .map(text::to_string)
-        .ok_or_else(|| {
-            CompactionError::type_error(name, format!("must be a string, got {}", type_name(value)))
-        })
+    host::js_string(name, value).map(|text| text::to_string(&text))
 }
 
 /// Reads an options argument (`undefined` allowed unless `required`) whose errors are named
@@ -186,40 +180,27 @@ pub async fn compact_with_tier(
 pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsValue> {
     install_panic_hook();
     let result = result_in::tier_result(&result).map_err(|error| throw(error.under("result")))?;
-    let step_fields = Fields::read_optional(&step).map_err(|error| throw(error.under("step")))?;
-    let (step, timestamp) = match step_fields {
-        None => (serde_json::Map::new(), None),
-        Some(fields) => {
-            let timestamp = compaction::api::input::optional_number(
-                "timestamp",
-                fields
-                    .scalar("timestamp")
-                    .map_err(|error| throw(error.under("step")))?,
-            )
-            .map_err(|error| throw(error.under("step")))?;
-            let map = match fields::json(&step).map_err(|error| throw(error.under("step")))? {
-                serde_json::Value::Object(map) => map,
-                _ => serde_json::Map::new(),
-            };
-            (map, timestamp)
-        }
-    };
-    let timestamp = match timestamp {
-        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => seconds,
-        Some(seconds) => {
-            return Err(throw(CompactionError::range_error(
-                "step.timestamp",
-                format!(
-                    "must be a finite number >= 0 (seconds), got {}",
-                    compaction::error::describe_number(seconds)
-                ),
-            )));
-        }
-        None => js_sys::Date::now() / 1000.0,
-    };
+    let (step, timestamp) = step_fields(&step).map_err(|error| throw(error.under("step")))?;
+    let timestamp = timestamp.unwrap_or_else(|| js_sys::Date::now() / 1000.0);
     Ok(compaction::archive::trace::record_tier_event(
         &result, &step, timestamp,
     ))
+}
+
+/// `recordTierEvent`'s `step` as a JSON object, and its `timestamp`.
+fn step_fields(
+    step: &JsValue,
+) -> Result<(serde_json::Map<String, serde_json::Value>, Option<f64>)> {
+    let Some(fields) = Fields::read_optional(step)? else {
+        return Ok(Default::default());
+    };
+    let timestamp = fields.optional_number("timestamp")?;
+    let map = match fields::json(step)? {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    // Checked after the conversion, whose error comes first.
+    Ok((map, fields::seconds("timestamp", timestamp)?))
 }
 
 /// The seed's single-strategy call: compacts flat `contextText` with full-context pressure
@@ -232,30 +213,21 @@ pub async fn run_legacy_compaction(
 ) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
-    let context_text = context_text
-        .dyn_into::<js_sys::JsString>()
-        .map_err(|value| {
-            CompactionError::type_error(
-                "contextText",
-                format!("must be a string, got {}", type_name(&value)),
-            )
-        })
-        .map_err(throw)?;
+    let context_text = host::js_string("contextText", &context_text).map_err(throw)?;
     let (options, fields) =
         options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
         text::read_bounded(&context_text, &options.policy().limits(), "text").map_err(throw)?;
     options.set_window(window);
-    let number = |name: &'static str| -> Result<Option<f64>> {
-        match &fields {
-            None => Ok(None),
-            Some(fields) => compaction::api::input::optional_number(name, fields.scalar(name)?),
-        }
-        .map_err(|error| error.under("opts"))
+    let number = |name| {
+        let number = fields.as_ref().map(|fields| fields.optional_number(name));
+        number
+            .transpose()
+            .map_err(|error| throw(error.under("opts")))
     };
-    let context_pct_used = number("contextPctUsed").map_err(throw)?;
-    let turn_count = number("turnCount").map_err(throw)?;
+    let context_pct_used = number("contextPctUsed")?.flatten();
+    let turn_count = number("turnCount")?.flatten();
     let core_options = options.core();
     let outcome = compaction::engine::legacy::run_legacy_compaction(
         &session_id,
@@ -265,8 +237,7 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    let originals =
-        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window));
+    let originals = skeleton::Originals::of_window(window);
     settle(&options, outcome, None, originals.as_ref())
 }
 
@@ -276,22 +247,9 @@ pub async fn run_legacy_compaction(
 #[wasm_bindgen(js_name = compactRequestBody)]
 pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let body = body
-        .dyn_into::<js_sys::JsString>()
-        .map_err(|value| {
-            CompactionError::type_error(
-                "body",
-                format!("must be a string, got {}", type_name(&value)),
-            )
-        })
-        .map_err(throw)?;
-    let (options, fields) = options_argument(
-        "options",
-        &options,
-        &["sessionId", "pressure", "costPer1kTokens", "state"],
-        true,
-    )
-    .map_err(throw)?;
+    let body = host::js_string("body", &body).map_err(throw)?;
+    let (options, fields) =
+        options_argument("options", &options, BODY_KEYS, true).map_err(throw)?;
     let (session_id, pressure, cost, state) =
         body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
     let request = compaction::edge::body::BodyRequest {
@@ -311,11 +269,12 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         return Err(failure);
     }
     let (body, result, originals) = outcome.map_err(throw)?;
-    let originals = originals.or_else(|| {
-        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window))
-    });
+    let originals = originals.or_else(|| skeleton::Originals::of_window(window));
     output::body_result(body.into(), &result, originals.as_ref())
 }
+
+/// `compactRequestBody`'s options besides the `CompactOptions` ones.
+const BODY_KEYS: &[&str] = &["sessionId", "pressure", "costPer1kTokens", "state"];
 
 /// `sessionId`, `pressure`, `costPer1kTokens` and `state` of `compactRequestBody`'s options.
 type BodyFields = (
@@ -326,19 +285,13 @@ type BodyFields = (
 );
 
 fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
-    let Some(fields) = fields else {
-        return Err(CompactionError::type_error("", "is required"));
-    };
-    let session_id =
-        compaction::api::input::required_string("sessionId", fields.scalar("sessionId")?)?;
-    let pressure =
-        inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost = compaction::api::input::optional_number(
-        "costPer1kTokens",
-        fields.scalar("costPer1kTokens")?,
-    )?;
-    let state = inputs::loop_state(&fields.get("state")?)?;
-    Ok((session_id, pressure, cost, state))
+    let fields = fields.ok_or_else(|| CompactionError::type_error("", "is required"))?;
+    Ok((
+        fields.string("sessionId")?,
+        inputs::pressure_field(fields)?,
+        fields.optional_number("costPer1kTokens")?,
+        inputs::loop_state(&fields.get("state")?)?,
+    ))
 }
 
 /// A token estimate of a text: the seed's rule by default, as for flat text (0 for `""`, else

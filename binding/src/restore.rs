@@ -7,7 +7,6 @@ use crate::surrogates::Window;
 use compaction::api::result::ContextData;
 use compaction::error::CompactionError;
 use compaction::formats::registry;
-use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
@@ -22,15 +21,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     // the host's own objects, lone surrogates as the host's code units.
     let read = result_in::restorable(&fields, &body);
     if !body.is_undefined() {
-        let body = body
-            .dyn_into::<js_sys::JsString>()
-            .map_err(|value| {
-                CompactionError::type_error(
-                    "body",
-                    format!("must be a string, got {}", crate::host::type_name(&value)),
-                )
-            })
-            .map_err(under)?;
+        let body = crate::host::js_string("body", &body).map_err(under)?;
         // The body crosses as `compactRequestBody`'s does; the archive's strings in the same
         // window (the first free one: the archive's strings are the body's).
         let (archive, window) = match read {
@@ -55,12 +46,9 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
             .as_ref()
             .map_or(Window::NONE, |originals| originals.window)
             .to_js(&text)),
-        ContextData::Messages(messages) => match &originals {
-            Some(originals) => {
-                output::json_value(&serde_json::Value::Array(messages), Some(originals))
-            }
-            None => output::json_values(&messages),
-        },
+        ContextData::Messages(messages) => {
+            Ok(output::json_values(&messages, originals.as_ref()).into())
+        }
     }
 }
 
@@ -76,5 +64,5 @@ pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
         ))
     })?;
     let definition = compaction::archive::recall::recall_tool_definition(format).map_err(throw)?;
-    output::json(&definition)
+    Ok(output::json_value(&definition, None))
 }

@@ -46,6 +46,12 @@ extern "C" {
     pub(super) fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
+/// No limit: for a result handed back, and for messages whose size was checked already.
+pub const UNBOUNDED: Limits = Limits {
+    max_input_bytes: usize::MAX,
+    max_nesting_depth: usize::MAX,
+};
+
 /// Messages read from the host as a skeleton.
 pub struct Skeleton {
     /// The messages, host values as placeholders.
@@ -98,13 +104,14 @@ impl Originals {
         })
     }
 
-    /// Only the window a call's lone surrogates crossed in (a flat text, a request body).
-    pub fn of_window(window: Window) -> Self {
-        Self {
+    /// Only the window a call's lone surrogates crossed in (a flat text, a request body); `None`
+    /// without one.
+    pub fn of_window(window: Window) -> Option<Self> {
+        (window != Window::NONE).then_some(Self {
             host: None,
             messages: None,
             window,
-        }
+        })
     }
 
     /// These originals with the window a call's lone surrogates crossed in.
