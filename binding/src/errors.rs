@@ -34,6 +34,11 @@ pub fn throw(error: CompactionError) -> JsValue {
     to_js(&error, None)
 }
 
+/// [`throw`] for errors relative to the argument `name`.
+pub fn throw_under(name: &str) -> impl Fn(CompactionError) -> JsValue + Copy + '_ {
+    move |error| throw(error.under(name))
+}
+
 /// An error of the binding itself (a value our own output could not be converted to): a plain
 /// `Error` with code `ERR_TC_INTERNAL`. Seeing one is a bug of this library.
 pub fn internal(message: impl std::fmt::Display) -> JsValue {

@@ -151,14 +151,13 @@ fn read_messages(
     messages: &JsValue,
     limits: &Limits,
 ) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
-    if let Some(skeleton) = skeleton::read(messages, limits)? {
-        let needs_originals = skeleton.needs_originals();
-        return Ok((
-            skeleton.values,
-            needs_originals.then_some(skeleton.originals),
-        ));
-    }
-    Ok((json_array(messages)?, None))
+    Ok(match skeleton::read(messages, limits)? {
+        Some(skeleton) => {
+            let originals = Some(skeleton.originals).filter(Originals::needed);
+            (skeleton.values, originals)
+        }
+        None => (json_array(messages)?, None),
+    })
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.

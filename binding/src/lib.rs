@@ -1,5 +1,5 @@
-//! The JS binding: the only code that touches wasm-bindgen, js-sys, serde-wasm-bindgen and
-//! wasm-bindgen-futures. Each export converts its JS arguments into core types, calls one core
+//! The JS binding: the only code that touches wasm-bindgen, js-sys and wasm-bindgen-futures.
+//! Each export converts its JS arguments into core types, calls one core
 //! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
 //! API in `docs/design.md`; the package's JS entry points (`js/`) re-export exactly these.
 
@@ -29,9 +29,10 @@ mod text;
 use compaction::api::result::TierResult;
 use compaction::error::{CompactionError, Result};
 use compaction::policy::tier::Tier;
-use errors::throw;
+use errors::{throw, throw_under};
 use fields::Fields;
 use inputs::HostOptions;
+use skeleton::Originals;
 use wasm_bindgen::prelude::*;
 
 /// Routes Rust panics (bugs of this library) to `console.error` with a readable message.
@@ -52,15 +53,12 @@ fn options_argument(
     extra: &[&str],
     required: bool,
 ) -> Result<(HostOptions, Option<Fields>)> {
-    let fields = if required {
-        Some(Fields::read(value))
-    } else {
-        Fields::read_optional(value).transpose()
-    }
-    .transpose()
-    .map_err(|error| error.under(name))?;
-    let options = HostOptions::read(fields.as_ref(), extra).map_err(|error| error.under(name))?;
-    Ok((options, fields))
+    let fields = match required {
+        true => Fields::read(value).map(Some),
+        false => Fields::read_optional(value),
+    };
+    let read = |fields: Option<Fields>| Ok((HostOptions::read(fields.as_ref(), extra)?, fields));
+    fields.and_then(read).map_err(|error| error.under(name))
 }
 
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
@@ -71,7 +69,7 @@ fn settle(
     options: &HostOptions,
     outcome: Result<TierResult>,
     input: Option<&js_sys::Array>,
-    originals: Option<&skeleton::Originals>,
+    originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
     #[cfg(feature = "test-trap")]
     test_trap::on_settle();
@@ -85,22 +83,26 @@ fn settle(
 async fn run(
     tier: Option<Tier>,
     ctx_value: &JsValue,
-    options_value: &JsValue,
+    options: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let input = messages_of(ctx_value);
+    // The caller's `ctx.messages`, whose unchanged messages are handed back as they are.
+    let input = js_sys::Reflect::get(ctx_value, &host::key("messages"))
+        .ok()
+        .and_then(|value| value.dyn_into::<js_sys::Array>().ok());
     // The context's errors are reported before the options' ones; the options are read first
     // for the call's own size limit, under which nothing is copied before its size is checked.
-    let options = options_argument("options", options_value, &[], false);
+    let options = options_argument("options", options, &[], false);
     let limits = options.as_ref().map_or_else(
         |_| compaction::config::PolicyConfig::default().limits(),
         |(options, _)| options.policy().limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
-    let window = originals
-        .as_ref()
-        .map_or(surrogates::Window::NONE, |originals| originals.window);
-    options.set_window(window);
+    options.set_window(
+        originals
+            .as_ref()
+            .map_or_else(Default::default, |o| o.window),
+    );
     options.set_host_values(originals.as_ref());
     let core_options = options.core();
     let outcome = match tier {
@@ -110,20 +112,13 @@ async fn run(
     settle(&options, outcome, input.as_ref(), originals.as_ref())
 }
 
-/// The caller's `ctx.messages` array, when the context is structured.
-fn messages_of(ctx: &JsValue) -> Option<js_sys::Array> {
-    js_sys::Reflect::get(ctx, &host::key("messages"))
-        .ok()
-        .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
-}
-
 /// Picks exactly one tier for `pressure` (seed order, first match wins) under `policy` (the
 /// seed's thresholds where omitted). Synchronous and pure.
 #[wasm_bindgen(js_name = selectTier)]
 pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue> {
     install_panic_hook();
-    let pressure = inputs::pressure(&pressure).map_err(|error| throw(error.under("pressure")))?;
-    let policy = inputs::policy(&policy).map_err(|error| throw(error.under("policy")))?;
+    let pressure = inputs::pressure(&pressure).map_err(throw_under("pressure"))?;
+    let policy = inputs::policy(&policy).map_err(throw_under("policy"))?;
     Ok(compaction::policy::select_tier(&pressure, &policy)
         .as_str()
         .to_string())
@@ -140,17 +135,14 @@ pub fn select_tier_of(
     idle_seconds: f64,
     session_complete: bool,
 ) -> JsValue {
-    let Ok(pressure) = compaction::policy::pressure::BudgetPressure::new(
-        turn_count,
-        context_pct_used,
-        idle_seconds,
-        session_complete,
-    ) else {
-        return JsValue::UNDEFINED;
-    };
-    let tier =
-        compaction::policy::select_tier(&pressure, &compaction::config::PolicyConfig::default());
-    output::tier_name(tier)
+    use compaction::policy::pressure::BudgetPressure;
+    match BudgetPressure::new(turn_count, context_pct_used, idle_seconds, session_complete) {
+        Ok(pressure) => output::tier_name(compaction::policy::select_tier(
+            &pressure,
+            &compaction::config::PolicyConfig::default(),
+        )),
+        Err(_) => JsValue::UNDEFINED,
+    }
 }
 
 /// Selects a tier from `ctx.pressure` and runs it; resolves to a `TierResult`.
@@ -168,10 +160,8 @@ pub async fn compact_with_tier(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let tier = string_argument("tier", &tier)
-        .and_then(|name| Tier::parse(&name, "tier"))
-        .map_err(throw)?;
-    run(Some(tier), &ctx, &options).await
+    let tier = string_argument("tier", &tier).and_then(|name| Tier::parse(&name, "tier"));
+    run(Some(tier.map_err(throw)?), &ctx, &options).await
 }
 
 /// One JSON line (no newline inside) recording `result` as a trace step of type `"compact"`.
@@ -179,8 +169,8 @@ pub async fn compact_with_tier(
 #[wasm_bindgen(js_name = recordTierEvent)]
 pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsValue> {
     install_panic_hook();
-    let result = result_in::tier_result(&result).map_err(|error| throw(error.under("result")))?;
-    let (step, timestamp) = step_fields(&step).map_err(|error| throw(error.under("step")))?;
+    let result = result_in::tier_result(&result).map_err(throw_under("result"))?;
+    let (step, timestamp) = step_fields(&step).map_err(throw_under("step"))?;
     let timestamp = timestamp.unwrap_or_else(|| js_sys::Date::now() / 1000.0);
     Ok(compaction::archive::trace::record_tier_event(
         &result, &step, timestamp,
@@ -214,20 +204,17 @@ pub async fn run_legacy_compaction(
     install_panic_hook();
     let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
     let context_text = host::js_string("contextText", &context_text).map_err(throw)?;
-    let (options, fields) =
-        options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
+    let extra = &["contextPctUsed", "turnCount"];
+    let (options, fields) = options_argument("opts", &opts, extra, false).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
         text::read_bounded(&context_text, &options.policy().limits(), "text").map_err(throw)?;
     options.set_window(window);
-    let number = |name| {
-        let number = fields.as_ref().map(|fields| fields.optional_number(name));
-        number
-            .transpose()
-            .map_err(|error| throw(error.under("opts")))
+    let number = |name| match &fields {
+        Some(fields) => fields.optional_number(name).map_err(throw_under("opts")),
+        None => Ok(None),
     };
-    let context_pct_used = number("contextPctUsed")?.flatten();
-    let turn_count = number("turnCount")?.flatten();
+    let (context_pct_used, turn_count) = (number("contextPctUsed")?, number("turnCount")?);
     let core_options = options.core();
     let outcome = compaction::engine::legacy::run_legacy_compaction(
         &session_id,
@@ -237,8 +224,12 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    let originals = skeleton::Originals::of_window(window);
-    settle(&options, outcome, None, originals.as_ref())
+    settle(
+        &options,
+        outcome,
+        None,
+        Originals::of_window(window).as_ref(),
+    )
 }
 
 /// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
@@ -248,10 +239,10 @@ pub async fn run_legacy_compaction(
 pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let body = host::js_string("body", &body).map_err(throw)?;
-    let (options, fields) =
-        options_argument("options", &options, BODY_KEYS, true).map_err(throw)?;
+    let extra = &["sessionId", "pressure", "costPer1kTokens", "state"];
+    let (options, fields) = options_argument("options", &options, extra, true).map_err(throw)?;
     let (session_id, pressure, cost, state) =
-        body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
+        body_fields(fields.as_ref()).map_err(throw_under("options"))?;
     let request = compaction::edge::body::BodyRequest {
         session_id: &session_id,
         pressure,
@@ -269,12 +260,9 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         return Err(failure);
     }
     let (body, result, originals) = outcome.map_err(throw)?;
-    let originals = originals.or_else(|| skeleton::Originals::of_window(window));
+    let originals = originals.or_else(|| Originals::of_window(window));
     output::body_result(body.into(), &result, originals.as_ref())
 }
-
-/// `compactRequestBody`'s options besides the `CompactOptions` ones.
-const BODY_KEYS: &[&str] = &["sessionId", "pressure", "costPer1kTokens", "state"];
 
 /// `sessionId`, `pressure`, `costPer1kTokens` and `state` of `compactRequestBody`'s options.
 type BodyFields = (
@@ -301,14 +289,14 @@ fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
 pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> {
     install_panic_hook();
     let text = string_argument("text", &text).map_err(throw)?;
-    let estimator = match Fields::read_optional(&options).map_err(|e| throw(e.under("options")))? {
-        None => None,
+    let estimator = Fields::read_optional(&options).and_then(|fields| match fields {
         Some(fields) => fields
             .reject_unknown(&["tokenEstimator"])
-            .and_then(|()| inputs::token_estimator(&fields))
-            .map_err(|error| throw(error.under("options")))?,
-    }
-    .unwrap_or(compaction::tokens::TokenEstimator::Seed);
+            .and_then(|()| inputs::token_estimator(&fields)),
+        None => Ok(None),
+    });
+    let estimator = estimator.map_err(throw_under("options"))?;
+    let estimator = estimator.unwrap_or(compaction::tokens::TokenEstimator::Seed);
     Ok(compaction::tokens::estimate_tokens_with(&text, estimator) as f64)
 }
 

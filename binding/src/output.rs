@@ -15,23 +15,13 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-/// Builds a plain object field by field, keeping the insertion order (which is the documented one).
-struct Builder(Object);
-
-impl Builder {
-    fn new() -> Self {
-        Self(Object::new())
+/// A plain object of `fields`, in their order (which is the documented one).
+fn object(fields: &[(&'static str, JsValue)]) -> JsValue {
+    let object = JsValue::from(Object::new());
+    for (key, value) in fields {
+        put(&object, key, value);
     }
-
-    fn set(self, key: &'static str, value: impl Into<JsValue>) -> Self {
-        // Defining a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&self.0, &host::key(key), &value.into());
-        self
-    }
-
-    fn build(self) -> JsValue {
-        self.0.into()
-    }
+    object
 }
 
 /// The JS string of `tier`'s name, made once.
@@ -118,7 +108,7 @@ fn result_object(
     }
     let input = context
         .flatten()
-        .or_else(|| originals.and_then(Originals::host_messages));
+        .or_else(|| originals.and_then(|originals| originals.messages.as_ref()));
     let archive = get(&object, "archive");
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
@@ -132,8 +122,8 @@ fn result_object(
     Ok(object)
 }
 
-/// Sets `key` of `object`, a property `JSON.parse` defined (assigning an own data property
-/// calls no setter and cannot fail).
+/// Sets `key` of `object`, a fresh object or a property `JSON.parse` defined (assigning an own
+/// data property calls no setter and cannot fail).
 fn put(object: &JsValue, key: &'static str, value: &JsValue) {
     let _ = Reflect::set(object, &host::key(key), value);
 }
@@ -249,23 +239,21 @@ pub fn summary_request(
         .iter()
         .map(|item| window.to_js(item))
         .collect();
-    Ok(Builder::new()
-        .set("tier", request.tier.as_str())
-        .set("sessionId", request.session_id.as_str())
-        .set("correlationId", request.correlation_id.as_str())
-        .set("instructions", request.instructions.as_str())
-        .set("transcript", window.to_js(&request.transcript))
-        .set(
-            "messages",
-            match host_values {
-                Some(originals) => json_values(&request.messages, Some(originals)).into(),
-                None => json_text(&request.messages, window)?,
-            },
-        )
-        .set("targetTokens", request.target_tokens as f64)
-        .set("mustKeep", must_keep)
-        .set("signal", AsRef::<JsValue>::as_ref(signal).clone())
-        .build())
+    let messages = match host_values {
+        Some(originals) => json_values(&request.messages, Some(originals)).into(),
+        None => json_text(&request.messages, window)?,
+    };
+    Ok(object(&[
+        ("tier", request.tier.as_str().into()),
+        ("sessionId", request.session_id.as_str().into()),
+        ("correlationId", request.correlation_id.as_str().into()),
+        ("instructions", request.instructions.as_str().into()),
+        ("transcript", window.to_js(&request.transcript)),
+        ("messages", messages),
+        ("targetTokens", (request.target_tokens as f64).into()),
+        ("mustKeep", must_keep.into()),
+        ("signal", AsRef::<JsValue>::as_ref(signal).clone()),
+    ]))
 }
 
 /// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
@@ -275,18 +263,16 @@ pub fn body_result(
     result: &TierResult,
     originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
-    Ok(Builder::new()
-        .set("body", body)
-        .set("result", result_object(result, None, originals)?)
-        .build())
+    let result = result_object(result, None, originals)?;
+    Ok(object(&[("body", body), ("result", result)]))
 }
 
 /// `TIER_COST_WEIGHT` as a plain object keyed by tier name.
 pub fn cost_weights() -> JsValue {
-    compaction::policy::tier::TIER_COST_WEIGHT
-        .iter()
-        .fold(Builder::new(), |builder, (tier, weight)| {
-            builder.set(tier.as_str(), *weight)
-        })
-        .build()
+    let weights = compaction::policy::tier::TIER_COST_WEIGHT.iter();
+    object(
+        &weights
+            .map(|(tier, weight)| (tier.as_str(), (*weight).into()))
+            .collect::<Vec<_>>(),
+    )
 }

@@ -1,7 +1,7 @@
 //! `restore` and `recallToolDefinition` in the binding: convert, call the core, convert back.
 
 use super::{install_panic_hook, output, result_in, string_argument};
-use crate::errors::throw;
+use crate::errors::{throw, throw_under};
 use crate::fields::Fields;
 use crate::surrogates::Window;
 use compaction::api::result::ContextData;
@@ -14,8 +14,8 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = restore)]
 pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let fields = Fields::read(&result).map_err(|error| throw(error.under("result")))?;
-    let under = |error: CompactionError| throw(error.under("result"));
+    let under = throw_under("result");
+    let fields = Fields::read(&result).map_err(under)?;
     let body = fields.get("body").map_err(under)?;
     // Read in one skeleton where the result is well shaped: binary values and URLs come back as
     // the host's own objects, lone surrogates as the host's code units.

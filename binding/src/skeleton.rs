@@ -63,66 +63,44 @@ pub struct Skeleton {
 /// What the output needs of the host to hand a call's values back as the host's own: the binary
 /// values and URL objects behind the host-value placeholders, the host's messages where a UTF-8
 /// copy could not hold them exactly, and the window the call's lone surrogates crossed in.
+#[derive(Default)]
 pub struct Originals {
     /// The host's binary values and URL objects, and the key of their placeholders.
     host: Option<HostValues>,
-    /// The host's own messages (parsed from its body where the result archived from them),
-    /// for archive content the UTF-8 copy could not hold exactly.
-    messages: Option<Array>,
+    /// The host's own messages (sparse: those a result's archive took from, parsed from its
+    /// body), standing for the caller's input where there was no input array.
+    pub messages: Option<Array>,
     /// The window the call's lone surrogates crossed in.
     pub window: Window,
 }
 
 /// The values a skeleton left in the host (see [`compaction::api::host_value`]).
+#[derive(Clone)]
 struct HostValues {
     key: HostValueKey,
     values: Array,
 }
 
 impl Originals {
-    /// The host's own messages (sparse: those a result's archive took from), standing for the
-    /// caller's input where there was no input array.
-    pub fn of_messages(messages: Array) -> Self {
-        Self {
-            host: None,
-            messages: Some(messages),
-            window: Window::NONE,
-        }
-    }
-
     /// The host values and window of these originals, without the messages: what a callback
     /// (the summariser) gets back in its messages. `None` when there are no host values.
     pub fn host_values_only(&self) -> Option<Self> {
-        let host = self.host.as_ref()?;
+        let host = self.host.clone()?;
+        let window = self.window;
         Some(Self {
-            host: Some(HostValues {
-                key: host.key.clone(),
-                values: host.values.clone(),
-            }),
+            host: Some(host),
             messages: None,
-            window: self.window,
+            window,
         })
     }
 
     /// Only the window a call's lone surrogates crossed in (a flat text, a request body); `None`
     /// without one.
     pub fn of_window(window: Window) -> Option<Self> {
-        (window != Window::NONE).then_some(Self {
-            host: None,
-            messages: None,
+        (window != Window::NONE).then(|| Self {
             window,
+            ..Self::default()
         })
-    }
-
-    /// These originals with the window a call's lone surrogates crossed in.
-    pub fn with_window(mut self, window: Window) -> Self {
-        self.window = window;
-        self
-    }
-
-    /// The host's messages, when these originals are messages.
-    pub fn host_messages(&self) -> Option<&Array> {
-        self.messages.as_ref()
     }
 
     /// The key of the host-value placeholders, when the input had binary data or URLs.
@@ -132,9 +110,8 @@ impl Originals {
 
     /// Whether `text` mentions a host-value placeholder (a value the host must get back).
     pub fn mentioned_in(&self, text: &str) -> bool {
-        self.host
-            .as_ref()
-            .is_some_and(|host| host.key.mentions(text))
+        let host = self.host.as_ref();
+        host.is_some_and(|host| host.key.mentions(text))
     }
 
     /// The host's binary data or URL object behind placeholder `text`, if it is one.
@@ -142,6 +119,11 @@ impl Originals {
         let host = self.host.as_ref()?;
         let index = u32::try_from(host.key.parse(text)?.0).ok()?;
         (index < host.values.length()).then(|| host.values.get(index))
+    }
+
+    /// Whether there is anything the output must put back or map back.
+    pub fn needed(&self) -> bool {
+        self.host.is_some() || self.window != Window::NONE
     }
 }
 
@@ -247,11 +229,4 @@ fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array
         }
     }
     true
-}
-
-impl Skeleton {
-    /// Whether the skeleton holds anything the output must put back or map back.
-    pub fn needs_originals(&self) -> bool {
-        self.originals.host.is_some() || self.originals.window != Window::NONE
-    }
 }

@@ -52,12 +52,10 @@ impl JsSummariser {
     }
 
     async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {
-        if let Some(signal) = &self.signal {
-            if signal.aborted() {
-                return Err(SummariserFailure::Aborted(describe_thrown(
-                    &signal.reason(),
-                )));
-            }
+        if let Some(signal) = self.signal.as_ref().filter(|signal| signal.aborted()) {
+            return Err(SummariserFailure::Aborted(describe_thrown(
+                &signal.reason(),
+            )));
         }
         let controller = AbortController::new();
         // Borrowed only while the request is built, never across an `.await`.
@@ -77,30 +75,26 @@ impl JsSummariser {
             .map_err(|thrown| SummariserFailure::Threw(describe_thrown(&thrown)))?;
         let answer = Promise::resolve(&returned);
         let raced = JsFuture::from(Promise::race(&Array::of2(&answer, &deadline.promise))).await;
-        let (timed_out, aborted) = (deadline.timed_out.clone(), deadline.aborted.clone());
+        let is = |tag: &JsValue| raced.as_ref().is_ok_and(|value| value == tag);
+        let (timed_out, aborted) = (is(&deadline.timed_out), is(&deadline.aborted));
         // Under load, the host may run an overdue answer before our overdue timer (Node runs
         // expired timers grouped by duration); an answer seen after the deadline is late all
         // the same, so the outcome does not depend on which callback the host picked first.
         let late = js_sys::Date::now() - deadline.started > self.timeout_ms;
         drop(deadline);
-
+        if aborted {
+            let reason = self
+                .signal
+                .as_ref()
+                .map_or(JsValue::UNDEFINED, AbortSignal::reason);
+            controller.abort(&reason);
+            return Err(SummariserFailure::Aborted(describe_thrown(&reason)));
+        }
+        if timed_out || late {
+            controller.abort(&timeout_reason(self.timeout_ms));
+            return Err(SummariserFailure::TimedOut(self.timeout_ms as u64));
+        }
         match raced {
-            Ok(value) if value == timed_out => {
-                controller.abort(&timeout_reason(self.timeout_ms));
-                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
-            }
-            Ok(value) if value == aborted => {
-                let reason = self
-                    .signal
-                    .as_ref()
-                    .map_or(JsValue::UNDEFINED, AbortSignal::reason);
-                controller.abort(&reason);
-                Err(SummariserFailure::Aborted(describe_thrown(&reason)))
-            }
-            _ if late => {
-                controller.abort(&timeout_reason(self.timeout_ms));
-                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
-            }
             Ok(value) => answer_from_js(&value),
             Err(reason) => Err(SummariserFailure::Rejected(describe_thrown(&reason))),
         }

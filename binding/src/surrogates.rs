@@ -128,13 +128,23 @@ pub struct Crossed {
     pub lossy: bool,
 }
 
+impl Crossed {
+    /// `text` crossing as it is: no lone surrogates.
+    pub fn as_is(text: &JsString) -> Self {
+        Self {
+            text: text.clone(),
+            window: Window::NONE,
+            raw: false,
+            lossy: false,
+        }
+    }
+}
+
 /// A host string as it crosses: the string, its window and whether it had raw lone surrogates.
 fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
     let fallback = || Crossed {
-        text: original.clone(),
-        window: Window::NONE,
-        raw: false,
         lossy: !original.is_valid_utf16(),
+        ..Crossed::as_is(original)
     };
     let read = |value: &JsValue, key: &str| Reflect::get(value, &JsValue::from_str(key)).ok();
     let Ok(value) = result else {
