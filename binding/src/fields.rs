@@ -179,7 +179,9 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
 /// error instead of a stack overflow.
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = array(value)?;
-    if let Ok(Some(skeleton)) = crate::skeleton::read(value, &crate::skeleton::UNBOUNDED) {
+    if let Ok(Some(skeleton)) =
+        crate::skeleton::read(value, &crate::skeleton::UNBOUNDED, &JsValue::UNDEFINED)
+    {
         return Ok(skeleton.values);
     }
     let parsed = js_sys::JSON::stringify(value)

@@ -84,6 +84,11 @@ pub fn js_string(path: &str, value: &JsValue) -> Result<js_sys::JsString> {
         .ok_or_else(|| wrong_type(path, "a string", value))
 }
 
+/// `n` as a count a host callback returned: an integer in `0..=9e15`.
+pub fn whole_count(n: f64) -> Option<u64> {
+    (n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15).then_some(n as u64)
+}
+
 /// The JS type of `value` for error messages: `typeof`, except that arrays and `null` are named.
 pub fn type_name(value: &JsValue) -> &'static str {
     if value.is_undefined() {

@@ -151,19 +151,22 @@ fn read_messages(
     messages: &JsValue,
     limits: &Limits,
 ) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
-    Ok(match skeleton::read(messages, limits)? {
-        Some(skeleton) => {
-            let originals = Some(skeleton.originals).filter(Originals::needed);
-            (skeleton.values, originals)
-        }
-        None => (json_array(messages)?, None),
-    })
+    Ok(
+        match skeleton::read(messages, limits, &JsValue::UNDEFINED)? {
+            Some(skeleton) => {
+                let originals = Some(skeleton.originals).filter(Originals::needed);
+                (skeleton.values, originals)
+            }
+            None => (json_array(messages)?, None),
+        },
+    )
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
 #[derive(Default)]
 pub struct HostOptions {
-    policy: PolicyConfig,
+    /// The policy.
+    pub policy: PolicyConfig,
     summariser: Option<JsSummariser>,
     counter: Option<JsCounter>,
     correlation_id: Option<String>,
@@ -195,7 +198,7 @@ impl HostOptions {
         let summariser = optional_function("summarise", &fields.get("summarise")?)?
             .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
         let counter = optional_function("countTokens", &fields.get("countTokens")?)?
-            .map(|callback| JsCounter::new(callback, "options.countTokens"));
+            .map(|callback| JsCounter::new(callback));
         let correlation_id = fields.optional_string("correlationId")?;
         let instructions = fields.optional_string("instructions")?;
         crate::fields::seconds("now", fields.optional_number("now")?)?;
@@ -207,11 +210,6 @@ impl HostOptions {
             instructions,
             token_estimator: token_estimator(fields)?,
         })
-    }
-
-    /// The policy.
-    pub fn policy(&self) -> &PolicyConfig {
-        &self.policy
     }
 
     /// The options as the core takes them, borrowing the callbacks.

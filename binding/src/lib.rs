@@ -76,7 +76,7 @@ fn settle(
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
-    output::tier_result(&outcome.map_err(throw)?, input, originals)
+    output::result_object(&outcome.map_err(throw)?, Some(input), originals)
 }
 
 /// Runs `tier` (or the policy's choice) on `ctx_value`.
@@ -94,7 +94,7 @@ async fn run(
     let options = options_argument("options", options, &[], false);
     let limits = options.as_ref().map_or_else(
         |_| compaction::config::PolicyConfig::default().limits(),
-        |(options, _)| options.policy().limits(),
+        |(options, _)| options.policy.limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
@@ -208,7 +208,7 @@ pub async fn run_legacy_compaction(
     let (options, fields) = options_argument("opts", &opts, extra, false).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
-        text::read_bounded(&context_text, &options.policy().limits(), "text").map_err(throw)?;
+        text::read_bounded(&context_text, &options.policy.limits(), "text").map_err(throw)?;
     options.set_window(window);
     let number = |name| match &fields {
         Some(fields) => fields.optional_number(name).map_err(throw_under("opts")),
@@ -250,7 +250,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         state,
     };
     // Refused before it is copied into wasm memory (the core checks the copy again).
-    text::check_size(&body, &options.policy().limits(), "body").map_err(throw)?;
+    text::check_size(&body, &options.policy.limits(), "body").map_err(throw)?;
     let core_options = options.core();
     let source = body::JsBody::new(&body);
     let window = source.window();

@@ -72,22 +72,14 @@ fn json_text(values: &impl Serialize, window: Window) -> Result<JsValue, JsValue
     js_sys::JSON::parse(&window.unmap_json(&text))
 }
 
-/// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
-/// `messages` array: messages the tier left unchanged are handed back as the caller's own
-/// objects, not as copies (structural sharing; only edited messages cross the boundary).
-/// `originals`: the host's values behind the placeholders left in the result, and the window.
-pub fn tier_result(
-    result: &TierResult,
-    input: Option<&Array>,
-    originals: Option<&Originals>,
-) -> Result<JsValue, JsValue> {
-    result_object(result, Some(input), originals)
-}
-
-/// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
-/// its `body` string and does not build them as JS objects. The plain fields come from one
-/// `JSON.parse` ([`crate::plain`]); the host's values and converted ones are set into it.
-fn result_object(
+/// A `TierResult` (see the module doc for which fields may be absent). `context` is `None` to
+/// leave out `messages` / `text` (`compactRequestBody` returns them inside its `body` string),
+/// else the caller's `messages` array, if any: messages the tier left unchanged are handed back
+/// as the caller's own objects, not as copies (structural sharing; only edited messages cross
+/// the boundary). `originals`: the host's values behind the placeholders left in the result,
+/// and the window. The plain fields come from one `JSON.parse` ([`crate::plain`]); the host's
+/// values and converted ones are set into it.
+pub fn result_object(
     result: &TierResult,
     context: Option<Option<&Array>>,
     originals: Option<&Originals>,
@@ -109,7 +101,7 @@ fn result_object(
     let input = context
         .flatten()
         .or_else(|| originals.and_then(|originals| originals.messages.as_ref()));
-    let archive = get(&object, "archive");
+    let archive = Reflect::get(&object, &host::key("archive")).unwrap_or_default();
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
         let content = archive_content(entry, origin, input, originals);
@@ -126,11 +118,6 @@ fn result_object(
 /// data property calls no setter and cannot fail).
 fn put(object: &JsValue, key: &'static str, value: &JsValue) {
     let _ = Reflect::set(object, &host::key(key), value);
-}
-
-/// Field `key` of `object`.
-fn get(object: &JsValue, key: &'static str) -> JsValue {
-    Reflect::get(object, &host::key(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The output messages: the caller's own object where the message is an unchanged copy of an

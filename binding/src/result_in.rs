@@ -105,7 +105,7 @@ pub fn restorable(
         _ => return None,
     };
     let pair = Array::of2(&context, &archive);
-    let skeleton = crate::skeleton::read_for(&pair, &crate::skeleton::UNBOUNDED, body).ok()??;
+    let skeleton = crate::skeleton::read(&pair, &crate::skeleton::UNBOUNDED, body).ok()??;
     let (mut values, originals) = (skeleton.values, skeleton.originals);
     let Value::Array(entries) = values.pop()? else {
         return None;

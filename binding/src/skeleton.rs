@@ -131,14 +131,9 @@ impl Originals {
 /// `JSON.stringify` / the parser refuses the messages (the caller then reads them the slow way,
 /// which names the element at fault). An input over `limits`' size is refused before its text
 /// is copied into wasm memory (the error is relative: `: N bytes as JSON exceeds maxInputBytes
-/// M`).
-pub fn read(messages: &JsValue, limits: &Limits) -> Result<Option<Skeleton>> {
-    read_for(messages, limits, &JsValue::UNDEFINED)
-}
-
-/// [`read`], for values that will be written into request body `body` (`restore`): lone
-/// surrogates cross in a window the body can take too.
-pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
+/// M`). `body`: the request body the values will be written into (`restore`), whose window
+/// their lone surrogates must share; `undefined` for none.
+pub fn read(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
     let Ok(read) = read_skeleton(messages, LONG_UNITS, body) else {
         return Ok(None);
     };

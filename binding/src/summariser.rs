@@ -198,14 +198,11 @@ fn answer_from_js(value: &JsValue) -> Result<SummaryAnswer, SummariserFailure> {
     let Some(summary) = field("summary").and_then(|summary| summary.as_string()) else {
         return not_a_string("an object without a string summary".to_string());
     };
-    let usage = match field("usage") {
-        None => None,
-        Some(usage) if usage.is_undefined() || usage.is_null() => None,
-        Some(usage) => match usage_from_js(&usage) {
-            Ok(usage) => Some(usage),
-            Err(problem) => return not_a_string(format!("an object whose usage {problem}")),
-        },
-    };
+    let usage = field("usage").filter(|usage| !usage.is_undefined() && !usage.is_null());
+    let usage = usage.map(|usage| usage_from_js(&usage)).transpose();
+    let usage = usage.map_err(|problem| {
+        SummariserFailure::NotAString(format!("an object whose usage {problem}"))
+    })?;
     Ok(SummaryAnswer { summary, usage })
 }
 
@@ -213,21 +210,16 @@ fn usage_from_js(usage: &JsValue) -> Result<SummariserUsage, String> {
     if !usage.is_object() {
         return Err(format!("is a {}, not an object", type_name(usage)));
     }
-    let count = |name: &'static str| -> Result<u64, String> {
-        let value = Reflect::get(usage, &crate::host::key(name)).unwrap_or(JsValue::UNDEFINED);
-        match value.as_f64() {
-            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as u64),
-            _ => Err(format!("{name} is not an integer >= 0")),
-        }
+    let field = |name| Reflect::get(usage, &crate::host::key(name)).unwrap_or_default();
+    let cost = field("costUsd");
+    let cost_usd = match cost.as_f64() {
+        _ if cost.is_undefined() => None,
+        Some(n) if n.is_finite() && n >= 0.0 => Some(n),
+        _ => return Err("costUsd is not a finite number >= 0".to_string()),
     };
-    let cost = Reflect::get(usage, &crate::host::key("costUsd")).unwrap_or(JsValue::UNDEFINED);
-    let cost_usd = if cost.is_undefined() {
-        None
-    } else {
-        match cost.as_f64() {
-            Some(n) if n.is_finite() && n >= 0.0 => Some(n),
-            _ => return Err("costUsd is not a finite number >= 0".to_string()),
-        }
+    let count = |name: &'static str| {
+        let count = field(name).as_f64().and_then(crate::host::whole_count);
+        count.ok_or_else(|| format!("{name} is not an integer >= 0"))
     };
     Ok(SummariserUsage {
         input_tokens: count("inputTokens")?,

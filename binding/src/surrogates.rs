@@ -101,11 +101,6 @@ impl Window {
         unmap_body(value.unchecked_ref(), self.0, raw).into()
     }
 
-    /// The base the host knows this window by (0 for none).
-    pub fn base(self) -> u32 {
-        self.0
-    }
-
     /// `text` as the host's string: this window's characters back as lone surrogates.
     pub fn to_js(self, text: &str) -> JsValue {
         let value = JsValue::from_str(text);
@@ -176,7 +171,7 @@ pub fn cross_text(text: &JsString) -> (JsString, Window) {
 /// A request body as the core reads it (raw and escaped lone surrogates mapped, in `window`
 /// when one is given).
 pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
-    crossed(cross_body(body, window.base()), body)
+    crossed(cross_body(body, window.0), body)
 }
 
 /// Whether a request body whose UTF-8 copy (made by `encodeInto`) is `text` may have lone

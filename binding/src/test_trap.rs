@@ -34,18 +34,17 @@ thread_local! {
 }
 
 fn kind(name: &str) -> Result<Kind, JsValue> {
-    Ok(match name {
-        "unreachable" => Kind::Unreachable,
-        "oom" => Kind::Oom,
-        "stack" => Kind::Stack,
-        "recursion" => Kind::Recursion,
-        "throw" => Kind::Throw,
-        _ => {
-            return Err(js_sys::TypeError::new(&format!(
-                "testTrap: unknown kind {name:?}; expected unreachable, oom, stack, recursion or throw"
-            ))
-            .into());
-        }
+    const KINDS: [(&str, Kind); 5] = [
+        ("unreachable", Kind::Unreachable),
+        ("oom", Kind::Oom),
+        ("stack", Kind::Stack),
+        ("recursion", Kind::Recursion),
+        ("throw", Kind::Throw),
+    ];
+    let known = KINDS.iter().find(|(known, _)| *known == name);
+    known.map(|(_, kind)| *kind).ok_or_else(|| {
+        let expected = "expected unreachable, oom, stack, recursion or throw";
+        js_sys::TypeError::new(&format!("testTrap: unknown kind {name:?}; {expected}")).into()
     })
 }
 
@@ -68,16 +67,10 @@ pub fn test_arm_trap(calls: u32, kind_name: &str) -> Result<(), JsValue> {
 
 /// Called by `settle` (test-trap builds only): fires an armed trap when its count is reached.
 pub fn on_settle() {
-    let due = ARMED.with(|armed| match armed.get() {
-        Some((1, kind)) => {
-            armed.set(None);
-            Some(kind)
-        }
-        Some((calls, kind)) => {
-            armed.set(Some((calls - 1, kind)));
-            None
-        }
-        None => None,
+    let due = ARMED.with(|armed| {
+        let (calls, kind) = armed.get()?;
+        armed.set((calls > 1).then_some((calls - 1, kind)));
+        (calls == 1).then_some(kind)
     });
     if let Some(kind) = due {
         fire(kind);
