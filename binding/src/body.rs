@@ -1,13 +1,8 @@
-//! `compactRequestBody`'s source: the caller's `JsString` as the core's body path reads it
-//! ([`compaction::edge::source::BodySource`]; the path itself, and every choice in it, is the
-//! core's: [`compaction::edge::body::compact`]).
-//!
-//! The body is copied into wasm once, to be checked and laid out. A small body's messages are
-//! read from the copy; when the core lets a large body's copy go, each message is read from its
-//! own slice of the caller's string, so that the whole body and all its values are never in wasm
-//! memory at once. The compacted body is the caller's string with the changed messages spliced in:
-//! unchanged messages (and everything around the array) are slices of it, never copied back
-//! from wasm.
+//! `compactRequestBody`'s source: the caller's `JsString` as the core's body path
+//! ([`compaction::edge::body::compact`]) reads it. The body is copied into wasm once; when the
+//! core lets a large body's copy go, each message is read from its own slice of the caller's
+//! string, so the body and all its values are never in wasm at once. The compacted body is the
+//! caller's string with the changed messages spliced in: the rest is never copied back.
 
 use crate::skeleton::Originals;
 use crate::surrogates::{Crossed, Window};
@@ -24,9 +19,7 @@ use std::ops::Range;
 pub struct JsBody<'b> {
     /// The caller's string.
     body: &'b JsString,
-    /// The string as it crossed: the caller's, lone surrogates mapped to a window (raw ones and
-    /// escaped ones, each to one character or one escape of the same length: every offset of
-    /// one is an offset of the other).
+    /// The string as it crossed, lone surrogates mapped one for one (offsets hold).
     crossed: Crossed,
     /// Its UTF-8 copy, until the core lets it go.
     text: Option<String>,
@@ -39,9 +32,8 @@ pub struct JsBody<'b> {
 impl<'b> JsBody<'b> {
     /// The caller's `body`, copied into wasm (its size checked before by the caller).
     pub fn new(body: &'b JsString) -> Self {
-        // Copied first: the copy says whether the host has anything to map (nearly never), and
-        // asking the host to check cost more than the copy (`isWellFormed` and a regex, 1.4 ms
-        // on a 1 MB body, against 0.3 ms).
+        // Copied first: the copy says whether the host has anything to map (nearly never); asking
+        // the host cost more than the copy (1.4 ms on a 1 MB body, against 0.3 ms).
         let (mut text, mut ascii) = text::to_utf8(body);
         let crossed = if crate::surrogates::may_need_crossing(&text) {
             crate::surrogates::cross_request_body(body, Window::NONE)
@@ -115,11 +107,9 @@ impl BodySource for JsBody<'_> {
     }
 
     fn originals(self, result: &TierResult) -> Option<Originals> {
-        // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are
-        // (lone surrogates written as escapes are mapped back by the output's window). The host
-        // said whether it is well-formed as the body crossed (`raw`; without the package's
-        // helpers, `lossy` says it): `JsString::is_valid_utf16` reads the string one
-        // `charCodeAt` call per unit from wasm, a fifth of a 1 MB body's call.
+        // A well-formed string's UTF-8 copy is exact (escaped lone surrogates are mapped back by
+        // the window). The host said whether it is as the body crossed (`raw`, else `lossy`):
+        // `JsString::is_valid_utf16` costs a `charCodeAt` call per unit.
         if !self.crossed.raw && !self.crossed.lossy {
             return Originals::of_window(self.crossed.window);
         }

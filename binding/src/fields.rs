@@ -136,11 +136,9 @@ pub fn scalar(value: &JsValue) -> Scalar {
     }
 }
 
-/// A JS value as JSON, read the way `JSON.stringify` sees it (`toJSON`, `undefined` fields left
-/// out; `undefined`, a function or a symbol itself reads as `null`). Never recursive in wasm:
-/// `JSON.stringify` runs in the host and `serde_json`'s parser stops at 128 levels, so a deeply
-/// nested value is refused with a `RangeError` instead of overflowing the wasm stack. Values JSON
-/// cannot hold (a cycle, a BigInt) are refused with a `TypeError`.
+/// A JS value as JSON, as `JSON.stringify` sees it (`undefined` itself reads as `null`). Never
+/// recursive in wasm: a value deeper than `serde_json`'s 128 levels is a `RangeError`, not a
+/// stack overflow; one JSON cannot hold (a cycle, a BigInt) a `TypeError`.
 pub fn json(value: &JsValue) -> Result<serde_json::Value> {
     let text = match js_sys::JSON::stringify(value) {
         Ok(text) => text.is_string().then(|| crate::text::to_string(&text)),
@@ -171,12 +169,8 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
     })
 }
 
-/// A JS array of JSON values; each element's error names its index (`[3]: ...`).
-///
-/// Read as a skeleton whose long strings are then copied in once ([`crate::skeleton`]); without
-/// the package's reader, through one `JSON.stringify` in the host. Either way one `serde_json`
-/// parse here, whose nesting limit (128 levels) turns a pathologically deep value into a clean
-/// error instead of a stack overflow.
+/// A JS array of JSON values, read as a skeleton ([`crate::skeleton`]) or else through one
+/// `JSON.stringify`; an element's error names its index (`[3]: ...`).
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
     let array = array(value)?;
     if let Ok(Some(skeleton)) =

@@ -114,17 +114,14 @@ pub fn type_name(value: &JsValue) -> &'static str {
     }
 }
 
-/// Room for every field name the binding uses (under a hundred), so that the table is allocated
-/// once, on the first call, and never again.
+/// Room for every field name the binding uses (under a hundred): the table is allocated once.
 const KEY_CAPACITY: usize = 128;
 
 thread_local! {
-    /// The JS strings of the field names the binding reads and writes, made once each: making
-    /// one decodes it from wasm memory through a `TextDecoder`, about as costly as the property
-    /// access itself. Only the binding's own names (`&'static str`) go in, never the host's data,
-    /// and nothing is allocated after the first call: an allocation that lives for good, made
-    /// late, can split the free memory a later large request needed (the memory test saw the
-    /// wasm memory grow by three pages after 8,000 calls when the names were `String`s).
+    /// The JS strings of the binding's own field names, made once each (making one costs about
+    /// as much as the property access). Nothing is allocated after the first call: a lasting
+    /// allocation made late can split the free memory a later large request needs (the memory
+    /// test saw three more pages after 8,000 calls when the names were `String`s).
     static KEYS: RefCell<compaction::base::hash::FastMap<&'static str, JsValue>> =
         RefCell::new(compaction::base::hash::FastMap::with_capacity_and_hasher(KEY_CAPACITY, Default::default()));
 }

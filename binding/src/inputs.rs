@@ -14,8 +14,7 @@ use compaction::config::PolicyConfig;
 use compaction::error::{CompactionError, Result, describe_number};
 use compaction::plan::loop_state::LoopState;
 use compaction::policy::pressure::BudgetPressure;
-use compaction::summary::summarise::Summariser;
-use compaction::tokens::{TokenCounter, TokenEstimator};
+use compaction::tokens::TokenEstimator;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Fields of a `TierContext`.
@@ -74,12 +73,9 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     PolicyConfig::from_source(&fields)
 }
 
-/// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
-/// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them.
-///
-/// Nothing is copied into wasm memory before its size is known to be within `limits`; the
-/// second value carries the host's binary values and URLs, and the window of lone surrogates,
-/// for the output.
+/// The `ctx` argument of `compact` / `compactWithTier`, errors named without a prefix
+/// (`messages[3].content`), and the originals the output needs. Nothing is copied into wasm
+/// before its size is known to be within `limits`.
 pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
@@ -165,13 +161,10 @@ fn read_messages(
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
 #[derive(Default)]
 pub struct HostOptions {
-    /// The policy.
-    pub policy: PolicyConfig,
+    /// The options but for the callbacks.
+    pub plain: CompactOptions<'static>,
     summariser: Option<JsSummariser>,
     counter: Option<JsCounter>,
-    correlation_id: Option<String>,
-    instructions: Option<String>,
-    token_estimator: Option<TokenEstimator>,
 }
 
 impl HostOptions {
@@ -197,36 +190,30 @@ impl HostOptions {
         let signal = abort_signal(&fields.get("signal")?)?;
         let summariser = optional_function("summarise", &fields.get("summarise")?)?
             .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
-        let counter = optional_function("countTokens", &fields.get("countTokens")?)?
-            .map(|callback| JsCounter::new(callback));
+        let counter = optional_function("countTokens", &fields.get("countTokens")?)?;
         let correlation_id = fields.optional_string("correlationId")?;
         let instructions = fields.optional_string("instructions")?;
         crate::fields::seconds("now", fields.optional_number("now")?)?;
-        Ok(Self {
+        let plain = CompactOptions {
             policy,
-            summariser,
-            counter,
             correlation_id,
             instructions,
             token_estimator: token_estimator(fields)?,
+            ..CompactOptions::default()
+        };
+        Ok(Self {
+            plain,
+            summariser,
+            counter: counter.map(JsCounter::new),
         })
     }
 
     /// The options as the core takes them, borrowing the callbacks.
     pub fn core(&self) -> CompactOptions<'_> {
         CompactOptions {
-            policy: self.policy.clone(),
-            counter: self
-                .counter
-                .as_ref()
-                .map(|counter| counter as &dyn TokenCounter),
-            summariser: self
-                .summariser
-                .as_ref()
-                .map(|summariser| summariser as &dyn Summariser),
-            correlation_id: self.correlation_id.clone(),
-            instructions: self.instructions.clone(),
-            token_estimator: self.token_estimator,
+            counter: self.counter.as_ref().map(|counter| counter as _),
+            summariser: self.summariser.as_ref().map(|summariser| summariser as _),
+            ..self.plain.clone()
         }
     }
 

@@ -62,9 +62,7 @@ fn options_argument(
 }
 
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
-/// result, since the result's counts are then not the host's.
-/// `input` is the caller's `messages` array, whose unchanged messages are handed back as is.
-/// `originals`: the host's values behind the placeholders left in the result, and the window.
+/// result, whose counts are then not the host's. See [`output::result_object`] for the rest.
 fn settle(
     options: &HostOptions,
     outcome: Result<TierResult>,
@@ -94,7 +92,7 @@ async fn run(
     let options = options_argument("options", options, &[], false);
     let limits = options.as_ref().map_or_else(
         |_| compaction::config::PolicyConfig::default().limits(),
-        |(options, _)| options.policy.limits(),
+        |(options, _)| options.plain.policy.limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
@@ -124,10 +122,9 @@ pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue
         .to_string())
 }
 
-/// [`select_tier`] for the common call, a pressure of exactly its four fields and no policy,
-/// with the fields passed as they are (reading an object field by field across the boundary
-/// was most of a 3.5 µs call). `undefined` when they do not validate: the package then calls
-/// `selectTier`, which reports the error exactly as always.
+/// [`select_tier`] for a pressure of just its four fields, passed as they are (reading them off
+/// an object was most of a 3.5 µs call), and no policy. `undefined` when they do not validate:
+/// the package then calls `selectTier`, which reports the error.
 #[wasm_bindgen(js_name = selectTierOf)]
 pub fn select_tier_of(
     turn_count: f64,
@@ -208,7 +205,7 @@ pub async fn run_legacy_compaction(
     let (options, fields) = options_argument("opts", &opts, extra, false).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
-        text::read_bounded(&context_text, &options.policy.limits(), "text").map_err(throw)?;
+        text::read_bounded(&context_text, &options.plain.policy.limits(), "text").map_err(throw)?;
     options.set_window(window);
     let number = |name| match &fields {
         Some(fields) => fields.optional_number(name).map_err(throw_under("opts")),
@@ -250,7 +247,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         state,
     };
     // Refused before it is copied into wasm memory (the core checks the copy again).
-    text::check_size(&body, &options.policy.limits(), "body").map_err(throw)?;
+    text::check_size(&body, &options.plain.policy.limits(), "body").map_err(throw)?;
     let core_options = options.core();
     let source = body::JsBody::new(&body);
     let window = source.window();

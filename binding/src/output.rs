@@ -72,13 +72,10 @@ fn json_text(values: &impl Serialize, window: Window) -> Result<JsValue, JsValue
     js_sys::JSON::parse(&window.unmap_json(&text))
 }
 
-/// A `TierResult` (see the module doc for which fields may be absent). `context` is `None` to
-/// leave out `messages` / `text` (`compactRequestBody` returns them inside its `body` string),
-/// else the caller's `messages` array, if any: messages the tier left unchanged are handed back
-/// as the caller's own objects, not as copies (structural sharing; only edited messages cross
-/// the boundary). `originals`: the host's values behind the placeholders left in the result,
-/// and the window. The plain fields come from one `JSON.parse` ([`crate::plain`]); the host's
-/// values and converted ones are set into it.
+/// A `TierResult`. `context`: `None` leaves out `messages` / `text` (`compactRequestBody` has
+/// them in its body), else the caller's `messages`, whose unchanged messages are handed back as
+/// they are (only edited ones cross). The plain fields come from one `JSON.parse`
+/// ([`crate::plain`]); the host's values and converted ones are set into it.
 pub fn result_object(
     result: &TierResult,
     context: Option<Option<&Array>>,

@@ -1,8 +1,6 @@
-//! A `TierResult`'s plain fields as one JSON text, for one `JSON.parse` in the host: setting
-//! them one by one cost a boundary call each (five per archive entry), and `JSON.parse` defines
-//! data properties without ever calling a setter a page may have put on `Object.prototype`.
-//! The values that are the host's own or converted (`messages`, `text`, each entry's
-//! `content`) are `null` here, in their place in the key order, and set afterwards.
+//! A `TierResult`'s plain fields as one JSON text for one `JSON.parse` (one boundary call, not
+//! one per field; and no setter on `Object.prototype` is called). The host's own or converted
+//! values (`messages`, `text`, each entry's `content`) are `null` in their place, set afterwards.
 
 use compaction::api::result::{ArchiveEntry, ContextData, TierResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};

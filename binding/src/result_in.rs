@@ -85,13 +85,10 @@ pub fn context(fields: &Fields) -> Result<ContextData> {
     })
 }
 
-/// What `restore` reads of a result: its context and its archive, read together in one
-/// skeleton, so that binary values and URLs stay the host's own objects (their placeholders
-/// are put back by the output) and lone surrogates cross in one window. `None` when the
-/// result is not shaped for it; the caller then reads it field by field, which names what is
-/// wrong.
-///
-/// `body`: the request body the archive will be written into, whose window it must share.
+/// What `restore` reads of a result: its context and archive in one skeleton, so binary values
+/// and URLs stay the host's own and lone surrogates cross in one window (`body`'s, whose request
+/// body the archive will be written into). `None` when the result is not shaped for it: the
+/// caller then reads it field by field, which names what is wrong.
 pub fn restorable(
     fields: &Fields,
     body: &JsValue,

@@ -1,20 +1,12 @@
-//! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs) runs one
-//! `JSON.stringify` in the host whose replacer swaps each long string for a placeholder
-//! `\0{nonce}:{index}`, and the skeleton's text is parsed here. The placeholders are replaced by
-//! their strings at once, each copied into wasm memory once (by `TextEncoder.encodeInto`): what
-//! `JSON.stringify` + `serde_json` would give, without escaping the long strings into the text
-//! and unescaping them again, nor walking every value across the boundary. The core never sees
-//! one of these placeholders.
+//! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs, handed to the
+//! glue by scripts/glue.mjs) runs one `JSON.stringify` whose replacer swaps each long string for
+//! a placeholder `\0{nonce}:{index}`; the text is parsed here and each placeholder replaced by
+//! its string, copied into wasm once: what `JSON.stringify` + `serde_json` would give, without
+//! escaping and unescaping the long strings, nor walking every value across the boundary.
 //!
-//! Binary data and URL objects cross as host-value placeholders ([`compaction::api::host_value`]), which
-//! stay: the host's own objects are put back wherever one is left in the output or the archive
-//! ([`Originals`]). Lone surrogates cross mapped to a private-use window
-//! ([`crate::surrogates`]). The input's size is known before anything is copied into wasm
-//! memory: the skeleton's text is bounded by its length, and an input that may be over
-//! `maxInputBytes` is measured in the host first.
-//!
-//! The glue gets `readSkeleton` from the package (scripts/glue.mjs); used on its own, without
-//! it, the call fails and the binding reads the messages the way it did before.
+//! Binary data and URL objects stay host-value placeholders ([`compaction::api::host_value`]),
+//! put back as the host's own objects by the output ([`Originals`]); lone surrogates cross in a
+//! window ([`crate::surrogates`]). Nothing is copied into wasm before the input's size is known.
 
 use crate::surrogates::Window;
 use compaction::api::host_value::HostValueKey;
@@ -25,10 +17,8 @@ use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-/// Strings of more UTF-16 units than this cross on their own, not inside the skeleton's text.
-/// (With every string inside the text, escaped there and unescaped by the parser, tier none and
-/// micro on objects were 1.3 to 2.6 times as slow on a generated 10 MB conversation, the
-/// heuristic's calls included: `node bench/builds.mjs`.)
+/// Strings of more UTF-16 units than this cross on their own, not inside the skeleton's text
+/// (all inside, tier none and micro were 1.3 to 2.6 times as slow: `node bench/builds.mjs`).
 const LONG_UNITS: u32 = 1024;
 
 #[wasm_bindgen]
@@ -60,9 +50,7 @@ pub struct Skeleton {
     pub originals: Originals,
 }
 
-/// What the output needs of the host to hand a call's values back as the host's own: the binary
-/// values and URL objects behind the host-value placeholders, the host's messages where a UTF-8
-/// copy could not hold them exactly, and the window the call's lone surrogates crossed in.
+/// What the output needs to hand a call's values back as the host's own.
 #[derive(Default)]
 pub struct Originals {
     /// The host's binary values and URL objects, and the key of their placeholders.
@@ -82,8 +70,8 @@ struct HostValues {
 }
 
 impl Originals {
-    /// The host values and window of these originals, without the messages: what a callback
-    /// (the summariser) gets back in its messages. `None` when there are no host values.
+    /// The host values and window without the messages, for the summariser's request; `None`
+    /// without host values.
     pub fn host_values_only(&self) -> Option<Self> {
         let host = self.host.clone()?;
         let window = self.window;
@@ -94,8 +82,7 @@ impl Originals {
         })
     }
 
-    /// Only the window a call's lone surrogates crossed in (a flat text, a request body); `None`
-    /// without one.
+    /// Only a window (a flat text, a request body); `None` without one.
     pub fn of_window(window: Window) -> Option<Self> {
         (window != Window::NONE).then(|| Self {
             window,
@@ -127,12 +114,10 @@ impl Originals {
     }
 }
 
-/// The skeleton of `messages`; `Ok(None)` when the package's reader is absent or
-/// `JSON.stringify` / the parser refuses the messages (the caller then reads them the slow way,
-/// which names the element at fault). An input over `limits`' size is refused before its text
-/// is copied into wasm memory (the error is relative: `: N bytes as JSON exceeds maxInputBytes
-/// M`). `body`: the request body the values will be written into (`restore`), whose window
-/// their lone surrogates must share; `undefined` for none.
+/// The skeleton of `messages`; `Ok(None)` when the package's reader is absent or refuses them
+/// (the caller then reads them the slow way, which names the element at fault). An input over
+/// `limits` is refused before it is copied. `body`: the request body the values will be written
+/// into (`restore`), whose window they must share; `undefined` for none.
 pub fn read(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
     let Ok(read) = read_skeleton(messages, LONG_UNITS, body) else {
         return Ok(None);
@@ -190,10 +175,9 @@ pub fn read(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Optio
     }))
 }
 
-/// Replaces every long-string placeholder of `nonce` in `values` by its string: `crossing[i]`
-/// where the string's lone surrogates were mapped, else `strings[i]`. Returns whether each found
-/// its string. Iterative: parsed values nest up to 128 levels, and the wasm stack is not spent
-/// on them.
+/// Replaces every long-string placeholder of `nonce` in `values` by `crossing[i]` (its lone
+/// surrogates mapped) or `strings[i]`; whether each found its string. Iterative: values nest up
+/// to 128 levels, which the wasm stack is not spent on.
 fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array) -> bool {
     let opening = Opening::new(nonce, ':');
     let string = |index: u32| {

@@ -1,9 +1,7 @@
-//! `options.summarise`: the host's JS callback behind the core's [`Summariser`]. The callback may
-//! return a value or a promise; the answer is raced against `timeoutMs` and the host's `signal`.
-//! Each call gets its own `AbortController`, aborted on timeout or host abort, so the host can
-//! cancel the model request it started.
-//!
-//! Nothing here holds a `RefCell` borrow across the `.await`: many calls run interleaved.
+//! `options.summarise`: the host's JS callback behind the core's [`Summariser`]. Its answer (a
+//! value or a promise) is raced against `timeoutMs` and the host's `signal`; each call's own
+//! `AbortController` is aborted on timeout or host abort, so the host can cancel its request.
+//! No `RefCell` borrow is held across an `.await`: many calls run interleaved.
 
 use crate::host::{
     AbortController, AbortSignal, clear_timeout, describe_thrown, set_timeout, type_name,
@@ -162,8 +160,7 @@ impl Summariser for JsSummariser {
     }
 }
 
-/// The abort reason of a timed-out call: an `Error` named `TimeoutError`, as `AbortSignal.timeout`
-/// uses.
+/// A timed-out call's abort reason: an `Error` named `TimeoutError`, as `AbortSignal.timeout`'s.
 fn timeout_reason(timeout_ms: f64) -> JsValue {
     let reason = js_sys::Error::new(&format!(
         "summariser timed out after {} ms",
