@@ -20,7 +20,7 @@ pub struct JsCounter {
     /// `count` and `failure`, never across an `.await`.
     failure: RefCell<Option<(CompactionError, Option<JsValue>)>>,
     /// The window the call's lone surrogates crossed in: the host counts its own code units.
-    window: Cell<Window>,
+    pub window: Cell<Window>,
 }
 
 impl JsCounter {
@@ -31,11 +31,6 @@ impl JsCounter {
             failure: RefCell::new(None),
             window: Cell::default(),
         }
-    }
-
-    /// Sets the window of the call's lone surrogates (see [`crate::surrogates`]).
-    pub fn set_window(&self, window: Window) {
-        self.window.set(window);
     }
 
     /// The JS error of the first failure, if any.

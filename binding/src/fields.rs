@@ -92,10 +92,10 @@ impl Fields {
             .into_iter()
             .find(|key| !known.contains(&key.as_str()))
         {
-            Some(key) => Err(CompactionError::type_error(
-                key,
-                format!("is not a known field; expected one of {}", known.join(", ")),
-            )),
+            Some(key) => {
+                let problem = format!("is not a known field; expected one of {}", known.join(", "));
+                Err(CompactionError::type_error(key, problem))
+            }
             None => Ok(()),
         }
     }

@@ -70,10 +70,8 @@ pub fn describe_thrown(value: &JsValue) -> String {
 
 /// A `TypeError` at `path`: `value` is not `expected` ("a string", "an array", ...).
 pub fn wrong_type(path: &str, expected: &str, value: &JsValue) -> CompactionError {
-    CompactionError::type_error(
-        path,
-        format!("must be {expected}, got {}", type_name(value)),
-    )
+    let problem = format!("must be {expected}, got {}", type_name(value));
+    CompactionError::type_error(path, problem)
 }
 
 /// The JS string `value`, else a [`wrong_type`] error at `path`.

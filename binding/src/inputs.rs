@@ -221,18 +221,19 @@ impl HostOptions {
     /// its own code units (see [`crate::surrogates`]).
     pub fn set_window(&self, window: crate::surrogates::Window) {
         if let Some(counter) = &self.counter {
-            counter.set_window(window);
+            counter.window.set(window);
         }
         if let Some(summariser) = &self.summariser {
-            summariser.set_window(window);
+            summariser.window.set(window);
         }
     }
 
-    /// Hands the call's host values to the summariser, whose request's messages hold the
-    /// caller's own binary data and URLs.
-    pub fn set_host_values(&self, originals: Option<&Originals>) {
+    /// Hands the call's window and host values to the callbacks: the summariser's request's
+    /// messages hold the caller's own binary data and URLs.
+    pub fn set_originals(&self, originals: Option<&Originals>) {
+        self.set_window(Originals::window_of(originals));
         if let Some(summariser) = &self.summariser {
-            summariser.set_host_values(originals.and_then(Originals::host_values_only));
+            *summariser.host_values.borrow_mut() = originals.and_then(Originals::host_values_only);
         }
     }
 

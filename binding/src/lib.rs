@@ -27,7 +27,7 @@ mod tests;
 mod text;
 
 use compaction::api::result::TierResult;
-use compaction::error::{CompactionError, Result};
+use compaction::error::Result;
 use compaction::policy::tier::Tier;
 use errors::{throw, throw_under};
 use fields::Fields;
@@ -45,20 +45,17 @@ fn string_argument(name: &str, value: &JsValue) -> Result<String> {
     host::js_string(name, value).map(|text| text::to_string(&text))
 }
 
-/// Reads an options argument (`undefined` allowed unless `required`) whose errors are named
-/// `<name>.<field>`, together with its `extra` non-`CompactOptions` fields.
+/// Reads an optional options argument whose errors are named `<name>.<field>`, together with
+/// its `extra` non-`CompactOptions` fields.
 fn options_argument(
     name: &str,
     value: &JsValue,
     extra: &[&str],
-    required: bool,
 ) -> Result<(HostOptions, Option<Fields>)> {
-    let fields = match required {
-        true => Fields::read(value).map(Some),
-        false => Fields::read_optional(value),
-    };
     let read = |fields: Option<Fields>| Ok((HostOptions::read(fields.as_ref(), extra)?, fields));
-    fields.and_then(read).map_err(|error| error.under(name))
+    Fields::read_optional(value)
+        .and_then(read)
+        .map_err(|error| error.under(name))
 }
 
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
@@ -89,19 +86,14 @@ async fn run(
         .and_then(|value| value.dyn_into::<js_sys::Array>().ok());
     // The context's errors are reported before the options' ones; the options are read first
     // for the call's own size limit, under which nothing is copied before its size is checked.
-    let options = options_argument("options", options, &[], false);
+    let options = options_argument("options", options, &[]);
     let limits = options.as_ref().map_or_else(
         |_| compaction::config::PolicyConfig::default().limits(),
         |(options, _)| options.plain.policy.limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
-    options.set_window(
-        originals
-            .as_ref()
-            .map_or_else(Default::default, |o| o.window),
-    );
-    options.set_host_values(originals.as_ref());
+    options.set_originals(originals.as_ref());
     let core_options = options.core();
     let outcome = match tier {
         Some(tier) => compaction::engine::compact_with_tier_owned(tier, ctx, &core_options).await,
@@ -134,10 +126,11 @@ pub fn select_tier_of(
 ) -> JsValue {
     use compaction::policy::pressure::BudgetPressure;
     match BudgetPressure::new(turn_count, context_pct_used, idle_seconds, session_complete) {
-        Ok(pressure) => output::tier_name(compaction::policy::select_tier(
-            &pressure,
-            &compaction::config::PolicyConfig::default(),
-        )),
+        // The tier's name as a cached JS string.
+        Ok(pressure) => {
+            let policy = compaction::config::PolicyConfig::default();
+            host::key(compaction::policy::select_tier(&pressure, &policy).as_str())
+        }
         Err(_) => JsValue::UNDEFINED,
     }
 }
@@ -202,7 +195,7 @@ pub async fn run_legacy_compaction(
     let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
     let context_text = host::js_string("contextText", &context_text).map_err(throw)?;
     let extra = &["contextPctUsed", "turnCount"];
-    let (options, fields) = options_argument("opts", &opts, extra, false).map_err(throw)?;
+    let (options, fields) = options_argument("opts", &opts, extra).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
         text::read_bounded(&context_text, &options.plain.policy.limits(), "text").map_err(throw)?;
@@ -237,9 +230,10 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
     install_panic_hook();
     let body = host::js_string("body", &body).map_err(throw)?;
     let extra = &["sessionId", "pressure", "costPer1kTokens", "state"];
-    let (options, fields) = options_argument("options", &options, extra, true).map_err(throw)?;
+    let fields = Fields::read(&options).map_err(throw_under("options"))?;
+    let options = HostOptions::read(Some(&fields), extra).map_err(throw_under("options"))?;
     let (session_id, pressure, cost, state) =
-        body_fields(fields.as_ref()).map_err(throw_under("options"))?;
+        body_fields(&fields).map_err(throw_under("options"))?;
     let request = compaction::edge::body::BodyRequest {
         session_id: &session_id,
         pressure,
@@ -269,8 +263,7 @@ type BodyFields = (
     Option<compaction::plan::loop_state::LoopState>,
 );
 
-fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
-    let fields = fields.ok_or_else(|| CompactionError::type_error("", "is required"))?;
+fn body_fields(fields: &Fields) -> Result<BodyFields> {
     Ok((
         fields.string("sessionId")?,
         inputs::pressure_field(fields)?,

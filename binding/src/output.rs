@@ -24,11 +24,6 @@ fn object(fields: &[(&'static str, JsValue)]) -> JsValue {
     object
 }
 
-/// The JS string of `tier`'s name, made once.
-pub fn tier_name(tier: compaction::policy::tier::Tier) -> JsValue {
-    host::key(tier.as_str())
-}
-
 /// A JSON value as plain JS data (objects, not `Map`s; integers beyond 2^53 as the nearest JS
 /// number, as `JSON.parse` reads them). A host-value placeholder of `originals` left in it
 /// becomes the host's own binary data or URL object again (see [`crate::skeleton`]), a lone
@@ -85,7 +80,7 @@ pub fn result_object(
         result,
         with_context: context.is_some(),
     };
-    let window = originals.map_or(Window::NONE, |originals| originals.window);
+    let window = Originals::window_of(originals);
     let object = json_text(&plain, window)?;
     match (&result.context, context) {
         (_, None) => {}
@@ -101,11 +96,11 @@ pub fn result_object(
     let archive = Reflect::get(&object, &host::key("archive")).unwrap_or_default();
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
-        let content = archive_content(entry, origin, input, originals);
+        let object = Reflect::get_u32(&archive, index as u32)?;
         put(
-            &Reflect::get_u32(&archive, index as u32)?,
+            &object,
             "content",
-            &content,
+            &archive_content(entry, origin, input, originals),
         );
     }
     Ok(object)
@@ -143,8 +138,7 @@ fn shared_messages(
         }
     }
     if !fresh.is_empty() {
-        let window = originals.map_or(Window::NONE, |originals| originals.window);
-        let parsed = json_text(&fresh, window)?;
+        let parsed = json_text(&fresh, Originals::window_of(originals))?;
         for (at, index) in fresh_at.into_iter().enumerate() {
             output.set(index, Reflect::get_u32(&parsed, at as u32)?);
         }

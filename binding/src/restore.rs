@@ -3,10 +3,9 @@
 use super::{install_panic_hook, output, result_in, string_argument};
 use crate::errors::{throw, throw_under};
 use crate::fields::Fields;
+use crate::skeleton::Originals;
 use crate::surrogates::Window;
 use compaction::api::result::ContextData;
-use compaction::error::CompactionError;
-use compaction::formats::registry;
 use wasm_bindgen::prelude::*;
 
 /// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
@@ -42,10 +41,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
         ),
     };
     match compaction::archive::restore::restore(&context, &archive).map_err(under)? {
-        ContextData::Text(text) => Ok(originals
-            .as_ref()
-            .map_or(Window::NONE, |originals| originals.window)
-            .to_js(&text)),
+        ContextData::Text(text) => Ok(Originals::window_of(originals.as_ref()).to_js(&text)),
         ContextData::Messages(messages) => {
             Ok(output::json_values(&messages, originals.as_ref()).into())
         }
@@ -57,12 +53,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
 pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let name = string_argument("format", &format).map_err(throw)?;
-    let format = registry::by_name(&name).ok_or_else(|| {
-        throw(CompactionError::type_error(
-            "format",
-            format!("must be one of {}, got {name:?}", registry::quoted_names()),
-        ))
-    })?;
+    let format = result_in::format(&name).map_err(throw)?;
     let definition = compaction::archive::recall::recall_tool_definition(format).map_err(throw)?;
     Ok(output::json_value(&definition, None))
 }

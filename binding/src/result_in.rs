@@ -32,16 +32,7 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
     let warnings = fields.optional("warnings", string_array)?;
     let summariser_usage = fields.optional("summariserUsage", usage)?;
     let cache = fields.optional("cache", cache_report)?;
-    let format_name = fields.string("format")?;
-    let format = registry::by_name(&format_name)
-        .map(registry::name)
-        .ok_or_else(|| {
-            let problem = format!(
-                "must be one of {}, got {format_name:?}",
-                registry::quoted_names()
-            );
-            CompactionError::type_error("format", problem)
-        })?;
+    let format = registry::name(format(&fields.string("format")?)?);
     Ok(TierResult {
         tier,
         context,
@@ -62,6 +53,14 @@ pub fn tier_result(value: &JsValue) -> Result<TierResult> {
         format,
         origins: Vec::new(),
         archive_origins: Vec::new(),
+    })
+}
+
+/// The format named `name`.
+pub fn format(name: &str) -> Result<compaction::transcript::Format> {
+    registry::by_name(name).ok_or_else(|| {
+        let problem = format!("must be one of {}, got {name:?}", registry::quoted_names());
+        CompactionError::type_error("format", problem)
     })
 }
 

@@ -108,6 +108,11 @@ impl Originals {
         (index < host.values.length()).then(|| host.values.get(index))
     }
 
+    /// The window of `originals`, if any.
+    pub fn window_of(originals: Option<&Self>) -> Window {
+        originals.map_or(Window::NONE, |originals| originals.window)
+    }
+
     /// Whether there is anything the output must put back or map back.
     pub fn needed(&self) -> bool {
         self.host.is_some() || self.window != Window::NONE

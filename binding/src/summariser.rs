@@ -22,9 +22,10 @@ pub struct JsSummariser {
     timeout_ms: f64,
     signal: Option<AbortSignal>,
     /// The window the call's lone surrogates crossed in, to hand the host its own code units.
-    window: std::cell::Cell<crate::surrogates::Window>,
-    /// The call's host values (binary data, URLs), put back into the request's messages.
-    host_values: std::cell::RefCell<Option<crate::skeleton::Originals>>,
+    pub window: std::cell::Cell<crate::surrogates::Window>,
+    /// The call's host values (binary data, URLs), put back into the request's messages (see
+    /// [`crate::skeleton::Originals::host_values_only`]).
+    pub host_values: std::cell::RefCell<Option<crate::skeleton::Originals>>,
 }
 
 impl JsSummariser {
@@ -37,16 +38,6 @@ impl JsSummariser {
             window: std::cell::Cell::default(),
             host_values: std::cell::RefCell::default(),
         }
-    }
-
-    /// Sets the call's host values (see [`crate::skeleton::Originals::host_values_only`]).
-    pub fn set_host_values(&self, originals: Option<crate::skeleton::Originals>) {
-        *self.host_values.borrow_mut() = originals;
-    }
-
-    /// Sets the window of the call's lone surrogates (see [`crate::surrogates`]).
-    pub fn set_window(&self, window: crate::surrogates::Window) {
-        self.window.set(window);
     }
 
     async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {

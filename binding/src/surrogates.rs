@@ -157,12 +157,11 @@ fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
     }
 }
 
-/// `text` (a flat text, a string field) as the core reads it, and its window.
-pub fn cross_text(text: &JsString) -> (JsString, Window) {
+/// `text` (a flat text, a string field) as the core reads it.
+pub fn cross_text(text: &JsString) -> Crossed {
     // The host checks (`isWellFormed`): `JsString::is_valid_utf16` would read the string one
     // `charCodeAt` call per unit from wasm.
-    let crossed = crossed(cross_string(text), text);
-    (crossed.text, crossed.window)
+    crossed(cross_string(text), text)
 }
 
 /// A request body as the core reads it (raw and escaped lone surrogates mapped, in `window`
