@@ -117,12 +117,10 @@ impl BodySource for JsBody<'_> {
         // (`JSON.parse` keeps lone surrogates), and the archive's values come from them.
         let messages = js_sys::Array::new_with_length(self.units.elements.len() as u32);
         let parse = |at: usize| {
-            if let Some(span) = self.units.elements.get(at) {
-                if let Ok(value) =
-                    crate::skeleton::json_parse(&self.body.slice(span.start, span.end))
-                {
-                    messages.set(at as u32, value);
-                }
+            let span = self.units.elements.get(at);
+            let text = span.map(|span| self.body.slice(span.start, span.end));
+            if let Some(Ok(value)) = text.map(|text| crate::skeleton::json_parse(&text)) {
+                messages.set(at as u32, value);
             }
         };
         for origin in result.archive_origins.iter().flatten() {

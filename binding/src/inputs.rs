@@ -187,10 +187,11 @@ impl HostOptions {
                 return Err(CompactionError::range_error("timeoutMs", problem));
             }
         };
-        let signal = abort_signal(&fields.get("signal")?)?;
-        let summariser = optional_function("summarise", &fields.get("summarise")?)?
+        let signal = fields.optional("signal", abort_signal)?;
+        let summariser = fields
+            .optional("summarise", function)?
             .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
-        let counter = optional_function("countTokens", &fields.get("countTokens")?)?;
+        let counter = fields.optional("countTokens", function)?;
         let correlation_id = fields.optional_string("correlationId")?;
         let instructions = fields.optional_string("instructions")?;
         crate::fields::seconds("now", fields.optional_number("now")?)?;
@@ -252,30 +253,21 @@ pub fn token_estimator(fields: &Fields) -> Result<Option<TokenEstimator>> {
         .transpose()
 }
 
-fn optional_function(name: &str, value: &JsValue) -> Result<Option<js_sys::Function>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    let function = value.dyn_ref::<js_sys::Function>();
-    Ok(Some(
-        function
-            .cloned()
-            .ok_or_else(|| wrong_type(name, "a function", value))?,
-    ))
+/// A callback.
+fn function(value: &JsValue) -> Result<js_sys::Function> {
+    let function = value.dyn_ref::<js_sys::Function>().cloned();
+    function.ok_or_else(|| wrong_type("", "a function", value))
 }
 
 /// `options.signal`: anything shaped like an `AbortSignal` (a boolean `aborted` and an
 /// `addEventListener` method), so signals of another realm or a polyfill work too.
-fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
+fn abort_signal(value: &JsValue) -> Result<AbortSignal> {
     let field = |name| js_sys::Reflect::get(value, &crate::host::key(name));
     let shaped = value.is_object()
         && field("aborted").is_ok_and(|aborted| aborted.as_bool().is_some())
         && field("addEventListener").is_ok_and(|method| method.is_function());
     if !shaped {
-        return Err(wrong_type("signal", "an AbortSignal", value));
+        return Err(wrong_type("", "an AbortSignal", value));
     }
-    Ok(Some(value.clone().unchecked_into()))
+    Ok(value.clone().unchecked_into())
 }
