@@ -1,16 +1,11 @@
-//! `compactRequestBody`'s source: the caller's `JsString` as the core's body path reads it
-//! ([`compaction::edge::source::BodySource`]; the path itself, and every choice in it, is the
-//! core's: [`compaction::edge::body::compact`]).
-//!
-//! The body is copied into wasm once, to be checked and laid out. A small body's messages are
-//! read from the copy; when the core lets a large body's copy go, each message is read from its
-//! own slice of the caller's string, so that the whole body and all its values are never in wasm
-//! memory at once. The compacted body is the caller's string with the changed messages spliced in:
-//! unchanged messages (and everything around the array) are slices of it, never copied back
-//! from wasm.
+//! `compactRequestBody`'s source: the caller's `JsString` as the core's body path
+//! ([`compaction::edge::body::compact`]) reads it. The body is copied into wasm once; when the
+//! core lets a large body's copy go, each message is read from its own slice of the caller's
+//! string, so the body and all its values are never in wasm at once. The compacted body is the
+//! caller's string with the changed messages spliced in: the rest is never copied back.
 
 use crate::skeleton::Originals;
-use crate::surrogates::Window;
+use crate::surrogates::{Crossed, Window};
 use crate::text;
 use compaction::api::result::{ArchiveOrigin, TierResult};
 use compaction::edge::source::{BodySource, Splice};
@@ -24,16 +19,8 @@ use std::ops::Range;
 pub struct JsBody<'b> {
     /// The caller's string.
     body: &'b JsString,
-    /// The string as it crossed: the caller's, lone surrogates mapped to `window` (raw ones and
-    /// escaped ones, each to one character or one escape of the same length: every offset of
-    /// one is an offset of the other).
-    crossed: JsString,
-    /// The window of the body's lone surrogates.
-    window: Window,
-    /// Lone surrogates crossed as U+FFFD (no window was free): the copy is not exact.
-    lossy: bool,
-    /// The body had raw lone surrogates (the host's check, `isWellFormed`).
-    raw: bool,
+    /// The string as it crossed, lone surrogates mapped one for one (offsets hold).
+    crossed: Crossed,
     /// Its UTF-8 copy, until the core lets it go.
     text: Option<String>,
     /// Whether the body is all ASCII (a byte is then a UTF-16 unit).
@@ -45,46 +32,30 @@ pub struct JsBody<'b> {
 impl<'b> JsBody<'b> {
     /// The caller's `body`, copied into wasm (its size checked before by the caller).
     pub fn new(body: &'b JsString) -> Self {
-        // Copied first: the copy says whether the host has anything to map (nearly never), and
-        // asking the host to check cost more than the copy (`isWellFormed` and a regex, 1.4 ms
-        // on a 1 MB body, against 0.3 ms).
-        let (text, ascii) = text::to_utf8(body);
-        if !crate::surrogates::may_need_crossing(&text) {
-            return Self {
-                body,
-                crossed: body.clone(),
-                window: Window::NONE,
-                lossy: false,
-                raw: false,
-                text: Some(text),
-                ascii,
-                units: Units::default(),
-            };
-        }
-        let crossed = crate::surrogates::cross_request_body(body, Window::NONE);
-        // Without a window or a loss, the crossed text is the caller's: the copy stands.
-        let (text, ascii) = if crossed.window == Window::NONE && !crossed.lossy {
-            (text, ascii)
+        // Copied first: the copy says whether the host has anything to map (nearly never); asking
+        // the host cost more than the copy (1.4 ms on a 1 MB body, against 0.3 ms).
+        let (mut text, mut ascii) = text::to_utf8(body);
+        let crossed = if crate::surrogates::may_need_crossing(&text) {
+            crate::surrogates::cross_request_body(body, Window::NONE)
         } else {
-            text::to_utf8(&crossed.text)
+            Crossed::as_is(body)
         };
+        // Without a window or a loss, the crossed text is the caller's: the copy stands.
+        if crossed.window != Window::NONE || crossed.lossy {
+            (text, ascii) = text::to_utf8(&crossed.text);
+        }
         Self {
             body,
-            crossed: crossed.text,
-            window: crossed.window,
-            lossy: crossed.lossy,
-            raw: crossed.raw,
+            crossed,
             text: Some(text),
             ascii,
             units: Units::default(),
         }
     }
-}
 
-impl JsBody<'_> {
     /// The window the body's lone surrogates crossed in.
     pub fn window(&self) -> Window {
-        self.window
+        self.crossed.window
     }
 }
 
@@ -115,7 +86,7 @@ impl BodySource for JsBody<'_> {
                 Cow::Borrowed(element.and_then(|at| text.get(at)).unwrap_or_default())
             }
             None => match self.units.elements.get(index) {
-                Some(at) => Cow::Owned(text::to_string(&self.crossed.slice(at.start, at.end))),
+                Some(at) => Cow::Owned(text::to_string(&self.crossed.text.slice(at.start, at.end))),
                 None => Cow::Borrowed(""),
             },
         }
@@ -128,7 +99,7 @@ impl BodySource for JsBody<'_> {
     fn splice<'s>(&'s self, _span: &'s MessagesSpan, _reserve: usize) -> Result<JsSplice<'s>> {
         Ok(JsSplice {
             body: self.body,
-            window: self.window,
+            window: self.crossed.window,
             units: &self.units,
             spliced: self.body.slice(0, self.units.array.start),
             pending: String::new(),
@@ -136,24 +107,20 @@ impl BodySource for JsBody<'_> {
     }
 
     fn originals(self, result: &TierResult) -> Option<Originals> {
-        // A well-formed string's UTF-8 copy is exact: the archive's values are right as they are
-        // (lone surrogates written as escapes are mapped back by the output's window). The host
-        // said whether it is well-formed as the body crossed (`raw`; without the package's
-        // helpers, `lossy` says it): `JsString::is_valid_utf16` reads the string one
-        // `charCodeAt` call per unit from wasm, a fifth of a 1 MB body's call.
-        if !self.raw && !self.lossy {
-            return (self.window != Window::NONE).then(|| Originals::of_window(self.window));
+        // A well-formed string's UTF-8 copy is exact (escaped lone surrogates are mapped back by
+        // the window). The host said whether it is as the body crossed (`raw`, else `lossy`):
+        // `JsString::is_valid_utf16` costs a `charCodeAt` call per unit.
+        if !self.crossed.raw && !self.crossed.lossy {
+            return Originals::of_window(self.crossed.window);
         }
         // Otherwise the messages the archive took from are parsed from the caller's own string
         // (`JSON.parse` keeps lone surrogates), and the archive's values come from them.
         let messages = js_sys::Array::new_with_length(self.units.elements.len() as u32);
         let parse = |at: usize| {
-            if let Some(span) = self.units.elements.get(at) {
-                if let Ok(value) =
-                    crate::skeleton::json_parse(&self.body.slice(span.start, span.end))
-                {
-                    messages.set(at as u32, value);
-                }
+            let span = self.units.elements.get(at);
+            let text = span.map(|span| self.body.slice(span.start, span.end));
+            if let Some(Ok(value)) = text.map(|text| crate::skeleton::json_parse(&text)) {
+                messages.set(at as u32, value);
             }
         };
         for origin in result.archive_origins.iter().flatten() {
@@ -162,7 +129,9 @@ impl BodySource for JsBody<'_> {
                 ArchiveOrigin::Messages(from) => from.iter().flatten().for_each(|at| parse(*at)),
             }
         }
-        Some(Originals::of_messages(messages).with_window(self.window))
+        let mut originals = Originals::default();
+        (originals.messages, originals.window) = (Some(messages), self.crossed.window);
+        Some(originals)
     }
 }
 

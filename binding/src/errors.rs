@@ -10,13 +10,12 @@ use wasm_bindgen::JsValue;
 pub fn to_js(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
     let message = error.to_string();
     let js_error: js_sys::Error = match error.kind {
-        ErrorKind::Type => js_sys::TypeError::new(&message).into(),
+        // `Callback`: a host callback broke its contract (a bad return value, a throw): the
+        // caller's `options.countTokens` is the wrong thing to pass, hence a TypeError.
+        ErrorKind::Type | ErrorKind::Callback => js_sys::TypeError::new(&message).into(),
         ErrorKind::Range => js_sys::RangeError::new(&message).into(),
         // Like `JSON.parse` on a malformed body.
         ErrorKind::Parse => js_sys::SyntaxError::new(&message).into(),
-        // A host callback broke its contract (a bad return value, a throw): the caller's
-        // `options.countTokens` is the wrong thing to pass, hence a TypeError.
-        ErrorKind::Callback => js_sys::TypeError::new(&message).into(),
         // `ErrorKind` is non-exhaustive: a kind added to the core later is a plain `Error`
         // (with its own `code`) until it is mapped here.
         _ => js_sys::Error::new(&message),
@@ -32,6 +31,11 @@ pub fn to_js(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
 /// Shorthand for the common case without a cause.
 pub fn throw(error: CompactionError) -> JsValue {
     to_js(&error, None)
+}
+
+/// [`throw`] for errors relative to the argument `name`.
+pub fn throw_under(name: &str) -> impl Fn(CompactionError) -> JsValue + Copy + '_ {
+    move |error| throw(error.under(name))
 }
 
 /// An error of the binding itself (a value our own output could not be converted to): a plain

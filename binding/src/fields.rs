@@ -3,10 +3,10 @@
 //! `null`) and the core writes the error messages. Errors here are relative to the object
 //! being read; callers put the object's own path in front with [`CompactionError::under`].
 
-use crate::host::type_name;
-use compaction::api::input::Scalar;
+use crate::host::{describe_thrown, type_name, wrong_type};
+use compaction::api::input::{self, MAX_SAFE_INTEGER, Scalar};
 use compaction::config::FieldSource;
-use compaction::error::{CompactionError, Result};
+use compaction::error::{CompactionError, Result, describe_number};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -18,12 +18,8 @@ pub struct Fields {
 impl Fields {
     /// `value` as an object; arrays, functions and primitives are rejected.
     pub fn read(value: &JsValue) -> Result<Self> {
-        let is_object = value.is_object() && !Array::is_array(value) && !value.is_function();
-        if !is_object {
-            return Err(CompactionError::type_error(
-                "",
-                format!("must be an object, got {}", type_name(value)),
-            ));
+        if !value.is_object() || Array::is_array(value) || value.is_function() {
+            return Err(wrong_type("", "an object", value));
         }
         Ok(Self {
             object: value.clone().unchecked_into(),
@@ -32,24 +28,30 @@ impl Fields {
 
     /// `value` as an object, or `None` when it is `undefined` (an omitted optional argument).
     pub fn read_optional(value: &JsValue) -> Result<Option<Self>> {
-        if value.is_undefined() {
-            Ok(None)
-        } else {
-            Self::read(value).map(Some)
-        }
+        (!value.is_undefined())
+            .then(|| Self::read(value))
+            .transpose()
     }
 
     /// The field `name` (`undefined` when absent). A throwing getter is reported at `name`.
     pub fn get(&self, name: &'static str) -> Result<JsValue> {
         Reflect::get(&self.object, &crate::host::key(name)).map_err(|thrown| {
-            CompactionError::type_error(
-                name,
-                format!(
-                    "could not be read: {}",
-                    crate::host::describe_thrown(&thrown)
-                ),
-            )
+            let problem = format!("could not be read: {}", describe_thrown(&thrown));
+            CompactionError::type_error(name, problem)
         })
+    }
+
+    /// The field `name` read by `read` unless it is `undefined`; its errors are put under `name`.
+    pub fn optional<T>(
+        &self,
+        name: &'static str,
+        read: impl FnOnce(&JsValue) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let value = self.get(name)?;
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        read(&value).map(Some).map_err(|error| error.under(name))
     }
 
     /// The field `name` as a [`Scalar`] for the core's validators.
@@ -57,19 +59,63 @@ impl Fields {
         self.get(name).map(|value| scalar(&value))
     }
 
+    /// The required string field `name`.
+    pub fn string(&self, name: &'static str) -> Result<String> {
+        input::required_string(name, self.scalar(name)?)
+    }
+
+    /// The optional string field `name`.
+    pub fn optional_string(&self, name: &'static str) -> Result<Option<String>> {
+        input::optional_string(name, self.scalar(name)?)
+    }
+
+    /// The optional number field `name`.
+    pub fn optional_number(&self, name: &'static str) -> Result<Option<f64>> {
+        input::optional_number(name, self.scalar(name)?)
+    }
+
+    /// The required number field `name`, finite and >= 0.
+    pub fn non_negative(&self, name: &'static str) -> Result<f64> {
+        non_negative(name, self.scalar(name)?)
+    }
+
+    /// The required integer field `name`, in `0..=MAX_SAFE_INTEGER`.
+    pub fn count(&self, name: &'static str) -> Result<u64> {
+        input::required_integer(name, self.scalar(name)?, MAX_SAFE_INTEGER)
+    }
+
     /// Rejects own enumerable keys that are not in `known`, naming the first one: a typo such as
     /// `timeoutMS` must not be silently ignored.
     pub fn reject_unknown(&self, known: &[&str]) -> Result<()> {
-        for key in Object::keys(&self.object).iter() {
-            let key = key.as_string().unwrap_or_default();
-            if !known.contains(&key.as_str()) {
-                return Err(CompactionError::type_error(
-                    key,
-                    format!("is not a known field; expected one of {}", known.join(", ")),
-                ));
+        match self
+            .keys()?
+            .into_iter()
+            .find(|key| !known.contains(&key.as_str()))
+        {
+            Some(key) => {
+                let problem = format!("is not a known field; expected one of {}", known.join(", "));
+                Err(CompactionError::type_error(key, problem))
             }
+            None => Ok(()),
         }
-        Ok(())
+    }
+}
+
+/// A required number, finite and >= 0.
+pub fn non_negative(name: &str, value: Scalar) -> Result<f64> {
+    let number = input::required_number(name, value)?;
+    compaction::policy::pressure::validate_non_negative(name, number)
+}
+
+/// An optional time in seconds, which must be finite and >= 0.
+pub fn seconds(name: &str, value: Option<f64>) -> Result<Option<f64>> {
+    match value {
+        Some(seconds) if !seconds.is_finite() || seconds < 0.0 => {
+            let got = describe_number(seconds);
+            let problem = format!("must be a finite number >= 0 (seconds), got {got}");
+            Err(CompactionError::range_error(name, problem))
+        }
+        seconds => Ok(seconds),
     }
 }
 
@@ -90,11 +136,9 @@ pub fn scalar(value: &JsValue) -> Scalar {
     }
 }
 
-/// A JS value as JSON, read the way `JSON.stringify` sees it (`toJSON`, `undefined` fields left
-/// out; `undefined`, a function or a symbol itself reads as `null`). Never recursive in wasm:
-/// `JSON.stringify` runs in the host and `serde_json`'s parser stops at 128 levels, so a deeply
-/// nested value is refused with a `RangeError` instead of overflowing the wasm stack. Values JSON
-/// cannot hold (a cycle, a BigInt) are refused with a `TypeError`.
+/// A JS value as JSON, as `JSON.stringify` sees it (`undefined` itself reads as `null`). Never
+/// recursive in wasm: a value deeper than `serde_json`'s 128 levels is a `RangeError`, not a
+/// stack overflow; one JSON cannot hold (a cycle, a BigInt) a `TypeError`.
 pub fn json(value: &JsValue) -> Result<serde_json::Value> {
     let text = match js_sys::JSON::stringify(value) {
         Ok(text) => text.is_string().then(|| crate::text::to_string(&text)),
@@ -103,20 +147,17 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
         Err(thrown) if thrown.is_instance_of::<js_sys::RangeError>() => {
             let problem = format!(
                 ": too deeply nested or too large to convert ({})",
-                crate::host::describe_thrown(&thrown)
+                describe_thrown(&thrown)
             );
             return Err(CompactionError::range_error("", problem));
         }
         Err(thrown) => {
-            let problem = format!(
-                "is not JSON-compatible: {}",
-                crate::host::describe_thrown(&thrown)
-            );
+            let problem = format!("is not JSON-compatible: {}", describe_thrown(&thrown));
             return Err(CompactionError::type_error("", problem));
         }
     };
+    // No text for undefined, a function or a symbol: null, as inside an array.
     let Some(text) = text else {
-        // No text for undefined, a function or a symbol: null, as inside an array.
         return Ok(serde_json::Value::Null);
     };
     serde_json::from_str(&text).map_err(|error| {
@@ -128,21 +169,13 @@ pub fn json(value: &JsValue) -> Result<serde_json::Value> {
     })
 }
 
-/// A JS array of JSON values; each element's error names its index (`[3]: ...`).
-///
-/// Read as a skeleton whose long strings are then copied in once ([`crate::skeleton`]); without
-/// the package's reader, through one `JSON.stringify` in the host. Either way one `serde_json`
-/// parse here, whose nesting limit (128 levels) turns a pathologically deep value into a clean
-/// error instead of a stack overflow.
+/// A JS array of JSON values, read as a skeleton ([`crate::skeleton`]) or else through one
+/// `JSON.stringify`; an element's error names its index (`[3]: ...`).
 pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
-    let array = value.dyn_ref::<Array>().ok_or_else(|| {
-        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
-    })?;
-    let unbounded = compaction::api::limits::Limits {
-        max_input_bytes: usize::MAX,
-        max_nesting_depth: usize::MAX,
-    };
-    if let Ok(Some(skeleton)) = crate::skeleton::read(value, &unbounded) {
+    let array = array(value)?;
+    if let Ok(Some(skeleton)) =
+        crate::skeleton::read(value, &crate::skeleton::UNBOUNDED, &JsValue::UNDEFINED)
+    {
         return Ok(skeleton.values);
     }
     let parsed = js_sys::JSON::stringify(value)
@@ -150,38 +183,33 @@ pub fn json_array(value: &JsValue) -> Result<Vec<serde_json::Value>> {
         .and_then(|text| serde_json::from_str(&crate::text::to_string(&text)).ok());
     // Parsed as a Value, not a Vec: a typed target links serde's "invalid type" message, which
     // prints floats with core's flt2dec (src/decimal.rs).
-    match parsed {
-        Some(serde_json::Value::Array(values)) => Ok(values),
-        // Only on failure: find the element at fault, so the error can name it.
-        _ => Err(first_bad_element(array)),
+    if let Some(serde_json::Value::Array(values)) = parsed {
+        return Ok(values);
     }
-}
-
-/// The error of the first element that `JSON.stringify` refuses or `serde_json` cannot read.
-fn first_bad_element(array: &Array) -> CompactionError {
+    // Only on failure: find the element at fault, so the error can name it.
     for (index, item) in array.iter().enumerate() {
         if let Err(error) = json(&item) {
-            return error.under(&format!("[{index}]"));
+            return Err(error.under(&format!("[{index}]")));
         }
     }
-    CompactionError::type_error("", "is not JSON-compatible")
+    Err(CompactionError::type_error("", "is not JSON-compatible"))
+}
+
+/// `value` as an array, else a [`wrong_type`] error.
+pub fn array(value: &JsValue) -> Result<&Array> {
+    value
+        .dyn_ref::<Array>()
+        .ok_or_else(|| wrong_type("", "an array", value))
 }
 
 /// A JS array of strings.
 pub fn string_array(value: &JsValue) -> Result<Vec<String>> {
-    let array = value.dyn_ref::<Array>().ok_or_else(|| {
-        CompactionError::type_error("", format!("must be an array, got {}", type_name(value)))
-    })?;
-    array
+    array(value)?
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            item.as_string().ok_or_else(|| {
-                CompactionError::type_error(
-                    format!("[{index}]"),
-                    format!("must be a string, got {}", type_name(&item)),
-                )
-            })
+            item.as_string()
+                .ok_or_else(|| wrong_type(&format!("[{index}]"), "a string", &item))
         })
         .collect()
 }
@@ -201,17 +229,11 @@ impl FieldSource for Fields {
     }
 
     fn object(&self, name: &'static str) -> Result<Option<Box<dyn FieldSource + '_>>> {
-        let fields = Fields::read_optional(&self.get(name)?).map_err(|error| error.under(name))?;
+        let fields = self.optional(name, Fields::read)?;
         Ok(fields.map(|fields| Box::new(fields) as Box<dyn FieldSource>))
     }
 
     fn strings(&self, name: &'static str) -> Result<Option<Vec<String>>> {
-        let value = self.get(name)?;
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        string_array(&value)
-            .map(Some)
-            .map_err(|error| error.under(name))
+        self.optional(name, string_array)
     }
 }

@@ -1,6 +1,7 @@
 //! The few host (JS global) APIs the binding needs that js-sys does not declare. All of them exist
 //! in every runtime we ship for: browsers, Node 18+, Deno, Bun and Cloudflare workerd.
 
+use compaction::error::{CompactionError, Result};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -50,7 +51,7 @@ extern "C" {
 
     /// `String(value)`, which can throw (a `Symbol`, a throwing `toString`).
     #[wasm_bindgen(js_name = String, catch)]
-    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+    fn string_of(value: &JsValue) -> std::result::Result<String, JsValue>;
 }
 
 /// A readable one-line description of a thrown or rejected value: an `Error`'s message, a
@@ -64,7 +65,26 @@ pub fn describe_thrown(value: &JsValue) -> String {
     if let Some(text) = value.as_string() {
         return text;
     }
-    js_string(value).unwrap_or_else(|_| "an unprintable value".to_string())
+    string_of(value).unwrap_or_else(|_| "an unprintable value".to_string())
+}
+
+/// A `TypeError` at `path`: `value` is not `expected` ("a string", "an array", ...).
+pub fn wrong_type(path: &str, expected: &str, value: &JsValue) -> CompactionError {
+    let problem = format!("must be {expected}, got {}", type_name(value));
+    CompactionError::type_error(path, problem)
+}
+
+/// The JS string `value`, else a [`wrong_type`] error at `path`.
+pub fn js_string(path: &str, value: &JsValue) -> Result<js_sys::JsString> {
+    value
+        .dyn_ref()
+        .cloned()
+        .ok_or_else(|| wrong_type(path, "a string", value))
+}
+
+/// `n` as a count a host callback returned: an integer in `0..=9e15`.
+pub fn whole_count(n: f64) -> Option<u64> {
+    (n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15).then_some(n as u64)
 }
 
 /// The JS type of `value` for error messages: `typeof`, except that arrays and `null` are named.
@@ -92,17 +112,14 @@ pub fn type_name(value: &JsValue) -> &'static str {
     }
 }
 
-/// Room for every field name the binding uses (under a hundred), so that the table is allocated
-/// once, on the first call, and never again.
+/// Room for every field name the binding uses (under a hundred): the table is allocated once.
 const KEY_CAPACITY: usize = 128;
 
 thread_local! {
-    /// The JS strings of the field names the binding reads and writes, made once each: making
-    /// one decodes it from wasm memory through a `TextDecoder`, about as costly as the property
-    /// access itself. Only the binding's own names (`&'static str`) go in, never the host's data,
-    /// and nothing is allocated after the first call: an allocation that lives for good, made
-    /// late, can split the free memory a later large request needed (the memory test saw the
-    /// wasm memory grow by three pages after 8,000 calls when the names were `String`s).
+    /// The JS strings of the binding's own field names, made once each (making one costs about
+    /// as much as the property access). Nothing is allocated after the first call: a lasting
+    /// allocation made late can split the free memory a later large request needs (the memory
+    /// test saw three more pages after 8,000 calls when the names were `String`s).
     static KEYS: RefCell<compaction::base::hash::FastMap<&'static str, JsValue>> =
         RefCell::new(compaction::base::hash::FastMap::with_capacity_and_hasher(KEY_CAPACITY, Default::default()));
 }

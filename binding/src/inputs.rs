@@ -4,17 +4,17 @@
 
 use crate::counter::JsCounter;
 use crate::fields::{Fields, json_array};
-use crate::host::{AbortSignal, type_name};
+use crate::host::{AbortSignal, wrong_type};
 use crate::skeleton::{self, Originals};
 use crate::summariser::JsSummariser;
 use compaction::api::context::{CompactOptions, ContextInput, FormatChoice, TierContext};
-use compaction::api::input::{Scalar, optional_number, optional_string, required_string};
+use compaction::api::input::Scalar;
 use compaction::api::limits::Limits;
 use compaction::config::PolicyConfig;
 use compaction::error::{CompactionError, Result, describe_number};
+use compaction::plan::loop_state::LoopState;
 use compaction::policy::pressure::BudgetPressure;
-use compaction::summary::summarise::Summariser;
-use compaction::tokens::{TokenCounter, TokenEstimator};
+use compaction::tokens::TokenEstimator;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Fields of a `TierContext`.
@@ -60,6 +60,11 @@ pub fn pressure(value: &JsValue) -> Result<BudgetPressure> {
     })
 }
 
+/// The `pressure` field of `fields`.
+pub fn pressure_field(fields: &Fields) -> Result<BudgetPressure> {
+    pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))
+}
+
 /// A `PolicyConfig` object, or the seed's defaults for `undefined`. Errors are relative.
 pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     let Some(fields) = Fields::read_optional(value)? else {
@@ -68,66 +73,41 @@ pub fn policy(value: &JsValue) -> Result<PolicyConfig> {
     PolicyConfig::from_source(&fields)
 }
 
-/// The `ctx` argument of `compact` / `compactWithTier`. Its fields are named without a prefix
-/// (`pressure.contextPctUsed`, `messages[3].content`), as the API names them.
-///
-/// Nothing is copied into wasm memory before its size is known to be within `limits`; the
-/// second value carries the host's binary values and URLs, and the window of lone surrogates,
-/// for the output.
+/// The `ctx` argument of `compact` / `compactWithTier`, errors named without a prefix
+/// (`messages[3].content`), and the originals the output needs. Nothing is copied into wasm
+/// before its size is known to be within `limits`.
 pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<Originals>)> {
     let fields = Fields::read(value).map_err(|error| error.under("ctx"))?;
     fields.reject_unknown(CONTEXT_KEYS)?;
-    let session_id = required_string("sessionId", fields.scalar("sessionId")?)?;
-    let pressure = pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost = optional_number("costPer1kTokens", fields.scalar("costPer1kTokens")?)?;
-    let format = optional_string("format", fields.scalar("format")?)?;
+    let session_id = fields.string("sessionId")?;
+    let pressure = pressure_field(&fields)?;
+    let cost = fields.optional_number("costPer1kTokens")?;
+    let format = fields.optional_string("format")?;
     let state = loop_state(&fields.get("state")?)?;
     let messages = fields.get("messages")?;
     let text = fields.get("text")?;
-    let mut originals = None;
-    let input = match (messages.is_undefined(), text.is_undefined()) {
+    let (input, originals) = match (messages.is_undefined(), text.is_undefined()) {
         (false, true) => {
-            let (values, read) =
+            let (messages, originals) =
                 read_messages(&messages, limits).map_err(|error| error.under("messages"))?;
-            originals = read;
-            ContextInput::Messages {
-                messages: values,
-                format: FormatChoice::parse(format.as_deref().unwrap_or("auto"))?,
-            }
+            let format = FormatChoice::parse(format.as_deref().unwrap_or("auto"))?;
+            (ContextInput::Messages { messages, format }, originals)
         }
         (true, false) => {
-            let text = text.dyn_ref::<js_sys::JsString>().ok_or_else(|| {
-                CompactionError::type_error(
-                    "text",
-                    format!("must be a string, got {}", type_name(&text)),
-                )
-            })?;
-            let (text, window) = crate::text::read_bounded(text, limits, "text")?;
-            if window != crate::surrogates::Window::NONE {
-                originals = Some(Originals::of_window(window));
-            }
-            if let Some(name) = format
-                .as_deref()
-                .filter(|name| !matches!(*name, "auto" | "text"))
-            {
+            let text = crate::host::js_string("text", &text)?;
+            let (text, window) = crate::text::read_bounded(&text, limits, "text")?;
+            if let Some(name) = format.filter(|name| !matches!(name.as_str(), "auto" | "text")) {
                 return Err(CompactionError::type_error(
                     "format",
                     format!("must be \"auto\" or \"text\" for a text context, got {name:?}"),
                 ));
             }
-            ContextInput::Text(text)
+            (ContextInput::Text(text), Originals::of_window(window))
         }
-        (false, false) => {
-            return Err(CompactionError::type_error(
-                "ctx",
-                "must have exactly one of messages or text, got both",
-            ));
-        }
-        (true, true) => {
-            return Err(CompactionError::type_error(
-                "ctx",
-                "must have exactly one of messages or text, got neither",
-            ));
+        (no_messages, _) => {
+            let got = if no_messages { "neither" } else { "both" };
+            let problem = format!("must have exactly one of messages or text, got {got}");
+            return Err(CompactionError::type_error("ctx", problem));
         }
     };
     let mut ctx = TierContext::new(session_id, pressure, input);
@@ -142,32 +122,22 @@ pub fn context(value: &JsValue, limits: &Limits) -> Result<(TierContext, Option<
 
 /// `ctx.state`: the previous result's `state`, read through its JSON text (a few hundred bytes;
 /// more than [`LoopState::MAX_JSON_BYTES`] is refused). `undefined` and `null` are no state.
-pub(crate) fn loop_state(
-    value: &JsValue,
-) -> Result<Option<compaction::plan::loop_state::LoopState>> {
-    use compaction::plan::loop_state::LoopState;
+pub(crate) fn loop_state(value: &JsValue) -> Result<Option<LoopState>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
+    let refused =
+        || CompactionError::type_error("state", "must be the object a result's state gave");
     let text = js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| text.as_string())
-        .ok_or_else(|| {
-            CompactionError::type_error("state", "must be the object a result's state gave")
-        })?;
+        .ok_or_else(refused)?;
     if text.len() > LoopState::MAX_JSON_BYTES {
-        return Err(CompactionError::range_error(
-            "state",
-            format!(
-                "must be at most {} bytes of JSON, got {}",
-                LoopState::MAX_JSON_BYTES,
-                text.len()
-            ),
-        ));
+        let max = LoopState::MAX_JSON_BYTES;
+        let problem = format!("must be at most {max} bytes of JSON, got {}", text.len());
+        return Err(CompactionError::range_error("state", problem));
     }
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
-        CompactionError::type_error("state", "must be the object a result's state gave")
-    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|_| refused())?;
     LoopState::from_json(&json).map(Some)
 }
 
@@ -177,24 +147,24 @@ fn read_messages(
     messages: &JsValue,
     limits: &Limits,
 ) -> Result<(Vec<serde_json::Value>, Option<Originals>)> {
-    if let Some(skeleton) = skeleton::read(messages, limits)? {
-        let needs_originals = skeleton.needs_originals();
-        return Ok((
-            skeleton.values,
-            needs_originals.then_some(skeleton.originals),
-        ));
-    }
-    Ok((json_array(messages)?, None))
+    Ok(
+        match skeleton::read(messages, limits, &JsValue::UNDEFINED)? {
+            Some(skeleton) => {
+                let originals = Some(skeleton.originals).filter(Originals::needed);
+                (skeleton.values, originals)
+            }
+            None => (json_array(messages)?, None),
+        },
+    )
 }
 
 /// The per-call options, owning the JS callbacks; [`HostOptions::core`] lends them to the core.
+#[derive(Default)]
 pub struct HostOptions {
-    policy: PolicyConfig,
+    /// The options but for the callbacks.
+    pub plain: CompactOptions<'static>,
     summariser: Option<JsSummariser>,
     counter: Option<JsCounter>,
-    correlation_id: Option<String>,
-    instructions: Option<String>,
-    token_estimator: Option<TokenEstimator>,
 }
 
 impl HostOptions {
@@ -203,80 +173,48 @@ impl HostOptions {
     /// Errors are relative to the options object.
     pub fn read(fields: Option<&Fields>, extra: &[&str]) -> Result<Self> {
         let Some(fields) = fields else {
-            return Ok(Self {
-                policy: PolicyConfig::default(),
-                summariser: None,
-                counter: None,
-                correlation_id: None,
-                instructions: None,
-                token_estimator: None,
-            });
+            return Ok(Self::default());
         };
         let known: Vec<&str> = OPTION_KEYS.iter().chain(extra).copied().collect();
         fields.reject_unknown(&known)?;
         let policy = policy(&fields.get("policy")?).map_err(|error| error.under("policy"))?;
-        let timeout = optional_number("timeoutMs", fields.scalar("timeoutMs")?)?;
-        let timeout_ms = match timeout {
+        let timeout_ms = match fields.optional_number("timeoutMs")? {
             None => DEFAULT_TIMEOUT_MS,
             Some(ms) if ms.is_finite() && (0.0..=MAX_TIMEOUT_MS).contains(&ms) => ms,
             Some(ms) => {
-                return Err(CompactionError::range_error(
-                    "timeoutMs",
-                    format!(
-                        "must be a finite number in [0, 2147483647], got {}",
-                        describe_number(ms)
-                    ),
-                ));
+                let got = describe_number(ms);
+                let problem = format!("must be a finite number in [0, 2147483647], got {got}");
+                return Err(CompactionError::range_error("timeoutMs", problem));
             }
         };
-        let signal = abort_signal(&fields.get("signal")?)?;
-        let summariser = optional_function("summarise", &fields.get("summarise")?)?
+        let signal = fields.optional("signal", abort_signal)?;
+        let summariser = fields
+            .optional("summarise", function)?
             .map(|callback| JsSummariser::new(callback, timeout_ms, signal));
-        let counter = optional_function("countTokens", &fields.get("countTokens")?)?
-            .map(|callback| JsCounter::new(callback, "options.countTokens"));
-        let correlation_id = optional_string("correlationId", fields.scalar("correlationId")?)?;
-        let instructions = optional_string("instructions", fields.scalar("instructions")?)?;
-        if let Some(now) = optional_number("now", fields.scalar("now")?)? {
-            if !now.is_finite() || now < 0.0 {
-                return Err(CompactionError::range_error(
-                    "now",
-                    format!(
-                        "must be a finite number >= 0 (seconds), got {}",
-                        describe_number(now)
-                    ),
-                ));
-            }
-        }
-        Ok(Self {
+        let counter = fields.optional("countTokens", function)?;
+        let correlation_id = fields.optional_string("correlationId")?;
+        let instructions = fields.optional_string("instructions")?;
+        crate::fields::seconds("now", fields.optional_number("now")?)?;
+        let plain = CompactOptions {
             policy,
-            summariser,
-            counter,
             correlation_id,
             instructions,
             token_estimator: token_estimator(fields)?,
+            ..CompactOptions::default()
+        };
+        Ok(Self {
+            plain,
+            summariser,
+            counter: counter.map(JsCounter::new),
         })
-    }
-
-    /// The policy.
-    pub fn policy(&self) -> &PolicyConfig {
-        &self.policy
     }
 
     /// The options as the core takes them, borrowing the callbacks.
     pub fn core(&self) -> CompactOptions<'_> {
         CompactOptions {
-            policy: self.policy.clone(),
-            counter: self
-                .counter
-                .as_ref()
-                .map(|counter| counter as &dyn TokenCounter),
-            summariser: self
-                .summariser
-                .as_ref()
-                .map(|summariser| summariser as &dyn Summariser),
-            correlation_id: self.correlation_id.clone(),
-            instructions: self.instructions.clone(),
-            token_estimator: self.token_estimator,
+            counter: self.counter.as_ref().map(|counter| counter as _),
+            summariser: self.summariser.as_ref().map(|summariser| summariser as _),
+            ..self.plain.clone()
         }
     }
 
@@ -284,18 +222,19 @@ impl HostOptions {
     /// its own code units (see [`crate::surrogates`]).
     pub fn set_window(&self, window: crate::surrogates::Window) {
         if let Some(counter) = &self.counter {
-            counter.set_window(window);
+            counter.window.set(window);
         }
         if let Some(summariser) = &self.summariser {
-            summariser.set_window(window);
+            summariser.window.set(window);
         }
     }
 
-    /// Hands the call's host values to the summariser, whose request's messages hold the
-    /// caller's own binary data and URLs.
-    pub fn set_host_values(&self, originals: Option<&Originals>) {
+    /// Hands the call's window and host values to the callbacks: the summariser's request's
+    /// messages hold the caller's own binary data and URLs.
+    pub fn set_originals(&self, originals: Option<&Originals>) {
+        self.set_window(Originals::window_of(originals));
         if let Some(summariser) = &self.summariser {
-            summariser.set_host_values(originals.and_then(Originals::host_values_only));
+            *summariser.host_values.borrow_mut() = originals.and_then(Originals::host_values_only);
         }
     }
 
@@ -308,43 +247,27 @@ impl HostOptions {
 /// The `tokenEstimator` field of an options object: `"seed"` or `"heuristic"`; absent, the
 /// input's default (see [`compaction::CompactOptions::estimator_for`]).
 pub fn token_estimator(fields: &Fields) -> Result<Option<TokenEstimator>> {
-    optional_string("tokenEstimator", fields.scalar("tokenEstimator")?)?
+    fields
+        .optional_string("tokenEstimator")?
         .map(|name| TokenEstimator::parse(&name, "tokenEstimator"))
         .transpose()
 }
 
-fn optional_function(name: &str, value: &JsValue) -> Result<Option<js_sys::Function>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    value
-        .dyn_ref::<js_sys::Function>()
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| {
-            CompactionError::type_error(
-                name,
-                format!("must be a function, got {}", type_name(value)),
-            )
-        })
+/// A callback.
+fn function(value: &JsValue) -> Result<js_sys::Function> {
+    let function = value.dyn_ref::<js_sys::Function>().cloned();
+    function.ok_or_else(|| wrong_type("", "a function", value))
 }
 
 /// `options.signal`: anything shaped like an `AbortSignal` (a boolean `aborted` and an
 /// `addEventListener` method), so signals of another realm or a polyfill work too.
-fn abort_signal(value: &JsValue) -> Result<Option<AbortSignal>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
+fn abort_signal(value: &JsValue) -> Result<AbortSignal> {
+    let field = |name| js_sys::Reflect::get(value, &crate::host::key(name));
     let shaped = value.is_object()
-        && js_sys::Reflect::get(value, &crate::host::key("aborted"))
-            .is_ok_and(|aborted| aborted.as_bool().is_some())
-        && js_sys::Reflect::get(value, &crate::host::key("addEventListener"))
-            .is_ok_and(|method| method.is_function());
+        && field("aborted").is_ok_and(|aborted| aborted.as_bool().is_some())
+        && field("addEventListener").is_ok_and(|method| method.is_function());
     if !shaped {
-        return Err(CompactionError::type_error(
-            "signal",
-            format!("must be an AbortSignal, got {}", type_name(value)),
-        ));
+        return Err(wrong_type("", "an AbortSignal", value));
     }
-    Ok(Some(value.clone().unchecked_into()))
+    Ok(value.clone().unchecked_into())
 }

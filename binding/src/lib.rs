@@ -1,5 +1,5 @@
-//! The JS binding: the only code that touches wasm-bindgen, js-sys, serde-wasm-bindgen and
-//! wasm-bindgen-futures. Each export converts its JS arguments into core types, calls one core
+//! The JS binding: the only code that touches wasm-bindgen, js-sys and wasm-bindgen-futures.
+//! Each export converts its JS arguments into core types, calls one core
 //! function and converts the outcome back (camelCase keys, real `Error`s). The names are the
 //! API in `docs/design.md`; the package's JS entry points (`js/`) re-export exactly these.
 
@@ -27,12 +27,12 @@ mod tests;
 mod text;
 
 use compaction::api::result::TierResult;
-use compaction::error::{CompactionError, Result};
+use compaction::error::Result;
 use compaction::policy::tier::Tier;
-use errors::throw;
+use errors::{throw, throw_under};
 use fields::Fields;
-use host::type_name;
 use inputs::HostOptions;
+use skeleton::Originals;
 use wasm_bindgen::prelude::*;
 
 /// Routes Rust panics (bugs of this library) to `console.error` with a readable message.
@@ -42,72 +42,58 @@ fn install_panic_hook() {
 
 /// A required string argument.
 fn string_argument(name: &str, value: &JsValue) -> Result<String> {
-    value
-        .dyn_ref::<js_sys::JsString>()
-        .map(text::to_string)
-        .ok_or_else(|| {
-            CompactionError::type_error(name, format!("must be a string, got {}", type_name(value)))
-        })
+    host::js_string(name, value).map(|text| text::to_string(&text))
 }
 
-/// Reads an options argument (`undefined` allowed unless `required`) whose errors are named
-/// `<name>.<field>`, together with its `extra` non-`CompactOptions` fields.
+/// Reads an optional options argument whose errors are named `<name>.<field>`, together with
+/// its `extra` non-`CompactOptions` fields.
 fn options_argument(
     name: &str,
     value: &JsValue,
     extra: &[&str],
-    required: bool,
 ) -> Result<(HostOptions, Option<Fields>)> {
-    let fields = if required {
-        Some(Fields::read(value))
-    } else {
-        Fields::read_optional(value).transpose()
-    }
-    .transpose()
-    .map_err(|error| error.under(name))?;
-    let options = HostOptions::read(fields.as_ref(), extra).map_err(|error| error.under(name))?;
-    Ok((options, fields))
+    let read = |fields: Option<Fields>| Ok((HostOptions::read(fields.as_ref(), extra)?, fields));
+    Fields::read_optional(value)
+        .and_then(read)
+        .map_err(|error| error.under(name))
 }
 
 /// The outcome of a core call as the JS promise settles: a `countTokens` failure wins over the
-/// result, since the result's counts are then not the host's.
-/// `input` is the caller's `messages` array, whose unchanged messages are handed back as is.
-/// `originals`: the host's values behind the placeholders left in the result, and the window.
+/// result, whose counts are then not the host's. See [`output::result_object`] for the rest.
 fn settle(
     options: &HostOptions,
     outcome: Result<TierResult>,
     input: Option<&js_sys::Array>,
-    originals: Option<&skeleton::Originals>,
+    originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
     #[cfg(feature = "test-trap")]
     test_trap::on_settle();
     if let Some(failure) = options.counter_failure() {
         return Err(failure);
     }
-    output::tier_result(&outcome.map_err(throw)?, input, originals)
+    output::result_object(&outcome.map_err(throw)?, Some(input), originals)
 }
 
 /// Runs `tier` (or the policy's choice) on `ctx_value`.
 async fn run(
     tier: Option<Tier>,
     ctx_value: &JsValue,
-    options_value: &JsValue,
+    options: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let input = messages_of(ctx_value);
+    // The caller's `ctx.messages`, whose unchanged messages are handed back as they are.
+    let input = js_sys::Reflect::get(ctx_value, &host::key("messages"))
+        .ok()
+        .and_then(|value| value.dyn_into::<js_sys::Array>().ok());
     // The context's errors are reported before the options' ones; the options are read first
     // for the call's own size limit, under which nothing is copied before its size is checked.
-    let options = options_argument("options", options_value, &[], false);
+    let options = options_argument("options", options, &[]);
     let limits = options.as_ref().map_or_else(
         |_| compaction::config::PolicyConfig::default().limits(),
-        |(options, _)| options.policy().limits(),
+        |(options, _)| options.plain.policy.limits(),
     );
     let (ctx, originals) = inputs::context(ctx_value, &limits).map_err(throw)?;
     let (options, _) = options.map_err(throw)?;
-    let window = originals
-        .as_ref()
-        .map_or(surrogates::Window::NONE, |originals| originals.window);
-    options.set_window(window);
-    options.set_host_values(originals.as_ref());
+    options.set_originals(originals.as_ref());
     let core_options = options.core();
     let outcome = match tier {
         Some(tier) => compaction::engine::compact_with_tier_owned(tier, ctx, &core_options).await,
@@ -116,29 +102,21 @@ async fn run(
     settle(&options, outcome, input.as_ref(), originals.as_ref())
 }
 
-/// The caller's `ctx.messages` array, when the context is structured.
-fn messages_of(ctx: &JsValue) -> Option<js_sys::Array> {
-    js_sys::Reflect::get(ctx, &host::key("messages"))
-        .ok()
-        .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
-}
-
 /// Picks exactly one tier for `pressure` (seed order, first match wins) under `policy` (the
 /// seed's thresholds where omitted). Synchronous and pure.
 #[wasm_bindgen(js_name = selectTier)]
 pub fn select_tier(pressure: JsValue, policy: JsValue) -> Result<String, JsValue> {
     install_panic_hook();
-    let pressure = inputs::pressure(&pressure).map_err(|error| throw(error.under("pressure")))?;
-    let policy = inputs::policy(&policy).map_err(|error| throw(error.under("policy")))?;
+    let pressure = inputs::pressure(&pressure).map_err(throw_under("pressure"))?;
+    let policy = inputs::policy(&policy).map_err(throw_under("policy"))?;
     Ok(compaction::policy::select_tier(&pressure, &policy)
         .as_str()
         .to_string())
 }
 
-/// [`select_tier`] for the common call, a pressure of exactly its four fields and no policy,
-/// with the fields passed as they are (reading an object field by field across the boundary
-/// was most of a 3.5 µs call). `undefined` when they do not validate: the package then calls
-/// `selectTier`, which reports the error exactly as always.
+/// [`select_tier`] for a pressure of just its four fields, passed as they are (reading them off
+/// an object was most of a 3.5 µs call), and no policy. `undefined` when they do not validate:
+/// the package then calls `selectTier`, which reports the error.
 #[wasm_bindgen(js_name = selectTierOf)]
 pub fn select_tier_of(
     turn_count: f64,
@@ -146,17 +124,15 @@ pub fn select_tier_of(
     idle_seconds: f64,
     session_complete: bool,
 ) -> JsValue {
-    let Ok(pressure) = compaction::policy::pressure::BudgetPressure::new(
-        turn_count,
-        context_pct_used,
-        idle_seconds,
-        session_complete,
-    ) else {
-        return JsValue::UNDEFINED;
-    };
-    let tier =
-        compaction::policy::select_tier(&pressure, &compaction::config::PolicyConfig::default());
-    output::tier_name(tier)
+    use compaction::policy::pressure::BudgetPressure;
+    match BudgetPressure::new(turn_count, context_pct_used, idle_seconds, session_complete) {
+        // The tier's name as a cached JS string.
+        Ok(pressure) => {
+            let policy = compaction::config::PolicyConfig::default();
+            host::key(compaction::policy::select_tier(&pressure, &policy).as_str())
+        }
+        Err(_) => JsValue::UNDEFINED,
+    }
 }
 
 /// Selects a tier from `ctx.pressure` and runs it; resolves to a `TierResult`.
@@ -174,10 +150,8 @@ pub async fn compact_with_tier(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let tier = string_argument("tier", &tier)
-        .and_then(|name| Tier::parse(&name, "tier"))
-        .map_err(throw)?;
-    run(Some(tier), &ctx, &options).await
+    let tier = string_argument("tier", &tier).and_then(|name| Tier::parse(&name, "tier"));
+    run(Some(tier.map_err(throw)?), &ctx, &options).await
 }
 
 /// One JSON line (no newline inside) recording `result` as a trace step of type `"compact"`.
@@ -185,41 +159,28 @@ pub async fn compact_with_tier(
 #[wasm_bindgen(js_name = recordTierEvent)]
 pub fn record_tier_event(result: JsValue, step: JsValue) -> Result<String, JsValue> {
     install_panic_hook();
-    let result = result_in::tier_result(&result).map_err(|error| throw(error.under("result")))?;
-    let step_fields = Fields::read_optional(&step).map_err(|error| throw(error.under("step")))?;
-    let (step, timestamp) = match step_fields {
-        None => (serde_json::Map::new(), None),
-        Some(fields) => {
-            let timestamp = compaction::api::input::optional_number(
-                "timestamp",
-                fields
-                    .scalar("timestamp")
-                    .map_err(|error| throw(error.under("step")))?,
-            )
-            .map_err(|error| throw(error.under("step")))?;
-            let map = match fields::json(&step).map_err(|error| throw(error.under("step")))? {
-                serde_json::Value::Object(map) => map,
-                _ => serde_json::Map::new(),
-            };
-            (map, timestamp)
-        }
-    };
-    let timestamp = match timestamp {
-        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => seconds,
-        Some(seconds) => {
-            return Err(throw(CompactionError::range_error(
-                "step.timestamp",
-                format!(
-                    "must be a finite number >= 0 (seconds), got {}",
-                    compaction::error::describe_number(seconds)
-                ),
-            )));
-        }
-        None => js_sys::Date::now() / 1000.0,
-    };
+    let result = result_in::tier_result(&result).map_err(throw_under("result"))?;
+    let (step, timestamp) = step_fields(&step).map_err(throw_under("step"))?;
+    let timestamp = timestamp.unwrap_or_else(|| js_sys::Date::now() / 1000.0);
     Ok(compaction::archive::trace::record_tier_event(
         &result, &step, timestamp,
     ))
+}
+
+/// `recordTierEvent`'s `step` as a JSON object, and its `timestamp`.
+fn step_fields(
+    step: &JsValue,
+) -> Result<(serde_json::Map<String, serde_json::Value>, Option<f64>)> {
+    let Some(fields) = Fields::read_optional(step)? else {
+        return Ok(Default::default());
+    };
+    let timestamp = fields.optional_number("timestamp")?;
+    let map = match fields::json(step)? {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    // Checked after the conversion, whose error comes first.
+    Ok((map, fields::seconds("timestamp", timestamp)?))
 }
 
 /// The seed's single-strategy call: compacts flat `contextText` with full-context pressure
@@ -232,30 +193,18 @@ pub async fn run_legacy_compaction(
 ) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let session_id = string_argument("sessionId", &session_id).map_err(throw)?;
-    let context_text = context_text
-        .dyn_into::<js_sys::JsString>()
-        .map_err(|value| {
-            CompactionError::type_error(
-                "contextText",
-                format!("must be a string, got {}", type_name(&value)),
-            )
-        })
-        .map_err(throw)?;
-    let (options, fields) =
-        options_argument("opts", &opts, &["contextPctUsed", "turnCount"], false).map_err(throw)?;
+    let context_text = host::js_string("contextText", &context_text).map_err(throw)?;
+    let extra = &["contextPctUsed", "turnCount"];
+    let (options, fields) = options_argument("opts", &opts, extra).map_err(throw)?;
     // Refused before it is copied into wasm memory; lone surrogates cross in a window.
     let (context_text, window) =
-        text::read_bounded(&context_text, &options.policy().limits(), "text").map_err(throw)?;
+        text::read_bounded(&context_text, &options.plain.policy.limits(), "text").map_err(throw)?;
     options.set_window(window);
-    let number = |name: &'static str| -> Result<Option<f64>> {
-        match &fields {
-            None => Ok(None),
-            Some(fields) => compaction::api::input::optional_number(name, fields.scalar(name)?),
-        }
-        .map_err(|error| error.under("opts"))
+    let number = |name| match &fields {
+        Some(fields) => fields.optional_number(name).map_err(throw_under("opts")),
+        None => Ok(None),
     };
-    let context_pct_used = number("contextPctUsed").map_err(throw)?;
-    let turn_count = number("turnCount").map_err(throw)?;
+    let (context_pct_used, turn_count) = (number("contextPctUsed")?, number("turnCount")?);
     let core_options = options.core();
     let outcome = compaction::engine::legacy::run_legacy_compaction(
         &session_id,
@@ -265,9 +214,12 @@ pub async fn run_legacy_compaction(
         &core_options,
     )
     .await;
-    let originals =
-        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window));
-    settle(&options, outcome, None, originals.as_ref())
+    settle(
+        &options,
+        outcome,
+        None,
+        Originals::of_window(window).as_ref(),
+    )
 }
 
 /// Edge-proxy path: compacts the `messages` of an OpenAI Chat Completions or Anthropic Messages
@@ -276,24 +228,12 @@ pub async fn run_legacy_compaction(
 #[wasm_bindgen(js_name = compactRequestBody)]
 pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let body = body
-        .dyn_into::<js_sys::JsString>()
-        .map_err(|value| {
-            CompactionError::type_error(
-                "body",
-                format!("must be a string, got {}", type_name(&value)),
-            )
-        })
-        .map_err(throw)?;
-    let (options, fields) = options_argument(
-        "options",
-        &options,
-        &["sessionId", "pressure", "costPer1kTokens", "state"],
-        true,
-    )
-    .map_err(throw)?;
+    let body = host::js_string("body", &body).map_err(throw)?;
+    let extra = &["sessionId", "pressure", "costPer1kTokens", "state"];
+    let fields = Fields::read(&options).map_err(throw_under("options"))?;
+    let options = HostOptions::read(Some(&fields), extra).map_err(throw_under("options"))?;
     let (session_id, pressure, cost, state) =
-        body_fields(fields.as_ref()).map_err(|error| throw(error.under("options")))?;
+        body_fields(&fields).map_err(throw_under("options"))?;
     let request = compaction::edge::body::BodyRequest {
         session_id: &session_id,
         pressure,
@@ -301,7 +241,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         state,
     };
     // Refused before it is copied into wasm memory (the core checks the copy again).
-    text::check_size(&body, &options.policy().limits(), "body").map_err(throw)?;
+    text::check_size(&body, &options.plain.policy.limits(), "body").map_err(throw)?;
     let core_options = options.core();
     let source = body::JsBody::new(&body);
     let window = source.window();
@@ -311,9 +251,7 @@ pub async fn compact_request_body(body: JsValue, options: JsValue) -> Result<JsV
         return Err(failure);
     }
     let (body, result, originals) = outcome.map_err(throw)?;
-    let originals = originals.or_else(|| {
-        (window != surrogates::Window::NONE).then(|| skeleton::Originals::of_window(window))
-    });
+    let originals = originals.or_else(|| Originals::of_window(window));
     output::body_result(body.into(), &result, originals.as_ref())
 }
 
@@ -325,20 +263,13 @@ type BodyFields = (
     Option<compaction::plan::loop_state::LoopState>,
 );
 
-fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
-    let Some(fields) = fields else {
-        return Err(CompactionError::type_error("", "is required"));
-    };
-    let session_id =
-        compaction::api::input::required_string("sessionId", fields.scalar("sessionId")?)?;
-    let pressure =
-        inputs::pressure(&fields.get("pressure")?).map_err(|error| error.under("pressure"))?;
-    let cost = compaction::api::input::optional_number(
-        "costPer1kTokens",
-        fields.scalar("costPer1kTokens")?,
-    )?;
-    let state = inputs::loop_state(&fields.get("state")?)?;
-    Ok((session_id, pressure, cost, state))
+fn body_fields(fields: &Fields) -> Result<BodyFields> {
+    Ok((
+        fields.string("sessionId")?,
+        inputs::pressure_field(fields)?,
+        fields.optional_number("costPer1kTokens")?,
+        inputs::loop_state(&fields.get("state")?)?,
+    ))
 }
 
 /// A token estimate of a text: the seed's rule by default, as for flat text (0 for `""`, else
@@ -348,14 +279,14 @@ fn body_fields(fields: Option<&Fields>) -> Result<BodyFields> {
 pub fn estimate_tokens(text: JsValue, options: JsValue) -> Result<f64, JsValue> {
     install_panic_hook();
     let text = string_argument("text", &text).map_err(throw)?;
-    let estimator = match Fields::read_optional(&options).map_err(|e| throw(e.under("options")))? {
-        None => None,
+    let estimator = Fields::read_optional(&options).and_then(|fields| match fields {
         Some(fields) => fields
             .reject_unknown(&["tokenEstimator"])
-            .and_then(|()| inputs::token_estimator(&fields))
-            .map_err(|error| throw(error.under("options")))?,
-    }
-    .unwrap_or(compaction::tokens::TokenEstimator::Seed);
+            .and_then(|()| inputs::token_estimator(&fields)),
+        None => Ok(None),
+    });
+    let estimator = estimator.map_err(throw_under("options"))?;
+    let estimator = estimator.unwrap_or(compaction::tokens::TokenEstimator::Seed);
     Ok(compaction::tokens::estimate_tokens_with(&text, estimator) as f64)
 }
 

@@ -12,134 +12,66 @@ use compaction::api::result::{ArchiveEntry, ArchiveOrigin, ContextData, PathStep
 use compaction::summary::summarise::SummaryRequest;
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
+use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-/// Builds a plain object field by field, keeping the insertion order (which is the documented one).
-struct Builder(Object);
-
-impl Builder {
-    fn new() -> Self {
-        Self(Object::new())
+/// A plain object of `fields`, in their order (which is the documented one).
+fn object(fields: &[(&'static str, JsValue)]) -> JsValue {
+    let object = JsValue::from(Object::new());
+    for (key, value) in fields {
+        put(&object, key, value);
     }
-
-    fn set(self, key: &'static str, value: impl Into<JsValue>) -> Self {
-        // Defining a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&self.0, &host::key(key), &value.into());
-        self
-    }
-
-    fn build(self) -> JsValue {
-        self.0.into()
-    }
+    object
 }
 
-/// The JS string of `tier`'s name, made once.
-pub fn tier_name(tier: compaction::policy::tier::Tier) -> JsValue {
-    host::key(tier.as_str())
-}
-
-/// A JSON value as plain JS data (objects, not `Map`s).
-pub fn json(value: &impl Serialize) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(errors::internal)
-}
-
-/// JSON values as plain JS data, integers beyond 2^53 included: as the nearest JS number, as
-/// `JSON.parse` reads them (serde-wasm-bindgen refuses them; a host's own number of that size,
-/// read through JSON, comes back exactly).
-pub fn json_values(values: &[serde_json::Value]) -> Result<JsValue, JsValue> {
-    json(&JsNumbers(values))
-}
-
-/// One JSON value, see [`json_values`]; a host-value placeholder of `originals` left in it
-/// becomes the host's own binary data or URL object again (see [`crate::skeleton`]).
-pub fn json_value(
-    value: &serde_json::Value,
-    originals: Option<&Originals>,
-) -> Result<JsValue, JsValue> {
-    json(&JsNumber { value, originals })
-}
-
-struct JsNumbers<'a>(&'a [serde_json::Value]);
-
-impl Serialize for JsNumbers<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|value| JsNumber {
-            value,
-            originals: None,
-        }))
-    }
-}
-
-struct JsNumber<'a> {
-    value: &'a serde_json::Value,
-    originals: Option<&'a Originals>,
-}
-
-impl<'a> JsNumber<'a> {
-    fn of(&self, value: &'a serde_json::Value) -> Self {
-        Self {
-            value,
-            originals: self.originals,
+/// A JSON value as plain JS data (objects, not `Map`s; integers beyond 2^53 as the nearest JS
+/// number, as `JSON.parse` reads them). A host-value placeholder of `originals` left in it
+/// becomes the host's own binary data or URL object again (see [`crate::skeleton`]), a lone
+/// surrogate of their window the host's code unit.
+pub fn json_value(value: &Value, originals: Option<&Originals>) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(flag) => JsValue::from_bool(*flag),
+        Value::Number(number) => JsValue::from_f64(number.as_f64().unwrap_or(f64::NAN)),
+        Value::String(text) => match originals {
+            Some(originals) => originals
+                .original(text)
+                .unwrap_or_else(|| originals.window.to_js(text)),
+            None => JsValue::from_str(text),
+        },
+        Value::Array(items) => json_values(items, originals).into(),
+        Value::Object(fields) => {
+            let object = Object::new();
+            for (key, value) in fields {
+                let value = json_value(value, originals);
+                let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+            }
+            object.into()
         }
     }
 }
 
-impl Serialize for JsNumber<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde_json::Value;
-        const SAFE: u64 = 1 << 53;
-        match self.value {
-            Value::String(text) => match self.originals.and_then(|o| o.original(text)) {
-                Some(original) => serde_wasm_bindgen::preserve::serialize(&original, serializer),
-                None => match self.originals.map(|o| o.window) {
-                    Some(window) if window != Window::NONE => {
-                        serde_wasm_bindgen::preserve::serialize(&window.to_js(text), serializer)
-                    }
-                    _ => serializer.serialize_str(text),
-                },
-            },
-            Value::Number(number) if number.as_u64().is_some_and(|n| n > SAFE) => {
-                serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
-            }
-            Value::Number(number) if number.as_i64().is_some_and(|n| n.unsigned_abs() > SAFE) => {
-                serializer.serialize_f64(number.as_f64().unwrap_or(f64::NAN))
-            }
-            Value::Array(items) => serializer.collect_seq(items.iter().map(|item| self.of(item))),
-            Value::Object(fields) => serializer.collect_map(
-                fields
-                    .iter()
-                    .map(|(key, value)| (key.as_str(), self.of(value))),
-            ),
-            other => other.serialize(serializer),
-        }
-    }
+/// JSON values as a JS array, see [`json_value`].
+pub fn json_values(values: &[Value], originals: Option<&Originals>) -> Array {
+    values
+        .iter()
+        .map(|value| json_value(value, originals))
+        .collect()
 }
 
-/// Values written by the core, as plain JS data through one JSON text (lone surrogates of
-/// `window` written back as escapes, which `JSON.parse` turns into the host's code units).
+/// Values written by the core, as plain JS data through one JSON text and one `JSON.parse` (a
+/// call per value cost more than the tier; lone surrogates of `window` are written back as
+/// escapes, which `JSON.parse` turns into the host's code units).
 fn json_text(values: &impl Serialize, window: Window) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(values).map_err(errors::internal)?;
     js_sys::JSON::parse(&window.unmap_json(&text))
 }
 
-/// A `TierResult` (see the module doc for which fields may be absent). `input` is the caller's
-/// `messages` array: messages the tier left unchanged are handed back as the caller's own
-/// objects, not as copies (structural sharing; only edited messages cross the boundary).
-/// `originals`: the host's values behind the placeholders left in the result, and the window.
-pub fn tier_result(
-    result: &TierResult,
-    input: Option<&Array>,
-    originals: Option<&Originals>,
-) -> Result<JsValue, JsValue> {
-    result_object(result, Some(input), originals)
-}
-
-/// `with_context` false leaves out `messages` / `text`: `compactRequestBody` returns them inside
-/// its `body` string and does not build them as JS objects. The plain fields come from one
-/// `JSON.parse` ([`crate::plain`]); the host's values and converted ones are set into it.
-fn result_object(
+/// A `TierResult`. `context`: `None` leaves out `messages` / `text` (`compactRequestBody` has
+/// them in its body), else the caller's `messages`, whose unchanged messages are handed back as
+/// they are (only edited ones cross). The plain fields come from one `JSON.parse`
+/// ([`crate::plain`]); the host's values and converted ones are set into it.
+pub fn result_object(
     result: &TierResult,
     context: Option<Option<&Array>>,
     originals: Option<&Originals>,
@@ -148,9 +80,8 @@ fn result_object(
         result,
         with_context: context.is_some(),
     };
-    let window = originals.map_or(Window::NONE, |originals| originals.window);
-    let text = serde_json::to_string(&plain).map_err(errors::internal)?;
-    let object = js_sys::JSON::parse(&window.unmap_json(&text))?;
+    let window = Originals::window_of(originals);
+    let object = json_text(&plain, window)?;
     match (&result.context, context) {
         (_, None) => {}
         (ContextData::Messages(messages), Some(input)) => {
@@ -161,84 +92,68 @@ fn result_object(
     }
     let input = context
         .flatten()
-        .or_else(|| originals.and_then(Originals::host_messages));
-    let archive = get(&object, "archive");
+        .or_else(|| originals.and_then(|originals| originals.messages.as_ref()));
+    let archive = Reflect::get(&object, &host::key("archive")).unwrap_or_default();
     for (index, entry) in result.archive.iter().enumerate() {
         let origin = result.archive_origins.get(index).and_then(Option::as_ref);
-        let content = archive_content(entry, origin, input, originals)?;
+        let object = Reflect::get_u32(&archive, index as u32)?;
         put(
-            &Reflect::get_u32(&archive, index as u32)?,
+            &object,
             "content",
-            &content,
+            &archive_content(entry, origin, input, originals),
         );
     }
     Ok(object)
 }
 
-/// Sets `key` of `object`, a property `JSON.parse` defined (assigning an own data property
-/// calls no setter and cannot fail).
+/// Sets `key` of `object`, a fresh object or a property `JSON.parse` defined (assigning an own
+/// data property calls no setter and cannot fail).
 fn put(object: &JsValue, key: &'static str, value: &JsValue) {
     let _ = Reflect::set(object, &host::key(key), value);
-}
-
-/// Field `key` of `object`.
-fn get(object: &JsValue, key: &'static str) -> JsValue {
-    Reflect::get(object, &host::key(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The output messages: the caller's own object where the message is an unchanged copy of an
 /// input message, a converted value otherwise.
 fn shared_messages(
-    messages: &[serde_json::Value],
+    messages: &[Value],
     origins: &[Option<usize>],
     input: Option<&Array>,
     originals: Option<&Originals>,
 ) -> Result<Array, JsValue> {
     let output = Array::new_with_length(messages.len() as u32);
-    // Messages built anew without placeholders: one JSON text, one `JSON.parse` (a call per
-    // value through serde-wasm-bindgen cost more than the tier; the numbers come out the same).
-    let mut fresh: Vec<(u32, &serde_json::Value)> = Vec::new();
+    // Messages built anew without placeholders: one JSON text, one `JSON.parse`.
+    let (mut fresh, mut fresh_at) = (Vec::new(), Vec::new());
     for (index, message) in messages.iter().enumerate() {
         let original = match (input, origins.get(index).copied().flatten()) {
-            (Some(input), Some(at)) => Some(input.get(at as u32)),
-            _ => None,
+            (Some(input), Some(at)) => input.get(at as u32),
+            _ => JsValue::UNDEFINED,
         };
-        match original {
-            Some(value) if !value.is_undefined() => output.set(index as u32, value),
-            _ if originals.is_some_and(|o| holds_placeholder(message, o)) => {
-                output.set(index as u32, json_value(message, originals)?);
-            }
-            _ => fresh.push((index as u32, message)),
+        if !original.is_undefined() {
+            output.set(index as u32, original);
+        } else if originals.is_some_and(|o| holds_placeholder(message, o)) {
+            output.set(index as u32, json_value(message, originals));
+        } else {
+            fresh.push(message);
+            fresh_at.push(index as u32);
         }
     }
     if !fresh.is_empty() {
-        let text = serde_json::to_string(&Fresh(&fresh)).map_err(errors::internal)?;
-        let window = originals.map_or(Window::NONE, |originals| originals.window);
-        let parsed = js_sys::JSON::parse(&window.unmap_json(&text))?;
-        for (at, (index, _)) in fresh.iter().enumerate() {
-            output.set(*index, Reflect::get_u32(&parsed, at as u32)?);
+        let parsed = json_text(&fresh, Originals::window_of(originals))?;
+        for (at, index) in fresh_at.into_iter().enumerate() {
+            output.set(index, Reflect::get_u32(&parsed, at as u32)?);
         }
     }
     Ok(output)
 }
 
-/// The messages of [`shared_messages`] built anew, as one JSON array.
-struct Fresh<'a>(&'a [(u32, &'a serde_json::Value)]);
-
-impl Serialize for Fresh<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|(_, message)| *message))
-    }
-}
-
 /// Whether `value` holds a placeholder of `originals` (a value the host must get back).
-fn holds_placeholder(value: &serde_json::Value, originals: &Originals) -> bool {
+fn holds_placeholder(value: &Value, originals: &Originals) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
-            serde_json::Value::String(text) if originals.mentioned_in(text) => return true,
-            serde_json::Value::Array(items) => stack.extend(items),
-            serde_json::Value::Object(fields) => stack.extend(fields.values()),
+            Value::String(text) if originals.mentioned_in(text) => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(fields) => stack.extend(fields.values()),
             _ => {}
         }
     }
@@ -253,34 +168,23 @@ fn archive_content(
     origin: Option<&ArchiveOrigin>,
     input: Option<&Array>,
     originals: Option<&Originals>,
-) -> Result<JsValue, JsValue> {
-    let content = match (origin, input) {
+) -> JsValue {
+    let converted = |value| json_value(value, originals);
+    match (origin, input) {
         (Some(ArchiveOrigin::Part { message, path }), Some(input)) => {
-            match caller_value(input, *message, path) {
-                Some(value) => value,
-                None => json_value(&entry.content, originals)?,
-            }
+            caller_value(input, *message, path).unwrap_or_else(|| converted(&entry.content))
         }
         (Some(ArchiveOrigin::Messages(from)), Some(input)) => {
             let items = entry.content.as_array().map_or(&[][..], Vec::as_slice);
-            let messages = Array::new_with_length(items.len() as u32);
-            for (index, item) in items.iter().enumerate() {
-                let own = from
-                    .get(index)
-                    .copied()
-                    .flatten()
-                    .and_then(|at| caller_value(input, at, &[]));
-                let value = match own {
-                    Some(value) => value,
-                    None => json_value(item, originals)?,
-                };
-                messages.set(index as u32, value);
-            }
-            messages.into()
+            let messages = items.iter().enumerate().map(|(index, item)| {
+                let at = from.get(index).copied().flatten();
+                at.and_then(|at| caller_value(input, at, &[]))
+                    .unwrap_or_else(|| converted(item))
+            });
+            messages.collect::<Array>().into()
         }
-        _ => json_value(&entry.content, originals)?,
-    };
-    Ok(content)
+        _ => converted(&entry.content),
+    }
 }
 
 /// The value at `path` inside the caller's message `message`, if it is there.
@@ -313,26 +217,21 @@ pub fn summary_request(
         .iter()
         .map(|item| window.to_js(item))
         .collect();
-    Ok(Builder::new()
-        .set("tier", request.tier.as_str())
-        .set("sessionId", request.session_id.as_str())
-        .set("correlationId", request.correlation_id.as_str())
-        .set("instructions", request.instructions.as_str())
-        .set("transcript", window.to_js(&request.transcript))
-        .set(
-            "messages",
-            match host_values {
-                Some(originals) => json_value(
-                    &serde_json::Value::Array(request.messages.clone()),
-                    Some(originals),
-                )?,
-                None => json_text(&request.messages, window)?,
-            },
-        )
-        .set("targetTokens", request.target_tokens as f64)
-        .set("mustKeep", must_keep)
-        .set("signal", AsRef::<JsValue>::as_ref(signal).clone())
-        .build())
+    let messages = match host_values {
+        Some(originals) => json_values(&request.messages, Some(originals)).into(),
+        None => json_text(&request.messages, window)?,
+    };
+    Ok(object(&[
+        ("tier", request.tier.as_str().into()),
+        ("sessionId", request.session_id.as_str().into()),
+        ("correlationId", request.correlation_id.as_str().into()),
+        ("instructions", request.instructions.as_str().into()),
+        ("transcript", window.to_js(&request.transcript)),
+        ("messages", messages),
+        ("targetTokens", (request.target_tokens as f64).into()),
+        ("mustKeep", must_keep.into()),
+        ("signal", AsRef::<JsValue>::as_ref(signal).clone()),
+    ]))
 }
 
 /// `{ body, result }` of `compactRequestBody`; `result` has no `messages` (they are in `body`).
@@ -342,18 +241,16 @@ pub fn body_result(
     result: &TierResult,
     originals: Option<&Originals>,
 ) -> Result<JsValue, JsValue> {
-    Ok(Builder::new()
-        .set("body", body)
-        .set("result", result_object(result, None, originals)?)
-        .build())
+    let result = result_object(result, None, originals)?;
+    Ok(object(&[("body", body), ("result", result)]))
 }
 
 /// `TIER_COST_WEIGHT` as a plain object keyed by tier name.
 pub fn cost_weights() -> JsValue {
-    compaction::policy::tier::TIER_COST_WEIGHT
-        .iter()
-        .fold(Builder::new(), |builder, (tier, weight)| {
-            builder.set(tier.as_str(), *weight)
-        })
-        .build()
+    let weights = compaction::policy::tier::TIER_COST_WEIGHT.iter();
+    object(
+        &weights
+            .map(|(tier, weight)| (tier.as_str(), (*weight).into()))
+            .collect::<Vec<_>>(),
+    )
 }

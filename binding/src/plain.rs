@@ -1,10 +1,8 @@
-//! A `TierResult`'s plain fields as one JSON text, for one `JSON.parse` in the host: setting
-//! them one by one cost a boundary call each (five per archive entry), and `JSON.parse` defines
-//! data properties without ever calling a setter a page may have put on `Object.prototype`.
-//! The values that are the host's own or converted (`messages`, `text`, each entry's
-//! `content`) are `null` here, in their place in the key order, and set afterwards.
+//! A `TierResult`'s plain fields as one JSON text for one `JSON.parse` (one boundary call, not
+//! one per field; and no setter on `Object.prototype` is called). The host's own or converted
+//! values (`messages`, `text`, each entry's `content`) are `null` in their place, set afterwards.
 
-use compaction::api::result::{ArchiveEntry, ContextData, SummariserUsage, TierResult};
+use compaction::api::result::{ArchiveEntry, ContextData, TierResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// The plain fields of `result`; `with_context` writes the `messages` / `text` key.
@@ -44,7 +42,7 @@ impl Serialize for Plain<'_> {
             map.serialize_entry("warnings", &result.warnings)?;
         }
         if let Some(usage) = &result.summariser_usage {
-            map.serialize_entry("summariserUsage", &Usage(usage))?;
+            map.serialize_entry("summariserUsage", usage)?;
         }
         if let Some(cache) = &result.cache {
             map.serialize_entry("cache", cache)?;
@@ -57,6 +55,7 @@ impl Serialize for Plain<'_> {
     }
 }
 
+/// The archive, each entry's `content` left to be set.
 struct Entries<'a>(&'a [ArchiveEntry]);
 
 impl Serialize for Entries<'_> {
@@ -65,6 +64,7 @@ impl Serialize for Entries<'_> {
     }
 }
 
+/// An archive entry, its `content` left to be set.
 struct Entry<'a>(&'a ArchiveEntry);
 
 impl Serialize for Entry<'_> {
@@ -75,20 +75,6 @@ impl Serialize for Entry<'_> {
         map.serialize_entry("content", &())?;
         map.serialize_entry("location", &self.0.location)?;
         map.serialize_entry("replacement", &self.0.replacement)?;
-        map.end()
-    }
-}
-
-struct Usage<'a>(&'a SummariserUsage);
-
-impl Serialize for Usage<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("inputTokens", &self.0.input_tokens)?;
-        map.serialize_entry("outputTokens", &self.0.output_tokens)?;
-        if let Some(cost) = self.0.cost_usd {
-            map.serialize_entry("costUsd", &cost)?;
-        }
         map.end()
     }
 }

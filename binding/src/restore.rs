@@ -1,13 +1,11 @@
 //! `restore` and `recallToolDefinition` in the binding: convert, call the core, convert back.
 
 use super::{install_panic_hook, output, result_in, string_argument};
-use crate::errors::throw;
+use crate::errors::{throw, throw_under};
 use crate::fields::Fields;
+use crate::skeleton::Originals;
 use crate::surrogates::Window;
 use compaction::api::result::ContextData;
-use compaction::error::CompactionError;
-use compaction::formats::registry;
-use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// The exact input of the call that gave `result` (`{ messages | text | body, archive }`): its
@@ -15,22 +13,14 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = restore)]
 pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
-    let fields = Fields::read(&result).map_err(|error| throw(error.under("result")))?;
-    let under = |error: CompactionError| throw(error.under("result"));
+    let under = throw_under("result");
+    let fields = Fields::read(&result).map_err(under)?;
     let body = fields.get("body").map_err(under)?;
     // Read in one skeleton where the result is well shaped: binary values and URLs come back as
     // the host's own objects, lone surrogates as the host's code units.
     let read = result_in::restorable(&fields, &body);
     if !body.is_undefined() {
-        let body = body
-            .dyn_into::<js_sys::JsString>()
-            .map_err(|value| {
-                CompactionError::type_error(
-                    "body",
-                    format!("must be a string, got {}", crate::host::type_name(&value)),
-                )
-            })
-            .map_err(under)?;
+        let body = crate::host::js_string("body", &body).map_err(under)?;
         // The body crosses as `compactRequestBody`'s does; the archive's strings in the same
         // window (the first free one: the archive's strings are the body's).
         let (archive, window) = match read {
@@ -51,16 +41,10 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
         ),
     };
     match compaction::archive::restore::restore(&context, &archive).map_err(under)? {
-        ContextData::Text(text) => Ok(originals
-            .as_ref()
-            .map_or(Window::NONE, |originals| originals.window)
-            .to_js(&text)),
-        ContextData::Messages(messages) => match &originals {
-            Some(originals) => {
-                output::json_value(&serde_json::Value::Array(messages), Some(originals))
-            }
-            None => output::json_values(&messages),
-        },
+        ContextData::Text(text) => Ok(Originals::window_of(originals.as_ref()).to_js(&text)),
+        ContextData::Messages(messages) => {
+            Ok(output::json_values(&messages, originals.as_ref()).into())
+        }
     }
 }
 
@@ -69,12 +53,7 @@ pub fn restore(result: JsValue) -> Result<JsValue, JsValue> {
 pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
     install_panic_hook();
     let name = string_argument("format", &format).map_err(throw)?;
-    let format = registry::by_name(&name).ok_or_else(|| {
-        throw(CompactionError::type_error(
-            "format",
-            format!("must be one of {}, got {name:?}", registry::quoted_names()),
-        ))
-    })?;
+    let format = result_in::format(&name).map_err(throw)?;
     let definition = compaction::archive::recall::recall_tool_definition(format).map_err(throw)?;
-    output::json(&definition)
+    Ok(output::json_value(&definition, None))
 }

@@ -1,20 +1,12 @@
-//! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs) runs one
-//! `JSON.stringify` in the host whose replacer swaps each long string for a placeholder
-//! `\0{nonce}:{index}`, and the skeleton's text is parsed here. The placeholders are replaced by
-//! their strings at once, each copied into wasm memory once (by `TextEncoder.encodeInto`): what
-//! `JSON.stringify` + `serde_json` would give, without escaping the long strings into the text
-//! and unescaping them again, nor walking every value across the boundary. The core never sees
-//! one of these placeholders.
+//! Message arrays read as a skeleton: the package's `readSkeleton` (js/api.mjs, handed to the
+//! glue by scripts/glue.mjs) runs one `JSON.stringify` whose replacer swaps each long string for
+//! a placeholder `\0{nonce}:{index}`; the text is parsed here and each placeholder replaced by
+//! its string, copied into wasm once: what `JSON.stringify` + `serde_json` would give, without
+//! escaping and unescaping the long strings, nor walking every value across the boundary.
 //!
-//! Binary data and URL objects cross as host-value placeholders ([`compaction::api::host_value`]), which
-//! stay: the host's own objects are put back wherever one is left in the output or the archive
-//! ([`Originals`]). Lone surrogates cross mapped to a private-use window
-//! ([`crate::surrogates`]). The input's size is known before anything is copied into wasm
-//! memory: the skeleton's text is bounded by its length, and an input that may be over
-//! `maxInputBytes` is measured in the host first.
-//!
-//! The glue gets `readSkeleton` from the package (scripts/glue.mjs); used on its own, without
-//! it, the call fails and the binding reads the messages the way it did before.
+//! Binary data and URL objects stay host-value placeholders ([`compaction::api::host_value`]),
+//! put back as the host's own objects by the output ([`Originals`]); lone surrogates cross in a
+//! window ([`crate::surrogates`]). Nothing is copied into wasm before the input's size is known.
 
 use crate::surrogates::Window;
 use compaction::api::host_value::HostValueKey;
@@ -25,10 +17,8 @@ use js_sys::{Array, JsString, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-/// Strings of more UTF-16 units than this cross on their own, not inside the skeleton's text.
-/// (With every string inside the text, escaped there and unescaped by the parser, tier none and
-/// micro on objects were 1.3 to 2.6 times as slow on a generated 10 MB conversation, the
-/// heuristic's calls included: `node bench/builds.mjs`.)
+/// Strings of more UTF-16 units than this cross on their own, not inside the skeleton's text
+/// (all inside, tier none and micro were 1.3 to 2.6 times as slow: `node bench/builds.mjs`).
 const LONG_UNITS: u32 = 1024;
 
 #[wasm_bindgen]
@@ -46,6 +36,12 @@ extern "C" {
     pub(super) fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
+/// No limit: for a result handed back, and for messages whose size was checked already.
+pub const UNBOUNDED: Limits = Limits {
+    max_input_bytes: usize::MAX,
+    max_nesting_depth: usize::MAX,
+};
+
 /// Messages read from the host as a skeleton.
 pub struct Skeleton {
     /// The messages, host values as placeholders.
@@ -54,68 +50,44 @@ pub struct Skeleton {
     pub originals: Originals,
 }
 
-/// What the output needs of the host to hand a call's values back as the host's own: the binary
-/// values and URL objects behind the host-value placeholders, the host's messages where a UTF-8
-/// copy could not hold them exactly, and the window the call's lone surrogates crossed in.
+/// What the output needs to hand a call's values back as the host's own.
+#[derive(Default)]
 pub struct Originals {
     /// The host's binary values and URL objects, and the key of their placeholders.
     host: Option<HostValues>,
-    /// The host's own messages (parsed from its body where the result archived from them),
-    /// for archive content the UTF-8 copy could not hold exactly.
-    messages: Option<Array>,
+    /// The host's own messages (sparse: those a result's archive took from, parsed from its
+    /// body), standing for the caller's input where there was no input array.
+    pub messages: Option<Array>,
     /// The window the call's lone surrogates crossed in.
     pub window: Window,
 }
 
 /// The values a skeleton left in the host (see [`compaction::api::host_value`]).
+#[derive(Clone)]
 struct HostValues {
     key: HostValueKey,
     values: Array,
 }
 
 impl Originals {
-    /// The host's own messages (sparse: those a result's archive took from), standing for the
-    /// caller's input where there was no input array.
-    pub fn of_messages(messages: Array) -> Self {
-        Self {
-            host: None,
-            messages: Some(messages),
-            window: Window::NONE,
-        }
-    }
-
-    /// The host values and window of these originals, without the messages: what a callback
-    /// (the summariser) gets back in its messages. `None` when there are no host values.
+    /// The host values and window without the messages, for the summariser's request; `None`
+    /// without host values.
     pub fn host_values_only(&self) -> Option<Self> {
-        let host = self.host.as_ref()?;
+        let host = self.host.clone()?;
+        let window = self.window;
         Some(Self {
-            host: Some(HostValues {
-                key: host.key.clone(),
-                values: host.values.clone(),
-            }),
+            host: Some(host),
             messages: None,
-            window: self.window,
+            window,
         })
     }
 
-    /// Only the window a call's lone surrogates crossed in (a flat text, a request body).
-    pub fn of_window(window: Window) -> Self {
-        Self {
-            host: None,
-            messages: None,
+    /// Only a window (a flat text, a request body); `None` without one.
+    pub fn of_window(window: Window) -> Option<Self> {
+        (window != Window::NONE).then(|| Self {
             window,
-        }
-    }
-
-    /// These originals with the window a call's lone surrogates crossed in.
-    pub fn with_window(mut self, window: Window) -> Self {
-        self.window = window;
-        self
-    }
-
-    /// The host's messages, when these originals are messages.
-    pub fn host_messages(&self) -> Option<&Array> {
-        self.messages.as_ref()
+            ..Self::default()
+        })
     }
 
     /// The key of the host-value placeholders, when the input had binary data or URLs.
@@ -125,9 +97,8 @@ impl Originals {
 
     /// Whether `text` mentions a host-value placeholder (a value the host must get back).
     pub fn mentioned_in(&self, text: &str) -> bool {
-        self.host
-            .as_ref()
-            .is_some_and(|host| host.key.mentions(text))
+        let host = self.host.as_ref();
+        host.is_some_and(|host| host.key.mentions(text))
     }
 
     /// The host's binary data or URL object behind placeholder `text`, if it is one.
@@ -136,20 +107,23 @@ impl Originals {
         let index = u32::try_from(host.key.parse(text)?.0).ok()?;
         (index < host.values.length()).then(|| host.values.get(index))
     }
+
+    /// The window of `originals`, if any.
+    pub fn window_of(originals: Option<&Self>) -> Window {
+        originals.map_or(Window::NONE, |originals| originals.window)
+    }
+
+    /// Whether there is anything the output must put back or map back.
+    pub fn needed(&self) -> bool {
+        self.host.is_some() || self.window != Window::NONE
+    }
 }
 
-/// The skeleton of `messages`; `Ok(None)` when the package's reader is absent or
-/// `JSON.stringify` / the parser refuses the messages (the caller then reads them the slow way,
-/// which names the element at fault). An input over `limits`' size is refused before its text
-/// is copied into wasm memory (the error is relative: `: N bytes as JSON exceeds maxInputBytes
-/// M`).
-pub fn read(messages: &JsValue, limits: &Limits) -> Result<Option<Skeleton>> {
-    read_for(messages, limits, &JsValue::UNDEFINED)
-}
-
-/// [`read`], for values that will be written into request body `body` (`restore`): lone
-/// surrogates cross in a window the body can take too.
-pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
+/// The skeleton of `messages`; `Ok(None)` when the package's reader is absent or refuses them
+/// (the caller then reads them the slow way, which names the element at fault). An input over
+/// `limits` is refused before it is copied. `body`: the request body the values will be written
+/// into (`restore`), whose window they must share; `undefined` for none.
+pub fn read(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<Option<Skeleton>> {
     let Ok(read) = read_skeleton(messages, LONG_UNITS, body) else {
         return Ok(None);
     };
@@ -206,10 +180,9 @@ pub fn read_for(messages: &JsValue, limits: &Limits, body: &JsValue) -> Result<O
     }))
 }
 
-/// Replaces every long-string placeholder of `nonce` in `values` by its string: `crossing[i]`
-/// where the string's lone surrogates were mapped, else `strings[i]`. Returns whether each found
-/// its string. Iterative: parsed values nest up to 128 levels, and the wasm stack is not spent
-/// on them.
+/// Replaces every long-string placeholder of `nonce` in `values` by `crossing[i]` (its lone
+/// surrogates mapped) or `strings[i]`; whether each found its string. Iterative: values nest up
+/// to 128 levels, which the wasm stack is not spent on.
 fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array) -> bool {
     let opening = Opening::new(nonce, ':');
     let string = |index: u32| {
@@ -240,11 +213,4 @@ fn put_back(values: &mut [Value], nonce: &str, strings: &Array, crossing: &Array
         }
     }
     true
-}
-
-impl Skeleton {
-    /// Whether the skeleton holds anything the output must put back or map back.
-    pub fn needs_originals(&self) -> bool {
-        self.originals.host.is_some() || self.originals.window != Window::NONE
-    }
 }

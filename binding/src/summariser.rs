@@ -1,9 +1,7 @@
-//! `options.summarise`: the host's JS callback behind the core's [`Summariser`]. The callback may
-//! return a value or a promise; the answer is raced against `timeoutMs` and the host's `signal`.
-//! Each call gets its own `AbortController`, aborted on timeout or host abort, so the host can
-//! cancel the model request it started.
-//!
-//! Nothing here holds a `RefCell` borrow across the `.await`: many calls run interleaved.
+//! `options.summarise`: the host's JS callback behind the core's [`Summariser`]. Its answer (a
+//! value or a promise) is raced against `timeoutMs` and the host's `signal`; each call's own
+//! `AbortController` is aborted on timeout or host abort, so the host can cancel its request.
+//! No `RefCell` borrow is held across an `.await`: many calls run interleaved.
 
 use crate::host::{
     AbortController, AbortSignal, clear_timeout, describe_thrown, set_timeout, type_name,
@@ -24,9 +22,10 @@ pub struct JsSummariser {
     timeout_ms: f64,
     signal: Option<AbortSignal>,
     /// The window the call's lone surrogates crossed in, to hand the host its own code units.
-    window: std::cell::Cell<crate::surrogates::Window>,
-    /// The call's host values (binary data, URLs), put back into the request's messages.
-    host_values: std::cell::RefCell<Option<crate::skeleton::Originals>>,
+    pub window: std::cell::Cell<crate::surrogates::Window>,
+    /// The call's host values (binary data, URLs), put back into the request's messages (see
+    /// [`crate::skeleton::Originals::host_values_only`]).
+    pub host_values: std::cell::RefCell<Option<crate::skeleton::Originals>>,
 }
 
 impl JsSummariser {
@@ -41,23 +40,11 @@ impl JsSummariser {
         }
     }
 
-    /// Sets the call's host values (see [`crate::skeleton::Originals::host_values_only`]).
-    pub fn set_host_values(&self, originals: Option<crate::skeleton::Originals>) {
-        *self.host_values.borrow_mut() = originals;
-    }
-
-    /// Sets the window of the call's lone surrogates (see [`crate::surrogates`]).
-    pub fn set_window(&self, window: crate::surrogates::Window) {
-        self.window.set(window);
-    }
-
     async fn call(&self, request: SummaryRequest) -> Result<SummaryAnswer, SummariserFailure> {
-        if let Some(signal) = &self.signal {
-            if signal.aborted() {
-                return Err(SummariserFailure::Aborted(describe_thrown(
-                    &signal.reason(),
-                )));
-            }
+        if let Some(signal) = self.signal.as_ref().filter(|signal| signal.aborted()) {
+            return Err(SummariserFailure::Aborted(describe_thrown(
+                &signal.reason(),
+            )));
         }
         let controller = AbortController::new();
         // Borrowed only while the request is built, never across an `.await`.
@@ -77,30 +64,26 @@ impl JsSummariser {
             .map_err(|thrown| SummariserFailure::Threw(describe_thrown(&thrown)))?;
         let answer = Promise::resolve(&returned);
         let raced = JsFuture::from(Promise::race(&Array::of2(&answer, &deadline.promise))).await;
-        let (timed_out, aborted) = (deadline.timed_out.clone(), deadline.aborted.clone());
+        let is = |tag: &JsValue| raced.as_ref().is_ok_and(|value| value == tag);
+        let (timed_out, aborted) = (is(&deadline.timed_out), is(&deadline.aborted));
         // Under load, the host may run an overdue answer before our overdue timer (Node runs
         // expired timers grouped by duration); an answer seen after the deadline is late all
         // the same, so the outcome does not depend on which callback the host picked first.
         let late = js_sys::Date::now() - deadline.started > self.timeout_ms;
         drop(deadline);
-
+        if aborted {
+            let reason = self
+                .signal
+                .as_ref()
+                .map_or(JsValue::UNDEFINED, AbortSignal::reason);
+            controller.abort(&reason);
+            return Err(SummariserFailure::Aborted(describe_thrown(&reason)));
+        }
+        if timed_out || late {
+            controller.abort(&timeout_reason(self.timeout_ms));
+            return Err(SummariserFailure::TimedOut(self.timeout_ms as u64));
+        }
         match raced {
-            Ok(value) if value == timed_out => {
-                controller.abort(&timeout_reason(self.timeout_ms));
-                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
-            }
-            Ok(value) if value == aborted => {
-                let reason = self
-                    .signal
-                    .as_ref()
-                    .map_or(JsValue::UNDEFINED, AbortSignal::reason);
-                controller.abort(&reason);
-                Err(SummariserFailure::Aborted(describe_thrown(&reason)))
-            }
-            _ if late => {
-                controller.abort(&timeout_reason(self.timeout_ms));
-                Err(SummariserFailure::TimedOut(self.timeout_ms as u64))
-            }
             Ok(value) => answer_from_js(&value),
             Err(reason) => Err(SummariserFailure::Rejected(describe_thrown(&reason))),
         }
@@ -168,8 +151,7 @@ impl Summariser for JsSummariser {
     }
 }
 
-/// The abort reason of a timed-out call: an `Error` named `TimeoutError`, as `AbortSignal.timeout`
-/// uses.
+/// A timed-out call's abort reason: an `Error` named `TimeoutError`, as `AbortSignal.timeout`'s.
 fn timeout_reason(timeout_ms: f64) -> JsValue {
     let reason = js_sys::Error::new(&format!(
         "summariser timed out after {} ms",
@@ -204,14 +186,11 @@ fn answer_from_js(value: &JsValue) -> Result<SummaryAnswer, SummariserFailure> {
     let Some(summary) = field("summary").and_then(|summary| summary.as_string()) else {
         return not_a_string("an object without a string summary".to_string());
     };
-    let usage = match field("usage") {
-        None => None,
-        Some(usage) if usage.is_undefined() || usage.is_null() => None,
-        Some(usage) => match usage_from_js(&usage) {
-            Ok(usage) => Some(usage),
-            Err(problem) => return not_a_string(format!("an object whose usage {problem}")),
-        },
-    };
+    let usage = field("usage").filter(|usage| !usage.is_undefined() && !usage.is_null());
+    let usage = usage.map(|usage| usage_from_js(&usage)).transpose();
+    let usage = usage.map_err(|problem| {
+        SummariserFailure::NotAString(format!("an object whose usage {problem}"))
+    })?;
     Ok(SummaryAnswer { summary, usage })
 }
 
@@ -219,21 +198,16 @@ fn usage_from_js(usage: &JsValue) -> Result<SummariserUsage, String> {
     if !usage.is_object() {
         return Err(format!("is a {}, not an object", type_name(usage)));
     }
-    let count = |name: &'static str| -> Result<u64, String> {
-        let value = Reflect::get(usage, &crate::host::key(name)).unwrap_or(JsValue::UNDEFINED);
-        match value.as_f64() {
-            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as u64),
-            _ => Err(format!("{name} is not an integer >= 0")),
-        }
+    let field = |name| Reflect::get(usage, &crate::host::key(name)).unwrap_or_default();
+    let cost = field("costUsd");
+    let cost_usd = match cost.as_f64() {
+        _ if cost.is_undefined() => None,
+        Some(n) if n.is_finite() && n >= 0.0 => Some(n),
+        _ => return Err("costUsd is not a finite number >= 0".to_string()),
     };
-    let cost = Reflect::get(usage, &crate::host::key("costUsd")).unwrap_or(JsValue::UNDEFINED);
-    let cost_usd = if cost.is_undefined() {
-        None
-    } else {
-        match cost.as_f64() {
-            Some(n) if n.is_finite() && n >= 0.0 => Some(n),
-            _ => return Err("costUsd is not a finite number >= 0".to_string()),
-        }
+    let count = |name: &'static str| {
+        let count = field(name).as_f64().and_then(crate::host::whole_count);
+        count.ok_or_else(|| format!("{name} is not an integer >= 0"))
     };
     Ok(SummariserUsage {
         input_tokens: count("inputTokens")?,

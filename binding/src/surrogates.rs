@@ -1,10 +1,7 @@
-//! Lone UTF-16 surrogates across the boundary (js/surrogates.mjs has the host's half). A call
-//! whose input has lone surrogates crosses each as a character of a *window* of 2,048
-//! private-use characters that the input does not use (one character for one, so the core
-//! counts and cuts them as the host would; a request body's windows are in the BMP, three
-//! UTF-8 bytes and one UTF-16 unit as the surrogate, so its offsets hold). Everything the binding hands back to the host from that call — messages, text,
-//! bodies, archive, summaries, the texts given to `countTokens` and `summarise` — is mapped the
-//! other way here, so the host gets its own code units back, cut or whole.
+//! Lone UTF-16 surrogates across the boundary (js/surrogates.mjs has the host's half): each
+//! crosses as a character of a *window* of 2,048 private-use characters the input does not use
+//! (one for one, so the core counts and cuts them as the host would; a body's windows are in the
+//! BMP, so its offsets hold). All the binding hands back from that call is mapped back here.
 
 use js_sys::{JsString, Reflect};
 use std::borrow::Cow;
@@ -101,11 +98,6 @@ impl Window {
         unmap_body(value.unchecked_ref(), self.0, raw).into()
     }
 
-    /// The base the host knows this window by (0 for none).
-    pub fn base(self) -> u32 {
-        self.0
-    }
-
     /// `text` as the host's string: this window's characters back as lone surrogates.
     pub fn to_js(self, text: &str) -> JsValue {
         let value = JsValue::from_str(text);
@@ -128,13 +120,23 @@ pub struct Crossed {
     pub lossy: bool,
 }
 
+impl Crossed {
+    /// `text` crossing as it is: no lone surrogates.
+    pub fn as_is(text: &JsString) -> Self {
+        Self {
+            text: text.clone(),
+            window: Window::NONE,
+            raw: false,
+            lossy: false,
+        }
+    }
+}
+
 /// A host string as it crosses: the string, its window and whether it had raw lone surrogates.
 fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
     let fallback = || Crossed {
-        text: original.clone(),
-        window: Window::NONE,
-        raw: false,
         lossy: !original.is_valid_utf16(),
+        ..Crossed::as_is(original)
     };
     let read = |value: &JsValue, key: &str| Reflect::get(value, &JsValue::from_str(key)).ok();
     let Ok(value) = result else {
@@ -155,24 +157,22 @@ fn crossed(result: Result<JsValue, JsValue>, original: &JsString) -> Crossed {
     }
 }
 
-/// `text` (a flat text, a string field) as the core reads it, and its window.
-pub fn cross_text(text: &JsString) -> (JsString, Window) {
+/// `text` (a flat text, a string field) as the core reads it.
+pub fn cross_text(text: &JsString) -> Crossed {
     // The host checks (`isWellFormed`): `JsString::is_valid_utf16` would read the string one
     // `charCodeAt` call per unit from wasm.
-    let crossed = crossed(cross_string(text), text);
-    (crossed.text, crossed.window)
+    crossed(cross_string(text), text)
 }
 
 /// A request body as the core reads it (raw and escaped lone surrogates mapped, in `window`
 /// when one is given).
 pub fn cross_request_body(body: &JsString, window: Window) -> Crossed {
-    crossed(cross_body(body, window.base()), body)
+    crossed(cross_body(body, window.0), body)
 }
 
-/// Whether a request body whose UTF-8 copy (made by `encodeInto`) is `text` may have lone
-/// surrogates for the host to map ([`cross_request_body`]): raw ones, which the copy holds as
-/// U+FFFD (a U+FFFD of the body's own reads the same, and is asked about too), or escaped ones
-/// (`\ud800`), which js/surrogates.mjs `mayHaveLoneEscapes` looks for the same way.
+/// Whether a body whose UTF-8 copy is `text` may have lone surrogates for the host to map: raw
+/// ones, which the copy holds as U+FFFD (as a U+FFFD of its own), or escaped ones (`\ud800`),
+/// found as js/surrogates.mjs `mayHaveLoneEscapes` does.
 pub fn may_need_crossing(text: &str) -> bool {
     use compaction::base::bytes::{equal, word};
     let bytes = text.as_bytes();

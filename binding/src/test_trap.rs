@@ -1,19 +1,11 @@
-//! Test-only exports that make the wasm instance trap on purpose, so the JS layer's trap recovery
-//! (`js/api.mjs`) can be shown working. Compiled only with the cargo feature `test-trap`, which
-//! default builds never enable: `node scripts/build.mjs --test-trap` builds a separate package
-//! (`target/pkg-trap/`) for `tests/js/reliability-trap.test.mjs`.
-//!
-//! Kinds of trap, each a way a real instance can die:
-//! - `unreachable`: the `unreachable` instruction (what a Rust panic or abort becomes with
-//!   `panic = "abort"`);
-//! - `oom`: allocates 64 MiB blocks until `memory.grow` fails, so the allocator's failure path
-//!   (`handle_alloc_error`, then abort) runs for real;
-//! - `stack`: unbounded recursion with large frames, which runs the shadow stack (linear memory,
-//!   1 MiB) out: a `memory access out of bounds` trap, as a too-deep recursive walk does;
-//! - `recursion`: unbounded recursion with small frames, which exhausts the engine's own call
-//!   stack first (a `RangeError` in V8);
-//! - `throw`: a JS exception thrown through wasm frames (`throw_str`), which unwinds them without
-//!   running any Rust cleanup: not a trap, but it leaves the instance just as unusable.
+//! Test-only exports (cargo feature `test-trap`, never in default builds; `node scripts/build.mjs
+//! --test-trap` builds `target/pkg-trap/` for `tests/js/reliability-trap.test.mjs`) that make the
+//! instance trap on purpose, so the JS layer's trap recovery (`js/api.mjs`) can be shown working.
+//! Each kind is a way a real instance can die: `unreachable` (a Rust panic with
+//! `panic = "abort"`), `oom` (64 MiB blocks until `memory.grow` fails: `handle_alloc_error`),
+//! `stack` (large frames run the 1 MiB shadow stack out: `memory access out of bounds`),
+//! `recursion` (small frames exhaust the engine's call stack: a `RangeError` in V8), `throw` (a
+//! JS exception unwinds the wasm frames without Rust cleanup: not a trap, as unusable).
 
 use std::cell::Cell;
 use std::hint::black_box;
@@ -34,18 +26,17 @@ thread_local! {
 }
 
 fn kind(name: &str) -> Result<Kind, JsValue> {
-    Ok(match name {
-        "unreachable" => Kind::Unreachable,
-        "oom" => Kind::Oom,
-        "stack" => Kind::Stack,
-        "recursion" => Kind::Recursion,
-        "throw" => Kind::Throw,
-        _ => {
-            return Err(js_sys::TypeError::new(&format!(
-                "testTrap: unknown kind {name:?}; expected unreachable, oom, stack, recursion or throw"
-            ))
-            .into());
-        }
+    const KINDS: [(&str, Kind); 5] = [
+        ("unreachable", Kind::Unreachable),
+        ("oom", Kind::Oom),
+        ("stack", Kind::Stack),
+        ("recursion", Kind::Recursion),
+        ("throw", Kind::Throw),
+    ];
+    let known = KINDS.iter().find(|(known, _)| *known == name);
+    known.map(|(_, kind)| *kind).ok_or_else(|| {
+        let expected = "expected unreachable, oom, stack, recursion or throw";
+        js_sys::TypeError::new(&format!("testTrap: unknown kind {name:?}; {expected}")).into()
     })
 }
 
@@ -68,16 +59,10 @@ pub fn test_arm_trap(calls: u32, kind_name: &str) -> Result<(), JsValue> {
 
 /// Called by `settle` (test-trap builds only): fires an armed trap when its count is reached.
 pub fn on_settle() {
-    let due = ARMED.with(|armed| match armed.get() {
-        Some((1, kind)) => {
-            armed.set(None);
-            Some(kind)
-        }
-        Some((calls, kind)) => {
-            armed.set(Some((calls - 1, kind)));
-            None
-        }
-        None => None,
+    let due = ARMED.with(|armed| {
+        let (calls, kind) = armed.get()?;
+        armed.set((calls > 1).then_some((calls - 1, kind)));
+        (calls == 1).then_some(kind)
     });
     if let Some(kind) = due {
         fire(kind);

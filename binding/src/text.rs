@@ -42,8 +42,8 @@ pub fn read_bounded(
     path: &str,
 ) -> compaction::error::Result<(String, crate::surrogates::Window)> {
     check_size(text, limits, path)?;
-    let (crossed, window) = crate::surrogates::cross_text(text);
-    Ok((to_string(&crossed), window))
+    let crossed = crate::surrogates::cross_text(text);
+    Ok((to_string(&crossed.text), crossed.window))
 }
 
 /// Refuses `text` as `path` if its UTF-8 is over `limits`' size, measuring it in the host when
