@@ -23,14 +23,13 @@ use crate::policy::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
-use crate::transcript::fingerprint::Fingerprint;
 use serde_json::Value;
 use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run_selected(ctx, options).await?;
+    let mut result = run_chosen(None, ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -41,7 +40,7 @@ pub async fn compact_with_tier(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run_forced(tier, ctx, options).await?;
+    let mut result = run_chosen(Some(tier), ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -49,7 +48,7 @@ pub async fn compact_with_tier(
 /// [`compact`], taking `ctx`: the messages the tier leaves unchanged move into the result
 /// instead of being copied.
 pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run_selected(&ctx, options).await?;
+    let mut result = run_chosen(None, &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
@@ -60,26 +59,27 @@ pub async fn compact_with_tier_owned(
     ctx: TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run_forced(tier, &ctx, options).await?;
+    let mut result = run_chosen(Some(tier), &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
 
-/// [`run`] of the tier the pressure selects.
-async fn run_selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let (tier, why) = selected(ctx, options)?;
-    run(Choice::Selected(tier), &why, ctx, options).await
-}
-
-/// [`run`] of the tier the host names.
-async fn run_forced(
-    tier: Tier,
+/// [`run`] of the tier the host names (`forced`), else of the one the pressure selects.
+async fn run_chosen(
+    forced: Option<Tier>,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
-    let why = format!("forced {tier}");
-    run(Choice::Forced(tier), &why, ctx, options).await
+    let (choice, why) = match forced {
+        Some(tier) => (Choice::Forced(tier), format!("forced {tier}")),
+        None => {
+            let selection = explain_selection(&ctx.pressure, &options.policy);
+            let why = format!("selected {}: {}", selection.tier, selection.rule);
+            (Choice::Selected(selection.tier), why)
+        }
+    };
+    run(choice, &why, ctx, options).await
 }
 
 /// How the call's tier was chosen.
@@ -97,15 +97,6 @@ impl Choice {
             Choice::Selected(tier) | Choice::Forced(tier) => tier,
         }
     }
-}
-
-fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, String)> {
-    options.policy.validate().map_err(|e| e.under("policy"))?;
-    let selection = explain_selection(&ctx.pressure, &options.policy);
-    Ok((
-        selection.tier,
-        format!("selected {}: {}", selection.tier, selection.rule),
-    ))
 }
 
 /// Runs `tier`. The result's messages that are unchanged copies of input messages (those with
@@ -292,24 +283,18 @@ fn text_counter<'a>(
     }
 }
 
-/// The call's correlation id: the host's, else one derived from the call and `transcript`
-/// (see [`derive_correlation_id`]) with `tier`.
+/// The call's correlation id: the host's, else [`derive_correlation_id`] of the call.
 fn call_id(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
     tier: Tier,
     transcript: &Transcript,
 ) -> String {
-    match &options.correlation_id {
-        Some(id) => id.clone(),
-        None => event_id(
-            "cmp",
-            &ctx.session_id,
-            ctx.pressure.turn_count,
-            Some(tier),
-            content_digest(transcript),
-        ),
-    }
+    let (session, turn) = (&ctx.session_id, ctx.pressure.turn_count);
+    options
+        .correlation_id
+        .clone()
+        .unwrap_or_else(|| derive_correlation_id(session, turn, tier, transcript))
 }
 
 /// What a tier is run with: the call's policy, counter, summariser, ids and pressure, and the
@@ -518,32 +503,13 @@ pub fn derive_correlation_id(
     tier: Tier,
     transcript: &Transcript,
 ) -> String {
-    event_id(
-        "cmp",
-        session_id,
-        turn,
-        Some(tier),
-        content_digest(transcript),
-    )
-}
-
-/// `prefix-` and 32 hex digits of session, turn, tier (if any) and the content's digest.
-fn event_id(
-    prefix: &str,
-    session_id: &str,
-    turn: u64,
-    tier: Option<Tier>,
-    content: u128,
-) -> String {
     let mut hasher = Xxh3::new();
     hasher.update(session_id.as_bytes());
     hasher.update(&[0]);
     hasher.update(&turn.to_le_bytes());
-    if let Some(tier) = tier {
-        hasher.update(tier.as_str().as_bytes());
-    }
-    hasher.update(&content.to_le_bytes());
-    format!("{prefix}-{:032x}", hasher.digest128())
+    hasher.update(tier.as_str().as_bytes());
+    hasher.update(&content_digest(transcript).to_le_bytes());
+    format!("cmp-{:032x}", hasher.digest128())
 }
 
 /// A digest of the context's format and blocks.
@@ -553,19 +519,7 @@ fn content_digest(transcript: &Transcript) -> u128 {
     let mut hasher = Xxh3::new();
     hasher.update(crate::formats::registry::name(transcript.format).as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
-        match block.fingerprint() {
-            Fingerprint::Whole(text) => {
-                hasher.update(&[0]);
-                hasher.update(text.as_bytes());
-            }
-            Fingerprint::Ends { chars, head, tail } => {
-                hasher.update(&[1]);
-                hasher.update(&(chars as u64).to_le_bytes());
-                hasher.update(head.as_bytes());
-                hasher.update(&[0]);
-                hasher.update(tail.as_bytes());
-            }
-        }
+        crate::plan::hash_fingerprint(&mut hasher, block, 0);
     }
     hasher.digest128()
 }

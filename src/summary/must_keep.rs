@@ -167,7 +167,7 @@ pub fn directives_of<'m>(message: &'m Message<'_>) -> Vec<&'m str> {
 }
 
 /// The texts the user wrote in `message` (none for tool results and agent messages).
-fn user_texts<'m>(message: &'m Message<'_>) -> impl Iterator<Item = &'m str> {
+pub fn user_texts<'m>(message: &'m Message<'_>) -> impl Iterator<Item = &'m str> {
     let user = message.has_user_words();
     message
         .blocks

@@ -83,11 +83,7 @@ pub fn kept(working: &Working<'_>, micro: Plan) -> Plan {
     } else {
         format!("kept micro's {} stub(s) before its frontier", kept.len())
     };
-    Plan {
-        edits: kept,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(kept, reason)
 }
 
 /// `plan` whole, or nothing when the cache is warm and its edits are not worth their rewrite

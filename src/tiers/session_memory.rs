@@ -6,7 +6,7 @@
 //! to store; the library stores nothing.
 
 use super::Rule;
-use super::{TierEnv, range_tokens};
+use super::{TierEnv, ranges_tokens};
 use crate::config::PolicyConfig;
 use crate::plan::working::{Current, Working};
 use crate::plan::{ArchiveKind, Edit, Plan};
@@ -89,59 +89,35 @@ fn message_text(message: &Message) -> String {
         .join("\n")
 }
 
+/// The plan that folds `ranges` into one session summary, which the plan carries for the host
+/// to store whether or not it folds anything.
 async fn summarise_session(
     working: &Working<'_>,
     ranges: Vec<Range<usize>>,
     env: &TierEnv<'_>,
 ) -> Plan {
     let transcript = &working.transcript;
-    let whole = 0..transcript.messages.len();
-    let rendered = render(transcript, whole.clone());
-    let replaced: u64 = ranges
-        .iter()
-        .map(|r| range_tokens(transcript, r.clone(), env.counter))
-        .sum();
-    let heading = provenance(transcript, env, &rendered);
-    let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
-    // The task whole, whatever its length: the session summary carries it verbatim.
-    let must_keep = must_keep::collect_for_session(transcript, std::slice::from_ref(&whole));
-    let directives = must_keep.directives().to_vec();
-    let messages = match &working.context {
-        Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),
-        Current::Text(text) => vec![serde_json::Value::String(text.to_string())],
-    };
-    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
-    // The digest lists what the summary would have been asked to keep, no more.
-    let kept = request.must_keep.clone();
-    let digest =
-        || digest::session_digest(transcript, std::slice::from_ref(&whole), &kept, &directives);
-    let outcome = summarise::summarise_or_digest(
-        env.summariser,
-        request,
-        &directives,
-        room,
-        env.counter,
-        digest,
-    )
-    .await;
-    let mut text = format!("{heading}\n{}", outcome.text);
+    let replaced = ranges_tokens(transcript, &ranges, env.counter);
+    let outcome = summary_outcome(working, replaced, env).await;
+    let mut text = outcome.text;
     if transcript.format == Format::Text {
         text = markers::inert_in_flat_text(&text);
     }
     let summary_tokens = env.counter.count(&text);
+    let plan = Plan {
+        summary: Some(text.clone()),
+        degraded: outcome.degraded,
+        warnings: outcome.warning.into_iter().collect(),
+        summariser_usage: outcome.usage,
+        ..Plan::default()
+    };
     if summary_tokens >= replaced {
         // A short session's digest (headings, provenance, directives) can outgrow it: the host
         // still gets the summary to store, the context stays as it is.
-        return Plan {
-            reason: format!(
-                "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
-            ),
-            summary: Some(text),
-            degraded: outcome.degraded,
-            warnings: outcome.warning.into_iter().collect(),
-            summariser_usage: outcome.usage,
-            ..Plan::default()
-        };
+        let reason = format!(
+            "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
+        );
+        return Plan { reason, ..plan };
     }
     let edits = ranges
         .iter()
@@ -153,19 +129,54 @@ async fn summarise_session(
             is_summary: true,
         })
         .collect();
-    let how = match (env.summariser.is_some(), outcome.degraded) {
+    let how = match (env.summariser.is_some(), plan.degraded) {
         (true, false) => "the summariser's summary",
         (true, true) => "a structural digest (summariser refused)",
         (false, _) => "a structural digest",
     };
+    let reason = format!("folded {} message range(s) into {how}", ranges.len());
     Plan {
         edits,
-        reason: format!("folded {} message range(s) into {how}", ranges.len()),
-        summary: Some(text),
-        degraded: outcome.degraded,
-        warnings: outcome.warning.into_iter().collect(),
-        summariser_usage: outcome.usage,
+        reason,
+        ..plan
     }
+}
+
+/// The summary of the whole session under its provenance heading, from the summariser or a
+/// digest, asked to fit the `replaced` tokens it folds.
+async fn summary_outcome(
+    working: &Working<'_>,
+    replaced: u64,
+    env: &TierEnv<'_>,
+) -> summarise::Outcome {
+    let transcript = &working.transcript;
+    let whole = [0..transcript.messages.len()];
+    let rendered = render(transcript, whole[0].clone());
+    let heading = provenance(transcript, env, &rendered);
+    let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
+    // The task whole, whatever its length: the session summary carries it verbatim.
+    let must_keep = must_keep::collect_for_session(transcript, &whole);
+    let directives = must_keep.directives().to_vec();
+    let messages = match &working.context {
+        Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),
+        Current::Text(text) => vec![serde_json::Value::String(text.to_string())],
+    };
+    let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
+    // The digest lists what the summary would have been asked to keep, no more.
+    let kept = request.must_keep.clone();
+    let digest = || digest::session_digest(&transcript.messages, &kept, &directives);
+    let summariser = env.summariser;
+    let mut outcome = summarise::summarise_or_digest(
+        summariser,
+        request,
+        &directives,
+        room,
+        env.counter,
+        &digest,
+    )
+    .await;
+    outcome.text = format!("{heading}\n{}", outcome.text);
+    outcome
 }
 
 /// `[session summary]` and a provenance line: session id, turn range, SHA-256 of the source.
