@@ -110,7 +110,7 @@ impl Replay {
             }
             Choice::Forced(tier) => (tier, None),
         };
-        let correlation_id = super::call_id(ctx, options, tier, &working.transcript);
+        let correlation_id = call.call_id(tier, &working.transcript);
         Self {
             pressure,
             tier,

@@ -246,14 +246,11 @@ pub fn block_id(
     let alike = |other: &Block<'_>| {
         other.text.len() == block.text.len() && other.kind == block.kind && other.text == block.text
     };
-    let earlier: usize = transcript.messages[..message]
+    let before = transcript.messages[..message]
         .iter()
-        .map(|at| at.blocks.iter().filter(|other| alike(other)).count())
-        .sum::<usize>()
-        + transcript.messages[message].blocks[..index]
-            .iter()
-            .filter(|other| alike(other))
-            .count();
+        .flat_map(|at| &at.blocks);
+    let before = before.chain(&transcript.messages[message].blocks[..index]);
+    let earlier = before.filter(|other| alike(other)).count();
     if earlier > 0 {
         hasher.update(&(earlier as u64).to_le_bytes());
     }

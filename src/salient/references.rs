@@ -305,11 +305,7 @@ fn escape_at(word: &str) -> Option<usize> {
 
 /// The inside of a word in backticks.
 fn backticked(word: &str) -> Option<&str> {
-    let bytes = word.as_bytes();
-    match bytes.len() >= 2 && bytes[0] == b'`' && bytes[bytes.len() - 1] == b'`' {
-        true => word.get(1..word.len() - 1),
-        false => None,
-    }
+    word.strip_prefix('`')?.strip_suffix('`')
 }
 
 /// `word` as a path or URL: trailing `.:;`!?` and leading backticks trimmed, its line number

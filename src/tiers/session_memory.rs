@@ -150,12 +150,12 @@ async fn summary_outcome(
     env: &TierEnv<'_>,
 ) -> summarise::Outcome {
     let transcript = &working.transcript;
-    let whole = [0..transcript.messages.len()];
-    let rendered = render(transcript, whole[0].clone());
+    let whole = 0..transcript.messages.len();
+    let rendered = render(transcript, whole.clone());
     let heading = provenance(transcript, env, &rendered);
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
     // The task whole, whatever its length: the session summary carries it verbatim.
-    let must_keep = must_keep::collect_for_session(transcript, &whole);
+    let must_keep = must_keep::collect_for_session(transcript, std::slice::from_ref(&whole));
     let directives = must_keep.directives().to_vec();
     let messages = match &working.context {
         Current::Messages(values) => values.iter().map(|v| v.as_ref().clone()).collect(),

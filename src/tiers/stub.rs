@@ -131,34 +131,25 @@ impl Shown {
 
     /// Marks the pairs of bytes that start at `from` or later.
     fn mark(&mut self, from: usize) {
-        let Some((&first, rest)) = self
+        for pair in self
             .text
             .as_bytes()
             .get(from..)
-            .and_then(<[u8]>::split_first)
-        else {
-            return;
-        };
-        let mut before = first;
-        for &b in rest {
-            let (word, bit) = pair_bit(before, b);
+            .unwrap_or_default()
+            .windows(2)
+        {
+            let (word, bit) = pair_bit(pair[0], pair[1]);
             self.pairs[word] |= bit;
-            before = b;
         }
     }
 
     /// Whether the text holds `needle`.
     fn holds(&self, needle: &str) -> bool {
-        let bytes = needle.as_bytes();
-        let mut at = 0;
-        while at + 1 < bytes.len() {
-            let (word, bit) = pair_bit(bytes[at], bytes[at + 1]);
-            if self.pairs[word] & bit == 0 {
-                return false;
-            }
-            at += 1;
-        }
-        holds(&self.text, needle)
+        let marked = |pair: &[u8]| {
+            let (word, bit) = pair_bit(pair[0], pair[1]);
+            self.pairs[word] & bit != 0
+        };
+        needle.as_bytes().windows(2).all(marked) && holds(&self.text, needle)
     }
 }
 

@@ -54,6 +54,9 @@ fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     )
 }
 
+/// A block's new text, and what the removed content was.
+type Replacement = (String, ArchiveKind);
+
 /// The plan that replaces each block outside protected content for which `replace` (given the
 /// message index, the block index and the block) has a text, where it saves tokens; `done`
 /// says what was done, `{}` standing for how many.
@@ -61,7 +64,7 @@ fn block_plan(
     transcript: &Transcript,
     env: &TierEnv<'_>,
     done: &str,
-    replace: &dyn Fn(usize, usize, &Block<'_>) -> Option<(String, ArchiveKind)>,
+    replace: &dyn Fn(usize, usize, &Block<'_>) -> Option<Replacement>,
 ) -> Plan {
     let protection = protection(transcript, env);
     let mut edits = Vec::new();
