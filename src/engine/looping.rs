@@ -51,11 +51,8 @@ pub fn reapply(
                 .push("state: a replacement it names does not fit these messages; not made".into());
             break;
         };
-        working.apply(crate::plan::Plan {
-            edits,
-            reason: "state: a summary of an earlier call put in again".into(),
-            ..crate::plan::Plan::default()
-        })?;
+        let reason = "state: a summary of an earlier call put in again";
+        working.apply(crate::plan::Plan::of(edits, reason.into()))?;
         changed = true;
     }
     let stale = usize::try_from(state.stale_steps).unwrap_or(usize::MAX);

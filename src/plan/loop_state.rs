@@ -200,10 +200,9 @@ pub fn admit(state: Option<LoopState>, session_id: &str, input: &Transcript<'_>)
 }
 
 fn plural(messages: u64) -> String {
-    if messages == 1 {
-        "1 message".into()
-    } else {
-        format!("{messages} messages")
+    match messages {
+        1 => "1 message".into(),
+        _ => format!("{messages} messages"),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::summary::summarise;
 use crate::transcript::markers;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::render::render;
-use crate::transcript::{Format, Message, Transcript};
+use crate::transcript::{Format, Transcript};
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -74,19 +74,11 @@ fn existing_summary(transcript: &Transcript, ranges: &[Range<usize>]) -> Option<
     if messages.next().is_some() {
         return None;
     }
-    let text = message_text(only);
+    let text = only.blocks.iter().map(|b| &*b.text).collect::<Vec<_>>();
+    let text = text.join("\n");
     text.trim_start()
         .starts_with(markers::SESSION_SUMMARY)
         .then_some(text)
-}
-
-fn message_text(message: &Message) -> String {
-    message
-        .blocks
-        .iter()
-        .map(|b| &*b.text)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The plan that folds `ranges` into one session summary, which the plan carries for the host
