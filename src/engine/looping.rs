@@ -11,6 +11,7 @@ use crate::policy::tier::Tier;
 use crate::tiers::TierEnv;
 use crate::tiers::time_based::{self, Stale};
 use crate::transcript::steps::Steps;
+use crate::transcript::{Block, Message, markers};
 
 /// What this call's messages are to the host's state, read before any repair (the state's
 /// fingerprints are of messages as hosts send them). Flat text has no loop state.
@@ -50,11 +51,8 @@ pub fn reapply(
                 .push("state: a replacement it names does not fit these messages; not made".into());
             break;
         };
-        working.apply(crate::plan::Plan {
-            edits,
-            reason: "state: a summary of an earlier call put in again".into(),
-            ..crate::plan::Plan::default()
-        })?;
+        let reason = "state: a summary of an earlier call put in again";
+        working.apply(crate::plan::Plan::of(edits, reason.into()))?;
         changed = true;
     }
     let stale = usize::try_from(state.stale_steps).unwrap_or(usize::MAX);
@@ -109,7 +107,7 @@ impl Replay {
             }
             Choice::Forced(tier) => (tier, None),
         };
-        let correlation_id = super::call_id(ctx, options, tier, &working.transcript);
+        let correlation_id = call.call_id(tier, &working.transcript);
         Self {
             pressure,
             tier,
@@ -155,10 +153,11 @@ pub fn next_state(
     if matches!(working.context, Current::Text(_)) {
         return None;
     }
-    let earlier = match admitted {
-        Admitted::Extends(state) => state.stale_steps,
-        _ => 0,
+    let extended = match admitted {
+        Admitted::Extends(state) => Some(state),
+        _ => None,
     };
+    let earlier = extended.map_or(0, |state| state.stale_steps);
     let steps = Steps::of(&working.transcript);
     let stale_steps = match tier {
         Tier::TimeBased => {
@@ -174,10 +173,7 @@ pub fn next_state(
     let micro_steps = match tier {
         Tier::Auto | Tier::SessionMemory => {
             let written = crate::tiers::frontier::written_frontier(&working.transcript, &steps);
-            let earlier = match admitted {
-                Admitted::Extends(state) => state.replaced.len(),
-                _ => 0,
-            };
+            let earlier = extended.map_or(0, |state| state.replaced.len());
             if working.loop_marks.replaced.len() > earlier {
                 written
             } else {
@@ -198,18 +194,8 @@ pub fn next_state(
 
 /// The step after the newest one holding a stub time_based wrote (0 if none).
 fn stale_frontier(working: &Working<'_>, steps: &Steps) -> usize {
-    working
-        .transcript
-        .messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(_, message)| {
-            message
-                .blocks
-                .iter()
-                .any(|block| crate::transcript::markers::is_stale_stub(&block.text))
-        })
-        .and_then(|(index, _)| crate::tiers::frontier::step_at(steps, index))
-        .map_or(0, |step| step + 1)
+    crate::tiers::frontier::after_newest(&working.transcript, steps, &|message: &Message| {
+        let stale = |block: &Block<'_>| markers::is_stale_stub(&block.text);
+        message.blocks.iter().any(stale)
+    })
 }

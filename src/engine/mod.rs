@@ -23,14 +23,13 @@ use crate::policy::tier::{Tier, cost_estimate};
 use crate::tiers::{self, TierEnv};
 use crate::tokens::{Estimator, SeedRule, TokenCounter, TokenEstimator};
 use crate::transcript::Transcript;
-use crate::transcript::fingerprint::Fingerprint;
 use serde_json::Value;
 use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run_selected(ctx, options).await?;
+    let mut result = run(None, ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -41,7 +40,7 @@ pub async fn compact_with_tier(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run_forced(tier, ctx, options).await?;
+    let mut result = run(Some(tier), ctx, options).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -49,7 +48,7 @@ pub async fn compact_with_tier(
 /// [`compact`], taking `ctx`: the messages the tier leaves unchanged move into the result
 /// instead of being copied.
 pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run_selected(&ctx, options).await?;
+    let mut result = run(None, &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
@@ -60,26 +59,50 @@ pub async fn compact_with_tier_owned(
     ctx: TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run_forced(tier, &ctx, options).await?;
+    let mut result = run(Some(tier), &ctx, options).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
 
-/// [`run`] of the tier the pressure selects.
-async fn run_selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let (tier, why) = selected(ctx, options)?;
-    run(Choice::Selected(tier), &why, ctx, options).await
-}
-
-/// [`run`] of the tier the host names.
-async fn run_forced(
-    tier: Tier,
+/// Runs the tier the host names (`forced`), else the one the pressure selects. The result's
+/// messages that are unchanged copies of input messages (those with an origin) are left `null`,
+/// for [`fill_copies`] or [`fill_moved`] to put in.
+async fn run(
+    forced: Option<Tier>,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
-    let why = format!("forced {tier}");
-    run(Choice::Forced(tier), &why, ctx, options).await
+    let (choice, why) = match forced {
+        Some(tier) => (Choice::Forced(tier), format!("forced {tier}")),
+        None => {
+            let selection = explain_selection(&ctx.pressure, &options.policy);
+            let why = format!("selected {}: {}", selection.tier, selection.rule);
+            (Choice::Selected(selection.tier), why)
+        }
+    };
+    ctx.validate()?;
+    check_limits(&options.policy.limits(), &ctx.input)?;
+    let seed_rule = SeedRule {
+        chars_per_token: options.policy.chars_per_token,
+    };
+    let estimator = options.estimator_for(&ctx.input);
+    let text_counter = text_counter(options.counter, estimator, &seed_rule);
+    let working = Working::read(&ctx.input, ctx.host_values.as_ref())?;
+    let billed = billed_counter(text_counter, options.counter.is_some(), estimator, &working);
+    let counter: &dyn TokenCounter = match &billed {
+        Some(billed) => billed,
+        None => text_counter,
+    };
+    let why = &why;
+    let call = Call {
+        choice,
+        why,
+        ctx,
+        options,
+        counter,
+    };
+    call.run(working).await
 }
 
 /// How the call's tier was chosen.
@@ -99,46 +122,6 @@ impl Choice {
     }
 }
 
-fn selected(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<(Tier, String)> {
-    options.policy.validate().map_err(|e| e.under("policy"))?;
-    let selection = explain_selection(&ctx.pressure, &options.policy);
-    Ok((
-        selection.tier,
-        format!("selected {}: {}", selection.tier, selection.rule),
-    ))
-}
-
-/// Runs `tier`. The result's messages that are unchanged copies of input messages (those with
-/// an origin) are left `null`, for [`fill_copies`] or [`fill_moved`] to put in.
-async fn run(
-    choice: Choice,
-    why: &str,
-    ctx: &TierContext,
-    options: &CompactOptions<'_>,
-) -> Result<TierResult> {
-    ctx.validate()?;
-    check_limits(&options.policy.limits(), &ctx.input)?;
-    let seed_rule = SeedRule {
-        chars_per_token: options.policy.chars_per_token,
-    };
-    let estimator = options.estimator_for(&ctx.input);
-    let text_counter = text_counter(options.counter, estimator, &seed_rule);
-    let working = Working::read(&ctx.input, ctx.host_values.as_ref())?;
-    let billed = billed_counter(text_counter, options.counter.is_some(), estimator, &working);
-    let counter: &dyn TokenCounter = match &billed {
-        Some(billed) => billed,
-        None => text_counter,
-    };
-    let call = Call {
-        choice,
-        why,
-        ctx,
-        options,
-        counter,
-    };
-    call.run(working).await
-}
-
 /// One call, its input read: how its tier was chosen and why, what it was given, and its
 /// token counter.
 struct Call<'c, 'o> {
@@ -155,13 +138,41 @@ struct Call<'c, 'o> {
 }
 
 impl<'c> Call<'c, '_> {
+    /// The call's correlation id: the host's, else [`derive_correlation_id`] of the call.
+    fn call_id(&self, tier: Tier, transcript: &Transcript) -> String {
+        let (session, turn) = (&self.ctx.session_id, self.ctx.pressure.turn_count);
+        let derived = || derive_correlation_id(session, turn, tier, transcript);
+        self.options.correlation_id.clone().unwrap_or_else(derived)
+    }
+
+    /// What a tier is run with: the call's policy, counter, summariser, ids and pressure, and
+    /// the cache model of a context of `before_tokens`.
+    fn tier_env<'e>(&'e self, correlation_id: &'e str, before_tokens: u64) -> TierEnv<'e> {
+        let (ctx, options) = (self.ctx, self.options);
+        TierEnv {
+            policy: &options.policy,
+            counter: self.counter,
+            summariser: options.summariser,
+            session_id: &ctx.session_id,
+            correlation_id,
+            instructions: options.instructions.as_deref(),
+            pressure: &ctx.pressure,
+            cache: CacheModel::of(
+                &ctx.pressure,
+                &options.policy.cache,
+                ctx.cost_per_1k_tokens,
+                before_tokens,
+            ),
+        }
+    }
+
     /// Runs the tier on `working` (the input as read): after the repair and the state's
     /// decisions made again, checked, falling back where the checks refuse the result.
     async fn run(&self, mut working: Working<'c>) -> Result<TierResult> {
         let (ctx, options, counter) = (self.ctx, self.options, self.counter);
         let before_tokens = working.tokens(counter);
-        let correlation_id = call_id(ctx, options, self.choice.tier(), &working.transcript);
-        let env = tier_env(ctx, options, counter, &correlation_id, before_tokens);
+        let correlation_id = self.call_id(self.choice.tier(), &working.transcript);
+        let env = self.tier_env(&correlation_id, before_tokens);
         // Where each input message starts, for what the edits invalidate of a cached prefix.
         let prefixes = env
             .cache
@@ -289,52 +300,6 @@ fn text_counter<'a>(
         (Some(counter), _) => counter,
         (None, TokenEstimator::Seed) => seed_rule,
         (None, TokenEstimator::Heuristic) => &Estimator,
-    }
-}
-
-/// The call's correlation id: the host's, else one derived from the call and `transcript`
-/// (see [`derive_correlation_id`]) with `tier`.
-fn call_id(
-    ctx: &TierContext,
-    options: &CompactOptions<'_>,
-    tier: Tier,
-    transcript: &Transcript,
-) -> String {
-    match &options.correlation_id {
-        Some(id) => id.clone(),
-        None => event_id(
-            "cmp",
-            &ctx.session_id,
-            ctx.pressure.turn_count,
-            Some(tier),
-            content_digest(transcript),
-        ),
-    }
-}
-
-/// What a tier is run with: the call's policy, counter, summariser, ids and pressure, and the
-/// cache model of a context of `before_tokens`.
-fn tier_env<'e>(
-    ctx: &'e TierContext,
-    options: &'e CompactOptions<'_>,
-    counter: &'e dyn TokenCounter,
-    correlation_id: &'e str,
-    before_tokens: u64,
-) -> TierEnv<'e> {
-    TierEnv {
-        policy: &options.policy,
-        counter,
-        summariser: options.summariser,
-        session_id: &ctx.session_id,
-        correlation_id,
-        instructions: options.instructions.as_deref(),
-        pressure: &ctx.pressure,
-        cache: CacheModel::of(
-            &ctx.pressure,
-            &options.policy.cache,
-            ctx.cost_per_1k_tokens,
-            before_tokens,
-        ),
     }
 }
 
@@ -519,32 +484,13 @@ pub fn derive_correlation_id(
     tier: Tier,
     transcript: &Transcript,
 ) -> String {
-    event_id(
-        "cmp",
-        session_id,
-        turn,
-        Some(tier),
-        content_digest(transcript),
-    )
-}
-
-/// `prefix-` and 32 hex digits of session, turn, tier (if any) and the content's digest.
-fn event_id(
-    prefix: &str,
-    session_id: &str,
-    turn: u64,
-    tier: Option<Tier>,
-    content: u128,
-) -> String {
     let mut hasher = Xxh3::new();
     hasher.update(session_id.as_bytes());
     hasher.update(&[0]);
     hasher.update(&turn.to_le_bytes());
-    if let Some(tier) = tier {
-        hasher.update(tier.as_str().as_bytes());
-    }
-    hasher.update(&content.to_le_bytes());
-    format!("{prefix}-{:032x}", hasher.digest128())
+    hasher.update(tier.as_str().as_bytes());
+    hasher.update(&content_digest(transcript).to_le_bytes());
+    format!("cmp-{:032x}", hasher.digest128())
 }
 
 /// A digest of the context's format and blocks.
@@ -554,19 +500,7 @@ fn content_digest(transcript: &Transcript) -> u128 {
     let mut hasher = Xxh3::new();
     hasher.update(crate::formats::registry::name(transcript.format).as_bytes());
     for block in transcript.messages.iter().flat_map(|m| &m.blocks) {
-        match block.fingerprint() {
-            Fingerprint::Whole(text) => {
-                hasher.update(&[0]);
-                hasher.update(text.as_bytes());
-            }
-            Fingerprint::Ends { chars, head, tail } => {
-                hasher.update(&[1]);
-                hasher.update(&(chars as u64).to_le_bytes());
-                hasher.update(head.as_bytes());
-                hasher.update(&[0]);
-                hasher.update(tail.as_bytes());
-            }
-        }
+        crate::plan::hash_fingerprint(&mut hasher, block, 0);
     }
     hasher.digest128()
 }

@@ -83,9 +83,7 @@ impl Replaced {
 
     /// The edit that makes this replacement again.
     pub fn edit(&self) -> Option<Edit> {
-        let kind = ArchiveKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == self.kind)?;
+        let kind = ArchiveKind::named(self.kind)?;
         let (start, end) = (
             usize::try_from(self.start).ok()?,
             usize::try_from(self.end).ok()?,
@@ -144,25 +142,12 @@ fn digests_at(transcript: &Transcript<'_>, at: &[u64]) -> Vec<Option<String>> {
 }
 
 /// Feeds `block` to a history's digest: its kind and ids, and its text whole when short, by its
-/// length and ends when long (`transcript::fingerprint`), as the correlation id covers it. A
-/// history in a loop only grows at its end; an edit in the middle of a long text that keeps its
-/// length and ends goes unseen.
+/// length and ends when long, as the correlation id covers it. A history in a loop only grows at
+/// its end; an edit in the middle of a long text that keeps its length and ends goes unseen.
 fn hash_block(hasher: &mut Xxh3, block: &crate::transcript::Block<'_>) {
-    use crate::transcript::fingerprint::Fingerprint;
     crate::plan::hash_kind(hasher, block);
-    match block.fingerprint() {
-        Fingerprint::Whole(text) => {
-            hasher.update(&[0xff, 0]);
-            hasher.update(text.as_bytes());
-        }
-        Fingerprint::Ends { chars, head, tail } => {
-            hasher.update(&[0xff, 1]);
-            hasher.update(&(chars as u64).to_le_bytes());
-            hasher.update(head.as_bytes());
-            hasher.update(&[0xff]);
-            hasher.update(tail.as_bytes());
-        }
-    }
+    hasher.update(&[0xff]);
+    crate::plan::hash_fingerprint(hasher, block, 0xff);
 }
 
 /// The fingerprint of all of `transcript`.
@@ -215,10 +200,9 @@ pub fn admit(state: Option<LoopState>, session_id: &str, input: &Transcript<'_>)
 }
 
 fn plural(messages: u64) -> String {
-    if messages == 1 {
-        "1 message".into()
-    } else {
-        format!("{messages} messages")
+    match messages {
+        1 => "1 message".into(),
+        _ => format!("{messages} messages"),
     }
 }
 
@@ -317,38 +301,40 @@ impl LoopState {
 }
 
 fn read_replaced(value: Option<&Value>) -> Result<Vec<Vec<Replaced>>> {
-    let plans = value
-        .and_then(Value::as_array)
-        .ok_or_else(|| CompactionError::type_error("state.replaced", "must be a list"))?;
-    let mut out = Vec::with_capacity(plans.len());
-    for (p, plan) in plans.iter().enumerate() {
-        let path = format!("state.replaced[{p}]");
-        let entries = plan
-            .as_array()
-            .ok_or_else(|| CompactionError::type_error(&path, "must be a list"))?;
-        let mut list = Vec::with_capacity(entries.len());
-        for (e, entry) in entries.iter().enumerate() {
-            let path = format!("{path}[{e}]");
-            let kind = entry
-                .get("kind")
-                .and_then(Value::as_str)
-                .and_then(|name| ArchiveKind::ALL.into_iter().find(|k| k.as_str() == name))
-                .ok_or_else(|| {
-                    CompactionError::type_error(format!("{path}.kind"), "must be an archive kind")
-                })?;
-            let text = entry.get("text").and_then(Value::as_str).ok_or_else(|| {
-                CompactionError::type_error(format!("{path}.text"), "must be a string")
-            })?;
-            list.push(Replaced {
-                start: integer(entry.get("start"), &format!("{path}.start"))?,
-                end: integer(entry.get("end"), &format!("{path}.end"))?,
-                kind: kind.as_str(),
-                text: text.to_string(),
-            });
-        }
-        out.push(list);
+    fn list<'v>(value: Option<&'v Value>, path: &str) -> Result<&'v Vec<Value>> {
+        let list = value.and_then(Value::as_array);
+        list.ok_or_else(|| CompactionError::type_error(path, "must be a list"))
     }
-    Ok(out)
+    let plans = list(value, "state.replaced")?;
+    let plan = |(p, plan): (usize, &Value)| {
+        let path = format!("state.replaced[{p}]");
+        let entries = list(Some(plan), &path)?.iter().enumerate();
+        entries
+            .map(|(e, entry)| read_entry(entry, &format!("{path}[{e}]")))
+            .collect()
+    };
+    plans.iter().enumerate().map(plan).collect()
+}
+
+/// One of a plan's [`Replaced`] at `path`.
+fn read_entry(entry: &Value, path: &str) -> Result<Replaced> {
+    let kind = entry
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(ArchiveKind::named)
+        .ok_or_else(|| {
+            CompactionError::type_error(format!("{path}.kind"), "must be an archive kind")
+        })?;
+    let text = entry
+        .get("text")
+        .and_then(Value::as_str)
+        .ok_or_else(|| CompactionError::type_error(format!("{path}.text"), "must be a string"))?;
+    Ok(Replaced {
+        start: integer(entry.get("start"), &format!("{path}.start"))?,
+        end: integer(entry.get("end"), &format!("{path}.end"))?,
+        kind: kind.as_str(),
+        text: text.to_string(),
+    })
 }
 
 fn read_print(value: Option<&Value>, path: &str) -> Result<Print> {

@@ -8,6 +8,7 @@ pub mod loop_state;
 pub mod working;
 
 use crate::summary::summarise::SummariserUsage;
+use crate::transcript::fingerprint::Fingerprint;
 use crate::transcript::{Block, BlockKind, Transcript};
 use std::ops::Range;
 use xxhash_rust::xxh3::Xxh3;
@@ -48,21 +49,23 @@ impl ArchiveKind {
         ArchiveKind::Repair,
     ];
 
+    /// The kind whose wire name is `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+
     /// The kind whose wire name is `name`; the error names `path` and lists the kinds.
     pub fn parse(name: &str, path: &str) -> crate::error::Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-            .ok_or_else(|| {
-                let names: Vec<String> = Self::ALL
-                    .iter()
-                    .map(|kind| format!("{:?}", kind.as_str()))
-                    .collect();
-                crate::error::CompactionError::type_error(
-                    path,
-                    format!("must be one of {}, got {name:?}", names.join(", ")),
-                )
-            })
+        Self::named(name).ok_or_else(|| {
+            let names: Vec<String> = Self::ALL
+                .iter()
+                .map(|kind| format!("{:?}", kind.as_str()))
+                .collect();
+            crate::error::CompactionError::type_error(
+                path,
+                format!("must be one of {}, got {name:?}", names.join(", ")),
+            )
+        })
     }
 
     /// The wire name (`"tool_result"`).
@@ -156,8 +159,14 @@ pub struct Plan {
 impl Plan {
     /// A plan that changes nothing, with its reason.
     pub fn unchanged(reason: impl Into<String>) -> Self {
+        Self::of(Vec::new(), reason.into())
+    }
+
+    /// A plan of `edits` for `reason`, and nothing else.
+    pub fn of(edits: Vec<Edit>, reason: String) -> Self {
         Self {
-            reason: reason.into(),
+            edits,
+            reason,
             ..Self::default()
         }
     }
@@ -237,14 +246,11 @@ pub fn block_id(
     let alike = |other: &Block<'_>| {
         other.text.len() == block.text.len() && other.kind == block.kind && other.text == block.text
     };
-    let earlier: usize = transcript.messages[..message]
+    let before = transcript.messages[..message]
         .iter()
-        .map(|at| at.blocks.iter().filter(|other| alike(other)).count())
-        .sum::<usize>()
-        + transcript.messages[message].blocks[..index]
-            .iter()
-            .filter(|other| alike(other))
-            .count();
+        .flat_map(|at| &at.blocks);
+    let before = before.chain(&transcript.messages[message].blocks[..index]);
+    let earlier = before.filter(|other| alike(other)).count();
     if earlier > 0 {
         hasher.update(&(earlier as u64).to_le_bytes());
     }
@@ -287,6 +293,24 @@ pub(crate) fn hash_kind(hasher: &mut Xxh3, block: &Block<'_>) {
     };
     hasher.update(&[0xff, tag]);
     hasher.update(id.unwrap_or_default().as_bytes());
+}
+
+/// Feeds `block`'s text to `hasher` by its fingerprint (`transcript::fingerprint`): `0` and the
+/// text when short, else `1`, its length in code points, its head, `separator` and its tail.
+pub(crate) fn hash_fingerprint(hasher: &mut Xxh3, block: &Block<'_>, separator: u8) {
+    match block.fingerprint() {
+        Fingerprint::Whole(text) => {
+            hasher.update(&[0]);
+            hasher.update(text.as_bytes());
+        }
+        Fingerprint::Ends { chars, head, tail } => {
+            hasher.update(&[1]);
+            hasher.update(&(chars as u64).to_le_bytes());
+            hasher.update(head.as_bytes());
+            hasher.update(&[separator]);
+            hasher.update(tail.as_bytes());
+        }
+    }
 }
 
 /// Feeds `block`'s kind, tool ids and content to `hasher`, each field closed by a byte no UTF-8

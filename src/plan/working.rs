@@ -222,16 +222,8 @@ impl<'a> Working<'a> {
             .map(|origin| self.input_origin(origin))
             .collect();
         self.archive_origins.extend(archive_origins);
-        self.origins = applied
-            .origins
-            .iter()
-            .map(|origin| origin.and_then(|at| self.origins.get(at).copied().flatten()))
-            .collect();
-        self.counted = applied
-            .origins
-            .iter()
-            .map(|origin| origin.and_then(|at| self.counted.get(at).copied().flatten()))
-            .collect();
+        self.origins = through(&applied.origins, &self.origins);
+        self.counted = through(&applied.origins, &self.counted);
         let format = self.transcript.format;
         let before = std::mem::replace(
             &mut self.transcript,
@@ -323,6 +315,12 @@ impl<'a> Working<'a> {
         // A replacement given back is not one the output holds: the state must not name it.
         self.loop_marks.replaced = other.loop_marks.replaced;
     }
+}
+
+/// What `before` says of each message an adapter copied through (`origins`: where from).
+fn through<T: Copy>(origins: &[Option<usize>], before: &[Option<T>]) -> Vec<Option<T>> {
+    let of = |at: usize| before.get(at).copied().flatten();
+    origins.iter().map(|origin| origin.and_then(of)).collect()
 }
 
 /// The transcript of `output`, an adapter's output over the messages `before` was read from:

@@ -271,8 +271,7 @@ pub fn error_lines(text: &str, max: usize) -> Vec<&str> {
 /// The last non-empty line of `text` when it has more than one line, cut to
 /// [`MAX_LINE_CHARS`] code points.
 pub fn last_line(text: &str) -> Option<&str> {
-    let last = last_nonblank(text)?;
-    Some(cut::head(cut::trim(last), MAX_LINE_CHARS))
+    last_nonblank(text).map(|last| cut::head(cut::trim(last), MAX_LINE_CHARS))
 }
 
 /// The last line of `text` (as [`str::lines`] has them) that is not all whitespace, when

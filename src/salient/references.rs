@@ -99,32 +99,21 @@ const MAY_START_SPACE: u8 = 4;
 
 /// What the word scan of [`tokens`] asks of each byte.
 const WORD_BYTES: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let delimiters = b"\t\n\x0b\x0c\r \"'()<>,[]{}=";
+    let table = marked([0; 256], b"\t\n\x0b\x0c\r \"'()<>,[]{}=", DELIMITER);
+    let ends = b"\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x9f\xa0\xa8\xa9\xaf";
+    let table = marked(table, ends, MAY_END_SPACE);
+    marked(table, b"\xc2\xe1\xe2\xe3", MAY_START_SPACE)
+};
+
+/// `table` with `flag` as the entry of each of `bytes`.
+const fn marked(mut table: [u8; 256], bytes: &[u8], flag: u8) -> [u8; 256] {
     let mut at = 0;
-    while at < delimiters.len() {
-        table[delimiters[at] as usize] = DELIMITER;
-        at += 1;
-    }
-    let ends = [0x85u8, 0xA0, 0xA8, 0xA9, 0xAF, 0x9F];
-    let mut at = 0;
-    while at < ends.len() {
-        table[ends[at] as usize] = MAY_END_SPACE;
-        at += 1;
-    }
-    let mut b = 0x80;
-    while b <= 0x8A {
-        table[b] = MAY_END_SPACE;
-        b += 1;
-    }
-    let starts = [0xC2u8, 0xE1, 0xE2, 0xE3];
-    let mut at = 0;
-    while at < starts.len() {
-        table[starts[at] as usize] = MAY_START_SPACE;
+    while at < bytes.len() {
+        table[bytes[at] as usize] = flag;
         at += 1;
     }
     table
-};
+}
 
 /// The words of `text` split at [`DELIMITER`] bytes and non-ASCII whitespace, those with a `/`
 /// or `\` only, in order. Each `/` or `\` is found by `memchr2` and its word read
@@ -316,11 +305,7 @@ fn escape_at(word: &str) -> Option<usize> {
 
 /// The inside of a word in backticks.
 fn backticked(word: &str) -> Option<&str> {
-    let bytes = word.as_bytes();
-    match bytes.len() >= 2 && bytes[0] == b'`' && bytes[bytes.len() - 1] == b'`' {
-        true => word.get(1..word.len() - 1),
-        false => None,
-    }
+    word.strip_prefix('`')?.strip_suffix('`')
 }
 
 /// `word` as a path or URL: trailing `.:;`!?` and leading backticks trimmed, its line number

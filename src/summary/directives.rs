@@ -55,18 +55,12 @@ pub fn carry(mut text: String, directives: &[String]) -> String {
     if directives.is_empty() {
         return text;
     }
-    let missing: Vec<&&String> = directives
+    let missing: Vec<&String> = directives
         .iter()
+        .copied()
         .filter(|d| !text.contains(d.as_str()))
         .collect();
-    if !missing.is_empty() {
-        text.push_str("\n\n");
-        text.push_str(crate::transcript::markers::KEPT_VERBATIM);
-        for directive in missing {
-            text.push('\n');
-            text.push_str(&labelled("-", directive));
-        }
-    }
+    keep_verbatim(&mut text, &missing);
     let total = text.chars().count();
     let spans: Vec<String> = directives
         .iter()
@@ -81,6 +75,21 @@ pub fn carry(mut text: String, directives: &[String]) -> String {
     text.push_str(&spans.join(", "));
     text.push(']');
     text
+}
+
+/// Appends `items` to `text` under [`crate::transcript::markers::KEPT_VERBATIM`], one a line
+/// (nothing when there are none).
+pub fn keep_verbatim(text: &mut String, items: &[&String]) {
+    if items.is_empty() {
+        return;
+    }
+    text.push_str("\n\n");
+    text.push_str(crate::transcript::markers::KEPT_VERBATIM);
+    for item in items {
+        // An indented item starts on its own line, so it keeps lining up.
+        text.push('\n');
+        text.push_str(&labelled("-", item));
+    }
 }
 
 /// The directives a text of the library carries, by its directive index, in order; none when it

@@ -80,19 +80,14 @@ pub fn collect(transcript: &Transcript, ranges: &[Range<usize>]) -> MustKeep {
             .iter()
             .flat_map(|r| transcript.messages[r.clone()].iter())
     };
-    let mut directives = Kind::exact();
+    let mut directives = Kind::new(false);
     for message in messages() {
         for directive in directives_of(message) {
             directives.push_whole(directive);
         }
     }
-    // Paths and URLs are told apart exactly: `src/a1.rs` and `src/a2.rs` are two files.
-    let mut kinds = [
-        Kind::by_shape(),
-        Kind::exact(),
-        Kind::exact(),
-        Kind::exact(),
-    ];
+    // Error lines by shape; paths and URLs exactly: `src/a1.rs` and `src/a2.rs` are two files.
+    let mut kinds = [true, false, false, false].map(Kind::new);
     let [errors, paths, urls, identifiers] = &mut kinds;
     for block in messages().flat_map(|m| &m.blocks) {
         for line in block.text.lines().filter(|line| is_error_line(line)) {
@@ -167,7 +162,7 @@ pub fn directives_of<'m>(message: &'m Message<'_>) -> Vec<&'m str> {
 }
 
 /// The texts the user wrote in `message` (none for tool results and agent messages).
-fn user_texts<'m>(message: &'m Message<'_>) -> impl Iterator<Item = &'m str> {
+pub fn user_texts<'m>(message: &'m Message<'_>) -> impl Iterator<Item = &'m str> {
     let user = message.has_user_words();
     message
         .blocks
@@ -213,18 +208,11 @@ struct Kind {
 }
 
 impl Kind {
-    fn exact() -> Self {
+    fn new(by_shape: bool) -> Self {
         Self {
             items: Vec::new(),
             seen: FastSet::default(),
-            by_shape: false,
-        }
-    }
-
-    fn by_shape() -> Self {
-        Self {
-            by_shape: true,
-            ..Self::exact()
+            by_shape,
         }
     }
 

@@ -136,6 +136,18 @@ pub struct Outcome {
     pub usage: Option<SummariserUsage>,
 }
 
+impl Outcome {
+    /// `text` used as it is, at the spend `usage`.
+    fn used(text: String, usage: Option<SummariserUsage>) -> Self {
+        Self {
+            text,
+            degraded: false,
+            warning: None,
+            usage,
+        }
+    }
+}
+
 /// Checks an answer: non-empty, and — with the `mustKeep` items it left out appended verbatim
 /// under [`crate::transcript::markers::KEPT_VERBATIM`] and the index of the `directives` it carries
 /// ([`crate::summary::directives::carry`]) — shorter than `replaced_tokens`. Returns the text to use, or
@@ -156,15 +168,7 @@ pub fn accept(
         .filter(|item| !answer.contains(item.as_str()))
         .collect();
     let mut text = answer.to_string();
-    if !missing.is_empty() {
-        text.push_str("\n\n");
-        text.push_str(crate::transcript::markers::KEPT_VERBATIM);
-        for item in missing {
-            // An indented item starts on its own line, so it keeps lining up.
-            text.push('\n');
-            text.push_str(&crate::summary::directives::labelled("-", item));
-        }
-    }
+    crate::summary::directives::keep_verbatim(&mut text, &missing);
     // The next summary or digest that folds this one reads its directives back by the index.
     let text = crate::summary::directives::carry(text, directives);
     let tokens = counter.count(&text);
@@ -185,35 +189,25 @@ pub async fn summarise_or_digest(
     directives: &[String],
     replaced_tokens: u64,
     counter: &dyn crate::tokens::TokenCounter,
-    digest: impl FnOnce() -> String,
+    digest: &dyn Fn() -> String,
 ) -> Outcome {
     let Some(summariser) = summariser else {
-        return Outcome {
-            text: digest(),
-            degraded: false,
-            warning: None,
-            usage: None,
-        };
+        return Outcome::used(digest(), None);
     };
     let must_keep = request.must_keep.clone();
     let (refusal, usage) = match summariser.summarise(request).await {
-        Ok(answer) => match accept(
-            &answer.summary,
-            replaced_tokens,
-            &must_keep,
-            directives,
-            counter,
-        ) {
-            Ok(text) => {
-                return Outcome {
-                    text,
-                    degraded: false,
-                    warning: None,
-                    usage: answer.usage,
-                };
+        Ok(answer) => {
+            match accept(
+                &answer.summary,
+                replaced_tokens,
+                &must_keep,
+                directives,
+                counter,
+            ) {
+                Ok(text) => return Outcome::used(text, answer.usage),
+                Err(refusal) => (refusal, answer.usage),
             }
-            Err(refusal) => (refusal, answer.usage),
-        },
+        }
         Err(failure) => (failure.to_string(), None),
     };
     Outcome {

@@ -49,17 +49,10 @@ pub fn batched(mut plan: Plan, working: &mut Working<'_>, env: &super::TierEnv<'
     if !pending.is_empty() {
         let waiting: u64 = saving.iter().skip(candidate).sum();
         let batch = env.policy.cache.batch_tokens;
-        plan.reason = if kept.is_empty() && working.cache_report.is_none() {
-            format!(
-                "no stub made yet: {} wait for a batch ({waiting} of {batch} tokens)",
-                pending.len()
-            )
-        } else {
-            format!(
-                "{}; {} more wait for a batch ({waiting} of {batch} tokens)",
-                plan.reason,
-                pending.len()
-            )
+        let wait = format!("wait for a batch ({waiting} of {batch} tokens)");
+        plan.reason = match kept.is_empty() && working.cache_report.is_none() {
+            true => format!("no stub made yet: {} {wait}", pending.len()),
+            false => format!("{}; {} more {wait}", plan.reason, pending.len()),
         };
     }
     working.loop_marks.micro_frontier = frontier;
@@ -83,11 +76,7 @@ pub fn kept(working: &Working<'_>, micro: Plan) -> Plan {
     } else {
         format!("kept micro's {} stub(s) before its frontier", kept.len())
     };
-    Plan {
-        edits: kept,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(kept, reason)
 }
 
 /// `plan` whole, or nothing when the cache is warm and its edits are not worth their rewrite

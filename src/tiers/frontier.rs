@@ -13,8 +13,9 @@
 use super::edit_saving;
 use crate::plan::Edit;
 use crate::tokens::TokenCounter;
-use crate::transcript::Transcript;
+use crate::transcript::markers;
 use crate::transcript::steps::Steps;
+use crate::transcript::{Message, Transcript};
 
 /// The step each message counts in for batching: its own, else (user words, a system prompt)
 /// the newest step started before it, else `None` (before the first step).
@@ -30,19 +31,24 @@ pub fn step_at(steps: &Steps, index: usize) -> Option<usize> {
 /// The step after the newest one that holds a stub or summary this library wrote: where the
 /// frontier of a history that already carries the library's edits (a stateful host's) stands.
 pub fn written_frontier(transcript: &Transcript<'_>, steps: &Steps) -> usize {
-    transcript
-        .messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(_, message)| {
-            message.is_library_summary
-                || message
-                    .blocks
-                    .iter()
-                    .any(|block| crate::transcript::markers::is_collapsed_body(&block.text))
-        })
-        .and_then(|(index, _)| step_at(steps, index))
+    after_newest(transcript, steps, &|message: &Message| {
+        message.is_library_summary
+            || message
+                .blocks
+                .iter()
+                .any(|block| markers::is_collapsed_body(&block.text))
+    })
+}
+
+/// The step after the newest one with a message `holds` says yes to (0 if none).
+pub fn after_newest(
+    transcript: &Transcript<'_>,
+    steps: &Steps,
+    holds: &dyn Fn(&Message) -> bool,
+) -> usize {
+    let newest = transcript.messages.iter().rposition(holds);
+    newest
+        .and_then(|index| step_at(steps, index))
         .map_or(0, |step| step + 1)
 }
 
@@ -80,6 +86,7 @@ pub fn saving_per_step(
 }
 
 /// `edits` split at `frontier`: those in steps before it, and the rest.
+#[inline(never)]
 pub fn split(steps: &Steps, edits: Vec<Edit>, frontier: usize) -> (Vec<Edit>, Vec<Edit>) {
     edits
         .into_iter()

@@ -3,11 +3,8 @@
 //! characters, the lines that matter, the paths, and `[tool result body pruned: N chars; recall:
 //! ID]`. Results of `excludeTools` stay whole. Structural, no model call.
 
-use super::Rule;
-use super::TierEnv;
-use super::replacement_shrinks;
 use super::stub::{Frame, stub};
-use super::tool_input;
+use super::{Rule, TierEnv, block_edit, tool_input};
 use crate::base::cut;
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
@@ -17,7 +14,7 @@ use crate::policy::pressure::BudgetPressure;
 use crate::policy::tier::Tier;
 use crate::transcript::markers;
 use crate::transcript::protect::Protection;
-use crate::transcript::{Block, BlockKind, Format, Transcript};
+use crate::transcript::{BlockKind, Format, Transcript};
 
 /// This tier.
 pub const TIER: Tier = Tier::Micro;
@@ -41,13 +38,13 @@ fn rule(pressure: &BudgetPressure, policy: &PolicyConfig) -> String {
 
 /// Turns long tool-result bodies outside the protected tail into stubs.
 pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Result<()> {
-    let plan = plan(&working.transcript, env)?;
+    let plan = plan(&working.transcript, env);
     let plan = super::deferral::batched(plan, working, env);
     working.apply(plan)
 }
 
 /// The stubs micro would write over `transcript` (auto starts from them too).
-pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<Plan> {
+pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     // micro only ever edits tool results, never the user's own text, so a user message is not
     // protected for the tool results it carries (Anthropic puts them in user messages).
     let protection = Protection::summarising(
@@ -62,15 +59,13 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
         if protection.is_whole(index) {
             continue;
         }
-        for (block_index, block) in message.blocks.iter().enumerate() {
+        for (at, block) in message.blocks.iter().enumerate() {
             let edit = match block.kind {
                 BlockKind::ToolCall { .. } if structured => {
-                    // The id only when the input is long enough to stub (few calls are).
-                    let id = || block_id(ArchiveKind::ToolInput, transcript, index, block_index);
-                    input_edit(block, index, block_index, id, env)
+                    input_edit(transcript, (index, at), env)
                 }
                 BlockKind::ToolResult { .. } if !block.is_nested() => {
-                    result_edit(transcript, (index, block_index), block, env, structured)
+                    result_edit(transcript, (index, at), env, structured)
                 }
                 _ => None,
             };
@@ -78,53 +73,38 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>) -> crate::error::Result<
         }
     }
     let reason = super::deferral::describe(&edits, env.policy.micro_body_threshold_chars);
-    Ok(Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    })
+    Plan::of(edits, reason)
 }
 
-/// The edit that stubs tool result `block` (at `(message, block)` of `transcript`) when its body
-/// is over the threshold, not a stub already, and its stub is smaller; the stub names its
-/// recall id where the format has ids (`structured`).
+/// The edit that stubs tool result `at` (message, block) when its body is over the threshold,
+/// not a stub already, and its stub is smaller; the stub names its recall id where the format
+/// has ids (`structured`).
 fn result_edit(
     transcript: &Transcript,
-    (message, index): (usize, usize),
-    block: &Block<'_>,
+    at: (usize, usize),
     env: &TierEnv<'_>,
     structured: bool,
 ) -> Option<Edit> {
+    let block = &transcript.messages[at.0].blocks[at.1];
     let chars = block.chars();
     if chars <= env.policy.micro_body_threshold_chars || markers::is_collapsed_body(&block.text) {
         return None;
     }
-    let id = block_id(ArchiveKind::ToolResult, transcript, message, index);
+    let id = block_id(ArchiveKind::ToolResult, transcript, at.0, at.1);
     let frame = Frame::Head {
         keep: env.policy.micro_keep_head_chars,
         recall: structured.then_some(id.as_str()),
     };
     let text = stub(&block.text, chars, block.has_crlf(), &frame)?;
-    replacement_shrinks(&text, block, env.counter).then_some(Edit::ReplaceBlock {
-        message,
-        block: index,
-        text,
-        kind: ArchiveKind::ToolResult,
-    })
+    block_edit(block, at, text, ArchiveKind::ToolResult, env.counter)
 }
 
-/// The edit that stubs the long string values of tool call `block`'s input, if it has any and
-/// the stubbed input is smaller (time_based uses it for stale calls too). `id` gives the edit's
-/// archive id, asked for only when the input is long enough to stub.
-pub fn input_edit(
-    block: &Block<'_>,
-    message: usize,
-    index: usize,
-    id: impl FnOnce() -> String,
-    env: &TierEnv<'_>,
-) -> Option<Edit> {
+/// The edit that stubs the long string values of tool call `at`'s input (message, block), if it
+/// has any and the stubbed input is smaller (time_based uses it for stale calls too).
+pub fn input_edit(transcript: &Transcript, at: (usize, usize), env: &TierEnv<'_>) -> Option<Edit> {
+    let block = &transcript.messages[at.0].blocks[at.1];
     // No string inside an input can be longer than the whole input: short calls (nearly all)
-    // are not parsed.
+    // are not parsed, and their archive id is not made.
     if block.chars() <= env.policy.micro_body_threshold_chars {
         return None;
     }
@@ -132,14 +112,9 @@ pub fn input_edit(
         &block.text,
         env.policy.micro_body_threshold_chars,
         env.policy.micro_keep_head_chars,
-        &id(),
+        &block_id(ArchiveKind::ToolInput, transcript, at.0, at.1),
     )?;
-    replacement_shrinks(&text, block, env.counter).then_some(Edit::ReplaceBlock {
-        message,
-        block: index,
-        text,
-        kind: ArchiveKind::ToolInput,
-    })
+    block_edit(block, at, text, ArchiveKind::ToolInput, env.counter)
 }
 
 /// micro's stub of `body` in flat text (no recall id): the first `keep` code points, cut back to

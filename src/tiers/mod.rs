@@ -17,8 +17,8 @@ pub mod time_based;
 pub mod tool_input;
 
 use crate::config::PolicyConfig;
-use crate::plan::Edit;
 use crate::plan::working::Working;
+use crate::plan::{ArchiveKind, Edit};
 use crate::policy::pressure::BudgetPressure;
 use crate::policy::tier::Tier;
 use crate::summary::summarise::{Summariser, SummaryRequest};
@@ -122,6 +122,30 @@ pub fn range_tokens(
         .sum()
 }
 
+/// Tokens of the messages of `ranges`.
+pub fn ranges_tokens(
+    transcript: &Transcript,
+    ranges: &[Range<usize>],
+    counter: &dyn TokenCounter,
+) -> u64 {
+    ranges
+        .iter()
+        .map(|range| range_tokens(transcript, range.clone(), counter))
+        .sum()
+}
+
+/// `range` cut before each index after its start where `starts` holds.
+pub fn split_before(range: Range<usize>, starts: &dyn Fn(usize) -> bool) -> Vec<Range<usize>> {
+    let mut pieces = Vec::new();
+    let mut from = range.start;
+    for index in (range.start + 1..range.end).filter(|&at| starts(at)) {
+        pieces.push(from..index);
+        from = index;
+    }
+    pieces.push(from..range.end);
+    pieces
+}
+
 /// Keeps only the edits that make the context smaller: a replacement that is not shorter than
 /// what it replaces is dropped (invariant 3, never grows, holds edit by edit). A repair's rewrite
 /// is kept whatever it saves (`crate::repair`).
@@ -161,18 +185,26 @@ pub fn edit_saving(transcript: &Transcript, edit: &Edit, counter: &dyn TokenCoun
     }
 }
 
-/// `replacement` has fewer code points and fewer tokens than `original`'s text under the call's
+/// The edit that replaces `block` (block `index` of message `message`) by `text`, archived as
+/// `kind`, when `text` has fewer code points and fewer tokens than the block's under the call's
 /// counter: an edit that saves nothing is not made (invariant 3, never churns).
-pub fn replacement_shrinks(
-    replacement: &str,
-    original: &Block<'_>,
+pub fn block_edit(
+    block: &Block<'_>,
+    (message, index): (usize, usize),
+    text: String,
+    kind: ArchiveKind,
     counter: &dyn TokenCounter,
-) -> bool {
-    saving(replacement, original, counter).is_some()
+) -> Option<Edit> {
+    saving(&text, block, counter).map(|_| Edit::ReplaceBlock {
+        message,
+        block: index,
+        text,
+        kind,
+    })
 }
 
 /// The tokens `replacement` saves over `original`'s text, if it shrinks it (see
-/// [`replacement_shrinks`]). Each text's code points are counted once and handed to the
+/// [`block_edit`]). Each text's code points are counted once and handed to the
 /// counter: counting a long body's code points again for its tokens was a tenth of a micro
 /// call on a conversation with 200 KB outputs.
 fn saving(replacement: &str, original: &Block<'_>, counter: &dyn TokenCounter) -> Option<u64> {

@@ -6,7 +6,7 @@
 //! to store; the library stores nothing.
 
 use super::Rule;
-use super::{TierEnv, range_tokens};
+use super::{TierEnv, ranges_tokens};
 use crate::config::PolicyConfig;
 use crate::plan::working::{Current, Working};
 use crate::plan::{ArchiveKind, Edit, Plan};
@@ -18,7 +18,7 @@ use crate::summary::summarise;
 use crate::transcript::markers;
 use crate::transcript::pairing::closed_ranges;
 use crate::transcript::render::render;
-use crate::transcript::{Format, Message, Transcript};
+use crate::transcript::{Format, Transcript};
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -74,33 +74,76 @@ fn existing_summary(transcript: &Transcript, ranges: &[Range<usize>]) -> Option<
     if messages.next().is_some() {
         return None;
     }
-    let text = message_text(only);
+    let text = only.blocks.iter().map(|b| &*b.text).collect::<Vec<_>>();
+    let text = text.join("\n");
     text.trim_start()
         .starts_with(markers::SESSION_SUMMARY)
         .then_some(text)
 }
 
-fn message_text(message: &Message) -> String {
-    message
-        .blocks
-        .iter()
-        .map(|b| &*b.text)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
+/// The plan that folds `ranges` into one session summary, which the plan carries for the host
+/// to store whether or not it folds anything.
 async fn summarise_session(
     working: &Working<'_>,
     ranges: Vec<Range<usize>>,
     env: &TierEnv<'_>,
 ) -> Plan {
     let transcript = &working.transcript;
+    let replaced = ranges_tokens(transcript, &ranges, env.counter);
+    let outcome = summary_outcome(working, replaced, env).await;
+    let mut text = outcome.text;
+    if transcript.format == Format::Text {
+        text = markers::inert_in_flat_text(&text);
+    }
+    let summary_tokens = env.counter.count(&text);
+    let plan = Plan {
+        summary: Some(text.clone()),
+        degraded: outcome.degraded,
+        warnings: outcome.warning.into_iter().collect(),
+        summariser_usage: outcome.usage,
+        ..Plan::default()
+    };
+    if summary_tokens >= replaced {
+        // A short session's digest (headings, provenance, directives) can outgrow it: the host
+        // still gets the summary to store, the context stays as it is.
+        let reason = format!(
+            "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
+        );
+        return Plan { reason, ..plan };
+    }
+    let edits = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, range)| Edit::ReplaceMessages {
+            range: range.clone(),
+            text: (i == 0).then(|| text.clone()),
+            kind: ArchiveKind::Session,
+            is_summary: true,
+        })
+        .collect();
+    let how = match (env.summariser.is_some(), plan.degraded) {
+        (true, false) => "the summariser's summary",
+        (true, true) => "a structural digest (summariser refused)",
+        (false, _) => "a structural digest",
+    };
+    let reason = format!("folded {} message range(s) into {how}", ranges.len());
+    Plan {
+        edits,
+        reason,
+        ..plan
+    }
+}
+
+/// The summary of the whole session under its provenance heading, from the summariser or a
+/// digest, asked to fit the `replaced` tokens it folds.
+async fn summary_outcome(
+    working: &Working<'_>,
+    replaced: u64,
+    env: &TierEnv<'_>,
+) -> summarise::Outcome {
+    let transcript = &working.transcript;
     let whole = 0..transcript.messages.len();
     let rendered = render(transcript, whole.clone());
-    let replaced: u64 = ranges
-        .iter()
-        .map(|r| range_tokens(transcript, r.clone(), env.counter))
-        .sum();
     let heading = provenance(transcript, env, &rendered);
     let room = replaced.saturating_sub(env.counter.count(&heading) + 1);
     // The task whole, whatever its length: the session summary carries it verbatim.
@@ -113,59 +156,19 @@ async fn summarise_session(
     let request = env.summary_request(TIER, rendered, messages, replaced, must_keep);
     // The digest lists what the summary would have been asked to keep, no more.
     let kept = request.must_keep.clone();
-    let digest =
-        || digest::session_digest(transcript, std::slice::from_ref(&whole), &kept, &directives);
-    let outcome = summarise::summarise_or_digest(
-        env.summariser,
+    let digest = || digest::session_digest(&transcript.messages, &kept, &directives);
+    let summariser = env.summariser;
+    let mut outcome = summarise::summarise_or_digest(
+        summariser,
         request,
         &directives,
         room,
         env.counter,
-        digest,
+        &digest,
     )
     .await;
-    let mut text = format!("{heading}\n{}", outcome.text);
-    if transcript.format == Format::Text {
-        text = markers::inert_in_flat_text(&text);
-    }
-    let summary_tokens = env.counter.count(&text);
-    if summary_tokens >= replaced {
-        // A short session's digest (headings, provenance, directives) can outgrow it: the host
-        // still gets the summary to store, the context stays as it is.
-        return Plan {
-            reason: format!(
-                "the session summary ({summary_tokens} tokens) is not shorter than what it would fold ({replaced} tokens): nothing folded"
-            ),
-            summary: Some(text),
-            degraded: outcome.degraded,
-            warnings: outcome.warning.into_iter().collect(),
-            summariser_usage: outcome.usage,
-            ..Plan::default()
-        };
-    }
-    let edits = ranges
-        .iter()
-        .enumerate()
-        .map(|(i, range)| Edit::ReplaceMessages {
-            range: range.clone(),
-            text: (i == 0).then(|| text.clone()),
-            kind: ArchiveKind::Session,
-            is_summary: true,
-        })
-        .collect();
-    let how = match (env.summariser.is_some(), outcome.degraded) {
-        (true, false) => "the summariser's summary",
-        (true, true) => "a structural digest (summariser refused)",
-        (false, _) => "a structural digest",
-    };
-    Plan {
-        edits,
-        reason: format!("folded {} message range(s) into {how}", ranges.len()),
-        summary: Some(text),
-        degraded: outcome.degraded,
-        warnings: outcome.warning.into_iter().collect(),
-        summariser_usage: outcome.usage,
-    }
+    outcome.text = format!("{heading}\n{}", outcome.text);
+    outcome
 }
 
 /// `[session summary]` and a provenance line: session id, turn range, SHA-256 of the source.

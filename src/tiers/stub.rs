@@ -49,34 +49,32 @@ pub fn stub(body: &str, chars: usize, crlf: bool, frame: &Frame<'_>) -> Option<S
         ),
         Frame::Stale { tool, recall } => (markers::stale_stub(*tool, chars, recall), String::new()),
     };
+    // The frame always fits; the facts only within half the body.
     let mut budget = Budget {
         used: bytes::count_chars(&opening) + bytes::count_chars(&closing) + newline.len(),
-        // The frame always fits; the facts only within half the body.
         limit: chars / 2,
-        newline: newline.len(),
     };
     if budget.used >= chars {
         return None;
     }
     let mut lines: Vec<&str> = Vec::new();
     let mut shown = Shown::new(&opening);
-    for line in salient::error_lines(body, MAX_LINES) {
-        if !shown.holds(line) && budget.take(bytes::count_chars(line)) {
+    let found = salient::error_lines(body, MAX_LINES);
+    for line in found.into_iter().chain(salient::last_line(body)) {
+        if !shown.holds(line) && budget.take(bytes::count_chars(line) + newline.len()) {
             shown.add(line);
             lines.push(line);
-        }
-    }
-    if let Some(last) = salient::last_line(body) {
-        if !shown.holds(last) && budget.take(bytes::count_chars(last)) {
-            shown.add(last);
-            lines.push(last);
         }
     }
     let mut references: Vec<&str> = Vec::new();
     for reference in salient::stub_references(body, MAX_REFERENCES) {
         // Joined on one line by spaces: the first takes a line break, the others a space.
-        let separator = usize::from(!references.is_empty());
-        if !shown.holds(reference) && budget.take_joined(bytes::count_chars(reference), separator) {
+        let separator = if references.is_empty() {
+            newline.len()
+        } else {
+            1
+        };
+        if !shown.holds(reference) && budget.take(bytes::count_chars(reference) + separator) {
             references.push(reference);
         }
     }
@@ -133,34 +131,25 @@ impl Shown {
 
     /// Marks the pairs of bytes that start at `from` or later.
     fn mark(&mut self, from: usize) {
-        let Some((&first, rest)) = self
+        for pair in self
             .text
             .as_bytes()
             .get(from..)
-            .and_then(<[u8]>::split_first)
-        else {
-            return;
-        };
-        let mut before = first;
-        for &b in rest {
-            let (word, bit) = pair_bit(before, b);
+            .unwrap_or_default()
+            .windows(2)
+        {
+            let (word, bit) = pair_bit(pair[0], pair[1]);
             self.pairs[word] |= bit;
-            before = b;
         }
     }
 
     /// Whether the text holds `needle`.
     fn holds(&self, needle: &str) -> bool {
-        let bytes = needle.as_bytes();
-        let mut at = 0;
-        while at + 1 < bytes.len() {
-            let (word, bit) = pair_bit(bytes[at], bytes[at + 1]);
-            if self.pairs[word] & bit == 0 {
-                return false;
-            }
-            at += 1;
-        }
-        holds(&self.text, needle)
+        let marked = |pair: &[u8]| {
+            let (word, bit) = pair_bit(pair[0], pair[1]);
+            self.pairs[word] & bit != 0
+        };
+        needle.as_bytes().windows(2).all(marked) && holds(&self.text, needle)
     }
 }
 
@@ -204,25 +193,14 @@ fn holds(haystack: &str, needle: &str) -> bool {
 struct Budget {
     used: usize,
     limit: usize,
-    newline: usize,
 }
 
 impl Budget {
-    /// Takes a line of `chars` code points (and its line break) if it fits.
+    /// Takes `chars` code points (a piece and its separator) if they fit.
     fn take(&mut self, chars: usize) -> bool {
-        self.take_joined(chars, self.newline)
-    }
-
-    /// Takes `chars` code points and a separator of `separator` if they fit.
-    fn take_joined(&mut self, chars: usize, separator: usize) -> bool {
-        let separator = if separator == 0 {
-            self.newline
-        } else {
-            separator
-        };
-        let fits = self.used + chars + separator <= self.limit;
+        let fits = self.used + chars <= self.limit;
         if fits {
-            self.used += chars + separator;
+            self.used += chars;
         }
         fits
     }
@@ -325,7 +303,6 @@ mod tests {
         let mut budget = Budget {
             used: opening.chars().count() + closing.chars().count() + newline.len(),
             limit: chars / 2,
-            newline: newline.len(),
         };
         if budget.used >= chars {
             return None;
@@ -335,20 +312,23 @@ mod tests {
             opening.contains(text) || lines.iter().any(|line| line.contains(text))
         };
         for line in salient::error_lines(body, MAX_LINES) {
-            if !shown(line, &lines) && budget.take(line.chars().count()) {
+            if !shown(line, &lines) && budget.take(line.chars().count() + newline.len()) {
                 lines.push(line);
             }
         }
         if let Some(last) = salient::last_line(body) {
-            if !shown(last, &lines) && budget.take(last.chars().count()) {
+            if !shown(last, &lines) && budget.take(last.chars().count() + newline.len()) {
                 lines.push(last);
             }
         }
         let mut references: Vec<&str> = Vec::new();
         for reference in salient::stub_references(body, MAX_REFERENCES) {
-            let separator = usize::from(!references.is_empty());
-            if !shown(reference, &lines) && budget.take_joined(reference.chars().count(), separator)
-            {
+            let separator = if references.is_empty() {
+                newline.len()
+            } else {
+                1
+            };
+            if !shown(reference, &lines) && budget.take(reference.chars().count() + separator) {
                 references.push(reference);
             }
         }

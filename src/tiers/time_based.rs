@@ -5,9 +5,8 @@
 //! to the archive. The user's own words, the protected tail and `excludeTools` stay. Flat text
 //! keeps the seed's `[age:N]` blocks and `[stale block pruned]`. No model call.
 
-use super::Rule;
 use super::stub::{Frame, stub};
-use super::{TierEnv, replacement_shrinks, shrinking};
+use super::{Rule, TierEnv, block_edit, shrinking, split_before};
 use crate::base::decimal::shortest;
 use crate::config::PolicyConfig;
 use crate::plan::working::Working;
@@ -18,7 +17,6 @@ use crate::transcript::markers;
 use crate::transcript::pairing::{closed_ranges, tool_names};
 use crate::transcript::protect::Protection;
 use crate::transcript::{Block, BlockKind, Format, Message, Role, Transcript, parse_age_tag};
-use std::ops::Range;
 
 /// This tier.
 pub const TIER: Tier = Tier::TimeBased;
@@ -49,7 +47,7 @@ pub fn compact(working: &mut Working<'_>, env: &TierEnv<'_>) -> crate::error::Re
     // micro's plan only where a state's frontier asks for it (a cold call after a warm one).
     let kept = match working.loop_marks.micro_frontier {
         0 => crate::plan::Plan::default(),
-        _ => super::deferral::kept(working, super::micro::plan(&working.transcript, env)?),
+        _ => super::deferral::kept(working, super::micro::plan(&working.transcript, env)),
     };
     working.apply(kept)
 }
@@ -75,15 +73,12 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan
         &env.policy.exclude_tools,
     );
     let names = tool_names(transcript);
-    let threshold = env.policy.micro_body_threshold_chars;
     let mut edits = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         let old = match stale_by {
             Stale::ByAge => {
-                message
-                    .explicit_age
-                    .unwrap_or_else(|| protection.steps.age(index))
-                    > cutoff
+                let age = message.explicit_age;
+                age.unwrap_or_else(|| protection.steps.age(index)) > cutoff
             }
             Stale::Before(frontier) => {
                 super::frontier::step_at(&protection.steps, index).is_some_and(|s| s < frontier)
@@ -98,67 +93,55 @@ pub fn plan(transcript: &Transcript, env: &TierEnv<'_>, stale_by: Stale) -> Plan
         let results_only = protection.is_protected(index)
             || message.has_user_words()
             || message.is_library_summary;
-        for (block_index, block) in message.blocks.iter().enumerate() {
-            if block.is_nested() || markers::is_collapsed_body(&block.text) {
+        for (at, block) in message.blocks.iter().enumerate() {
+            let result = matches!(block.kind, BlockKind::ToolResult { .. });
+            if block.is_nested()
+                || markers::is_collapsed_body(&block.text)
+                || results_only && !result
+            {
                 continue;
             }
-            if results_only && !matches!(block.kind, BlockKind::ToolResult { .. }) {
-                continue;
-            }
-            let tool = names[index][block_index];
-            let id = |kind| block_id(kind, transcript, index, block_index);
-            let (text, kind) = match &block.kind {
-                BlockKind::ToolResult { .. } => {
-                    let kind = ArchiveKind::ToolResult;
-                    (stale(block, tool, &id(kind), threshold), kind)
-                }
-                BlockKind::Text if message.role == Role::Assistant => {
-                    let kind = ArchiveKind::Turn;
-                    (stale(block, None, &id(kind), threshold), kind)
-                }
-                BlockKind::Thinking => {
-                    let kind = ArchiveKind::Thinking;
-                    (
-                        Some(markers::thinking_archived(block.chars(), &id(kind))),
-                        kind,
-                    )
-                }
-                BlockKind::ToolCall { .. } => {
-                    edits.extend(super::micro::input_edit(
-                        block,
-                        index,
-                        block_index,
-                        || id(ArchiveKind::ToolInput),
-                        env,
-                    ));
-                    continue;
-                }
-                _ => (None, ArchiveKind::Turn),
-            };
-            let Some(text) = text else { continue };
-            if replacement_shrinks(&text, block, env.counter) {
-                edits.push(Edit::ReplaceBlock {
-                    message: index,
-                    block: block_index,
-                    text,
-                    kind,
-                });
-            }
+            let tool = names[index][at];
+            edits.extend(stale_edit(transcript, (index, at), message.role, tool, env));
         }
     }
-    let reason = if edits.is_empty() {
-        format!("nothing older than {cutoff} steps outside protected content")
-    } else {
-        format!(
-            "pruned {} block(s) of steps older than {cutoff} steps",
-            edits.len()
-        )
+    let reason = match edits.len() {
+        0 => format!("nothing older than {cutoff} steps outside protected content"),
+        count => format!("pruned {count} block(s) of steps older than {cutoff} steps"),
     };
-    Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(edits, reason)
+}
+
+/// The edit that prunes block `at` (message, block) of a stale step, of a message of `role`
+/// (`tool`: the name of the call a result answers): a tool result or an assistant's text
+/// becomes a stale stub, thinking goes to the archive, a call's long input values are stubbed.
+fn stale_edit(
+    transcript: &Transcript,
+    at: (usize, usize),
+    role: Role,
+    tool: Option<&str>,
+    env: &TierEnv<'_>,
+) -> Option<Edit> {
+    let block = &transcript.messages[at.0].blocks[at.1];
+    let id = |kind| block_id(kind, transcript, at.0, at.1);
+    let threshold = env.policy.micro_body_threshold_chars;
+    let (text, kind) = match &block.kind {
+        BlockKind::ToolResult { .. } => {
+            let kind = ArchiveKind::ToolResult;
+            (stale(block, tool, &id(kind), threshold)?, kind)
+        }
+        BlockKind::Text if role == Role::Assistant => {
+            let kind = ArchiveKind::Turn;
+            (stale(block, None, &id(kind), threshold)?, kind)
+        }
+        BlockKind::Thinking => {
+            let kind = ArchiveKind::Thinking;
+            (markers::thinking_archived(block.chars(), &id(kind)), kind)
+        }
+        BlockKind::ToolCall { .. } => return super::micro::input_edit(transcript, at, env),
+        _ => return None,
+    };
+    block_edit(block, at, text, kind, env.counter)
 }
 
 /// The stale stub of a block over the threshold.
@@ -189,12 +172,12 @@ fn flat_text_plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
             !message.has_user_words()
                 && ages[index] > cutoff
                 && !message.is_library_summary
-                && !is_marker_only(std::slice::from_ref(message))
+                && !is_marker_only(message)
         })
         .collect();
     let edits: Vec<Edit> = closed_ranges(transcript, &candidates)
         .into_iter()
-        .flat_map(|range| split_at_age_tags(transcript, range))
+        .flat_map(|range| split_before(range, &|at| starts_with_age_tag(&transcript.messages[at])))
         .map(|range| Edit::ReplaceMessages {
             range,
             text: Some(markers::STALE_BLOCK.to_string()),
@@ -203,36 +186,15 @@ fn flat_text_plan(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         })
         .collect();
     let edits = shrinking(transcript, edits, env.counter);
-    let reason = if edits.is_empty() {
-        format!("no block older than {cutoff} turns")
-    } else {
-        format!(
-            "pruned {} stale block(s) older than {cutoff} turns",
-            edits.len()
-        )
+    let reason = match edits.len() {
+        0 => format!("no block older than {cutoff} turns"),
+        count => format!("pruned {count} stale block(s) older than {cutoff} turns"),
     };
-    Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(edits, reason)
 }
 
-/// An explicit `[age:N]` tag starts a new block (the seed's convention), so ranges split there
-/// and each tagged block gets its own marker.
-fn split_at_age_tags(transcript: &Transcript, range: Range<usize>) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
-    let mut start = range.start;
-    for index in range.clone().skip(1) {
-        if starts_with_age_tag(&transcript.messages[index]) {
-            ranges.push(start..index);
-            start = index;
-        }
-    }
-    ranges.push(start..range.end);
-    ranges
-}
-
+/// Whether the first block of `message` starts with an explicit `[age:N]` tag, which starts a
+/// new block (the seed's convention): ranges split there, each tagged block gets its own marker.
 fn starts_with_age_tag(message: &Message) -> bool {
     message
         .blocks
@@ -240,13 +202,11 @@ fn starts_with_age_tag(message: &Message) -> bool {
         .is_some_and(|b| b.kind == BlockKind::Text && parse_age_tag(&b.text).is_some())
 }
 
-/// Whether the messages are nothing but stale markers (and whitespace): pruning them again
-/// would change nothing but the archive, so they are never candidates (idempotence).
-fn is_marker_only(messages: &[Message]) -> bool {
-    messages.iter().all(|m| {
-        m.blocks.iter().all(|b| {
-            b.text.trim().is_empty()
-                || (b.kind == BlockKind::Text && b.text.trim() == markers::STALE_BLOCK)
-        })
+/// Whether the message is nothing but stale markers (and whitespace): pruning it again would
+/// change nothing but the archive, so it is never a candidate (idempotence).
+fn is_marker_only(message: &Message) -> bool {
+    message.blocks.iter().all(|b| {
+        let text = b.text.trim();
+        text.is_empty() || (b.kind == BlockKind::Text && text == markers::STALE_BLOCK)
     })
 }

@@ -3,8 +3,9 @@
 //! content and the agent's words by their first characters, one line per tool call, then the
 //! lines that matter and the paths.
 
-use super::{RUN_FACTS, SHORT, calls, directives_in, one_line, summary_body, write_facts};
-use crate::summary::directives;
+use super::{
+    RUN_FACTS, SHORT, calls, directives, directives_in, one_line, summary_body, write_facts,
+};
 use crate::transcript::markers;
 use crate::transcript::{BlockKind, Format, Message, Role, Transcript};
 use std::fmt::Write;

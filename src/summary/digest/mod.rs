@@ -7,6 +7,7 @@ pub use conversation::conversation_digest;
 
 use crate::base::hash::{FastMap, FastSet};
 use crate::salient;
+use crate::summary::{directives, must_keep};
 use crate::transcript::markers;
 use crate::transcript::{BlockKind, Message, Transcript};
 use std::fmt::Write;
@@ -45,14 +46,14 @@ pub fn run_digest(transcript: &Transcript, range: Range<usize>, recall: Option<&
     }
     write_facts(&mut out, messages, RUN_FACTS);
     // The directives the folded summaries carried, for the next one that folds this digest.
-    crate::summary::directives::carry(out, &directives_in(messages))
+    directives::carry(out, &directives_in(messages))
 }
 
 /// The directives `messages` hold or carry, in order: what a digest of them indexes.
 fn directives_in(messages: &[Message]) -> Vec<String> {
     messages
         .iter()
-        .flat_map(crate::summary::must_keep::directives_of)
+        .flat_map(must_keep::directives_of)
         .map(str::to_string)
         .collect()
 }
@@ -92,84 +93,74 @@ fn write_facts(out: &mut String, messages: &[Message], cap: usize) {
     }
 }
 
-/// A digest of a whole session, in sections, for `session_memory` without a summariser:
-/// `must_keep` lists what it keeps, its first items the `directives` (which its directive
-/// index names).
-pub fn session_digest(
-    transcript: &Transcript,
-    ranges: &[Range<usize>],
-    must_keep: &[String],
-    directives: &[String],
-) -> String {
-    let messages: Vec<&Message> = ranges
-        .iter()
-        .flat_map(|r| transcript.messages[r.clone()].iter())
-        .collect();
-    let mut out = String::new();
+/// A digest of a whole session's `messages`, in sections, for `session_memory` without a
+/// summariser: `must_keep` lists what it keeps, its first items the `directives` (which its
+/// directive index names).
+pub fn session_digest(messages: &[Message], must_keep: &[String], directives: &[String]) -> String {
     // Every text the user wrote, and what our earlier summaries carried, in order.
     let user_words: Vec<&str> = messages
         .iter()
         .flat_map(|m| match m.is_library_summary {
-            true => crate::summary::must_keep::directives_of(m),
-            false => m
-                .blocks
-                .iter()
-                .filter(|b| m.has_user_words() && b.kind == BlockKind::Text)
-                .map(|b| crate::summary::directives::words(&b.text))
+            true => must_keep::directives_of(m),
+            false => must_keep::user_texts(m)
+                .map(directives::words)
                 .filter(|words| !words.is_empty())
                 .collect(),
         })
         .collect();
-    if !user_words.is_empty() {
-        out.push_str("## User directives\n");
-        // Verbatim, indentation and line breaks included: as the user wrote it.
-        for words in &user_words {
-            let _ = writeln!(out, "{}", crate::summary::directives::labelled("-", words));
-        }
-    }
-    let calls = calls(messages.iter().copied());
-    if !calls.is_empty() {
-        // By tool name (a handful of tools: a list, sorted at the end).
-        let mut per_tool: Vec<(&str, usize, usize)> = Vec::new();
-        for call in &calls {
-            let at = match per_tool.iter().position(|(name, ..)| *name == call.name) {
-                Some(at) => at,
-                None => {
-                    per_tool.push((call.name.as_str(), 0, 0));
-                    per_tool.len() - 1
-                }
-            };
-            per_tool[at].1 += 1;
-            per_tool[at].2 += usize::from(call.error);
-        }
-        out.push_str("## Tool calls\n");
-        for (name, count, errors) in
-            crate::base::sort::sorted_by_key(per_tool, &|tool: &(&str, usize, usize)| tool.0)
-        {
-            let _ = writeln!(out, "- {name}: {count} call(s), {errors} error(s)");
-        }
-    }
-    let references: Vec<&String> = must_keep
+    let mut out = String::new();
+    // Verbatim, indentation and line breaks included: as the user wrote it.
+    let lines = user_words
+        .iter()
+        .map(|words| directives::labelled("-", words));
+    write_section(&mut out, "User directives", lines.collect());
+    write_section(&mut out, "Tool calls", tool_tally(&calls(messages)));
+    let references = must_keep
         .iter()
         .filter(|item| !user_words.contains(&item.as_str()))
-        .collect();
-    if !references.is_empty() {
-        out.push_str("## Files, URLs and errors\n");
-        for item in references {
-            let _ = writeln!(out, "- {item}");
-        }
-    }
-    if let Some(last) = messages
+        .map(|item| format!("- {item}"));
+    write_section(&mut out, "Files, URLs and errors", references.collect());
+    let last = messages
         .iter()
         .rev()
         .filter(|m| !m.has_user_words())
         .flat_map(|m| m.blocks.iter().filter(|b| b.kind == BlockKind::Text))
         .next()
-    {
-        let _ = writeln!(out, "## Last agent note\n{}", one_line(&last.text, 400));
-    }
+        .map(|last| one_line(&last.text, 400));
+    write_section(&mut out, "Last agent note", last.into_iter().collect());
     out.truncate(out.trim_end().len());
-    crate::summary::directives::carry(out, directives)
+    directives::carry(out, directives)
+}
+
+/// `## heading` and `lines`, one a line, unless there are none.
+fn write_section(out: &mut String, heading: &str, lines: Vec<String>) {
+    if !lines.is_empty() {
+        let _ = writeln!(out, "## {heading}");
+    }
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// A line per tool `calls` name, sorted by name, with its calls and errors.
+fn tool_tally(calls: &[Call]) -> Vec<String> {
+    // A handful of tools: a list, sorted at the end.
+    let mut per_tool: Vec<(&str, usize, usize)> = Vec::new();
+    for call in calls {
+        let at = per_tool
+            .iter()
+            .position(|(name, ..)| *name == call.name)
+            .unwrap_or_else(|| {
+                per_tool.push((&call.name, 0, 0));
+                per_tool.len() - 1
+            });
+        per_tool[at].1 += 1;
+        per_tool[at].2 += usize::from(call.error);
+    }
+    crate::base::sort::sorted_by_key(per_tool, &|tool: &(&str, usize, usize)| tool.0)
+        .into_iter()
+        .map(|(name, count, errors)| format!("- {name}: {count} call(s), {errors} error(s)"))
+        .collect()
 }
 
 /// One tool call with what became of it.
@@ -182,6 +173,16 @@ struct Call {
 }
 
 impl Call {
+    fn new(name: String, arguments: String) -> Self {
+        Self {
+            name,
+            arguments,
+            outcome: None,
+            result_chars: 0,
+            error: false,
+        }
+    }
+
     fn line(&self) -> String {
         let arguments = one_line(&self.arguments, SHORT);
         match &self.outcome {
@@ -197,21 +198,15 @@ impl Call {
     }
 }
 
-fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec<Call> {
+fn calls(messages: &[Message]) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
     // Borrowed keys: the same map type as the other id maps, one copy of its code in the wasm.
     let mut by_id: FastMap<&str, usize> = FastMap::default();
-    for block in messages.into_iter().flat_map(|m| &m.blocks) {
+    for block in messages.iter().flat_map(|m| &m.blocks) {
         match &block.kind {
             BlockKind::ToolCall { id, name } => {
                 by_id.insert(&**id, calls.len());
-                calls.push(Call {
-                    name: name.to_string(),
-                    arguments: block.text.to_string(),
-                    outcome: None,
-                    result_chars: 0,
-                    error: false,
-                });
+                calls.push(Call::new(name.to_string(), block.text.to_string()));
             }
             BlockKind::ToolResult { id, name, is_error } => {
                 let first = block
@@ -221,20 +216,12 @@ fn calls<'a, 'b: 'a>(messages: impl IntoIterator<Item = &'a Message<'b>>) -> Vec
                     .unwrap_or("")
                     .to_string();
                 let at = id.as_ref().and_then(|id| by_id.get(&**id).copied());
-                let call = match at {
-                    Some(at) => &mut calls[at],
-                    None => {
-                        calls.push(Call {
-                            name: name.clone().unwrap_or_else(|| "tool".into()),
-                            arguments: String::new(),
-                            outcome: None,
-                            result_chars: 0,
-                            error: false,
-                        });
-                        let last = calls.len() - 1;
-                        &mut calls[last]
-                    }
-                };
+                let at = at.unwrap_or_else(|| {
+                    let name = name.clone().unwrap_or_else(|| "tool".into());
+                    calls.push(Call::new(name, String::new()));
+                    calls.len() - 1
+                });
+                let call = &mut calls[at];
                 call.outcome = Some(first);
                 call.result_chars = block.text.chars().count();
                 call.error = *is_error
@@ -255,7 +242,7 @@ fn summary_body(message: &Message) -> String {
         .iter()
         .filter(|b| b.kind == BlockKind::Text)
         .map(|b| {
-            let text = crate::summary::directives::without_index(&b.text).trim_start();
+            let text = directives::without_index(&b.text).trim_start();
             text.split_once('\n')
                 .map_or("", |(_, rest)| rest)
                 .to_string()
@@ -267,16 +254,7 @@ fn summary_body(message: &Message) -> String {
 /// `text` on one line (newlines become spaces), cut to at most `max` chars (code points, ending
 /// on a grapheme cluster boundary) with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| {
-            if c == '\n' || c == '\r' || c == '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
+    let flat = text.replace(['\n', '\r', '\t'], " ");
     let flat = crate::base::cut::trim(&flat);
     let head = crate::base::cut::head(flat, max);
     if head.len() < flat.len() {

@@ -4,23 +4,19 @@
 
 use super::budget::Stage;
 use super::protection;
-use crate::plan::{ArchiveKind, Edit, Plan, block_id};
-use crate::tiers::{TierEnv, shrinking};
+use crate::plan::{ArchiveKind, Plan, block_id};
+use crate::tiers::{TierEnv, block_edit};
 use crate::transcript::markers;
 use crate::transcript::{Block, BlockKind, Transcript};
 
 /// The plan of cheap `stage` over `transcript`.
-pub fn plan(
-    stage: Stage,
-    transcript: &Transcript,
-    env: &TierEnv<'_>,
-) -> crate::error::Result<Plan> {
-    Ok(match stage {
-        Stage::Stubs => crate::tiers::micro::plan(transcript, env)?,
+pub fn plan(stage: Stage, transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
+    match stage {
+        Stage::Stubs => crate::tiers::micro::plan(transcript, env),
         Stage::Media => strip_media(transcript, env),
         Stage::Thinking => archive_thinking(transcript, env),
         Stage::ToolRuns | Stage::OlderConversation => Plan::default(),
-    })
+    }
 }
 
 /// Thinking and reasoning blocks outside protected content go to the archive, each on its own
@@ -30,7 +26,7 @@ fn archive_thinking(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         transcript,
         env,
         "archived {} thinking block(s)",
-        |index, at, block| {
+        &|index, at, block: &Block<'_>| {
             if block.kind != BlockKind::Thinking || markers::is_collapsed_body(&block.text) {
                 return None;
             }
@@ -49,7 +45,7 @@ fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
         transcript,
         env,
         "stripped {} inline media block(s)",
-        |_, _, block| match &block.kind {
+        &|_, _, block: &Block<'_>| match &block.kind {
             BlockKind::Media { inline: true, .. } => {
                 Some((crate::media::placeholder(block), ArchiveKind::Media))
             }
@@ -58,6 +54,9 @@ fn strip_media(transcript: &Transcript, env: &TierEnv<'_>) -> Plan {
     )
 }
 
+/// A block's new text, and what the removed content was.
+type Replacement = (String, ArchiveKind);
+
 /// The plan that replaces each block outside protected content for which `replace` (given the
 /// message index, the block index and the block) has a text, where it saves tokens; `done`
 /// says what was done, `{}` standing for how many.
@@ -65,7 +64,7 @@ fn block_plan(
     transcript: &Transcript,
     env: &TierEnv<'_>,
     done: &str,
-    replace: impl Fn(usize, usize, &Block<'_>) -> Option<(String, ArchiveKind)>,
+    replace: &dyn Fn(usize, usize, &Block<'_>) -> Option<Replacement>,
 ) -> Plan {
     let protection = protection(transcript, env);
     let mut edits = Vec::new();
@@ -74,24 +73,14 @@ fn block_plan(
             continue;
         }
         for (at, block) in message.blocks.iter().enumerate() {
-            if let Some((text, kind)) = replace(index, at, block) {
-                edits.push(Edit::ReplaceBlock {
-                    message: index,
-                    block: at,
-                    text,
-                    kind,
-                });
-            }
+            let edit = replace(index, at, block)
+                .and_then(|(text, kind)| block_edit(block, (index, at), text, kind, env.counter));
+            edits.extend(edit);
         }
     }
-    let edits = shrinking(transcript, edits, env.counter);
     let reason = match edits.len() {
         0 => String::new(),
         count => done.replace("{}", &count.to_string()),
     };
-    Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(edits, reason)
 }

@@ -57,11 +57,7 @@ pub fn plan(transcript: &Transcript, stretches: &[Stretch], env: &TierEnv<'_>) -
         0 => "no digest would be shorter than what it replaces".to_string(),
         _ => format!("replaced {} by structural digests", what(kept)),
     };
-    Plan {
-        edits,
-        reason,
-        ..Plan::default()
-    }
+    Plan::of(edits, reason)
 }
 
 /// The edits that save tokens once the message that keeps roles alternating after them is

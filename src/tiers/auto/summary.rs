@@ -12,10 +12,10 @@ use super::units::is_ours;
 use crate::api::result::SummariserUsage;
 use crate::base::decimal::shortest;
 use crate::plan::working::{Current, Working};
-use crate::plan::{Edit, Plan};
+use crate::plan::{ArchiveKind, Edit, Plan};
 use crate::summary::must_keep;
 use crate::summary::summarise::{self, SummaryRequest};
-use crate::tiers::{TierEnv, range_tokens};
+use crate::tiers::{TierEnv, ranges_tokens};
 use crate::transcript::counting::message_tokens;
 use crate::transcript::markers;
 use crate::transcript::render::render;
@@ -50,14 +50,15 @@ pub async fn plan(working: &Working<'_>, chosen: Vec<Stretch>, env: &TierEnv<'_>
     }
 }
 
-/// Tokens of original context that `range` stands for: a summary of ours counts what it covers
-/// (from its heading), anything else its own tokens.
-fn covered(transcript: &Transcript, range: Range<usize>, env: &TierEnv<'_>) -> u64 {
-    transcript.messages[range]
+/// Tokens of original context that messages `ranges` stand for: a summary of ours counts what
+/// it covers (from its heading), anything else its own tokens.
+fn covered(transcript: &Transcript, ranges: &[Range<usize>], env: &TierEnv<'_>) -> u64 {
+    let messages = ranges
         .iter()
-        .map(|message| match summary_coverage(message) {
-            Some(covered) => covered,
-            None => message_tokens(message, env.counter),
+        .flat_map(|range| &transcript.messages[range.clone()]);
+    messages
+        .map(|message| {
+            summary_coverage(message).unwrap_or_else(|| message_tokens(message, env.counter))
         })
         .sum()
 }
@@ -100,10 +101,8 @@ fn loop_guard(
         );
         return Some((reason, "the summary is not due again (resummariseGrowth)"));
     }
-    let replaced: u64 = stretches
-        .iter()
-        .map(|s| range_tokens(transcript, s.range.clone(), env.counter))
-        .sum();
+    let ranges: Vec<Range<usize>> = stretches.iter().map(|s| s.range.clone()).collect();
+    let replaced = ranges_tokens(transcript, &ranges, env.counter);
     let total = transcript.count_tokens(env.counter).max(1);
     let target = summarise::target_tokens(replaced, env.pressure.context_pct_used);
     let best = replaced.saturating_sub(target);
@@ -146,10 +145,9 @@ async fn summarise(
 ) -> Summarised {
     let transcript = &working.transcript;
     let ranges: Vec<Range<usize>> = stretches.iter().map(|s| s.range.clone()).collect();
-    let marker = if stretches.iter().any(|s| s.talk) {
-        markers::CONVERSATION_SUMMARY
-    } else {
-        markers::RUN_SUMMARY
+    let marker = match kind_of(stretches) {
+        ArchiveKind::Turn => markers::CONVERSATION_SUMMARY,
+        _ => markers::RUN_SUMMARY,
     };
     let (request, replaced, directives) = request(working, &ranges, env);
     // The heading is ours, not the summariser's, and so are the messages that keep roles
@@ -166,7 +164,7 @@ async fn summarise(
         &directives,
         room,
         env.counter,
-        String::new,
+        &String::new,
     )
     .await;
     if outcome.degraded {
@@ -175,11 +173,7 @@ async fn summarise(
             usage: outcome.usage,
         };
     }
-    let covers = ranges
-        .iter()
-        .map(|r| covered(transcript, r.clone(), env))
-        .sum();
-    let heading = markers::summary_heading(marker, covers);
+    let heading = markers::summary_heading(marker, covered(transcript, &ranges, env));
     let text = if outcome.text.starts_with(&heading) {
         outcome.text
     } else {
@@ -201,10 +195,7 @@ fn request(
     env: &TierEnv<'_>,
 ) -> (SummaryRequest, u64, Vec<String>) {
     let transcript = &working.transcript;
-    let replaced: u64 = ranges
-        .iter()
-        .map(|r| range_tokens(transcript, r.clone(), env.counter))
-        .sum();
+    let replaced = ranges_tokens(transcript, ranges, env.counter);
     let must_keep = must_keep::collect(transcript, ranges);
     let directives = must_keep.directives().to_vec();
     let rendered = ranges

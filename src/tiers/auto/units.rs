@@ -10,6 +10,7 @@
 //!   not form a run — cut before each message with user words, so a piece is an exchange that
 //!   ends with the agent's answer (flat text: each section).
 
+use crate::tiers::split_before;
 use crate::transcript::pairing::{closed_ranges, pair_keys};
 use crate::transcript::protect::Protection;
 use crate::transcript::{Format, Message, Role, Transcript};
@@ -91,16 +92,11 @@ fn split(
     cuts: &[bool],
     starts: impl Fn(usize) -> bool,
 ) -> Vec<Range<usize>> {
-    let mut pieces = Vec::new();
-    for range in ranges {
-        let mut from = range.start;
-        for index in (range.start + 1..range.end).filter(|&at| cuts[at] && starts(at)) {
-            pieces.push(from..index);
-            from = index;
-        }
-        pieces.push(from..range.end);
-    }
-    pieces
+    let cut = |at: usize| cuts[at] && starts(at);
+    ranges
+        .iter()
+        .flat_map(|range| split_before(range.clone(), &cut))
+        .collect()
 }
 
 /// `cuts[i]`: no tool call and result pair lies on both sides of the point before message `i`.
