@@ -28,6 +28,12 @@ fn object(fields: &[(&'static str, JsValue)]) -> JsValue {
 /// number, as `JSON.parse` reads them). A host-value placeholder of `originals` left in it
 /// becomes the host's own binary data or URL object again (see [`crate::skeleton`]), a lone
 /// surrogate of their window the host's code unit.
+///
+/// Hand-written in place of serde-wasm-bindgen's `Serializer`, the crate's only remaining use:
+/// its serializer was 24 functions, 2,228 B of code before wasm-opt, where this match is 511 B;
+/// the commit that dropped it took the module from 247.7 to 245.2 KiB gzipped with the field
+/// readers it merged. Recursive like the serializer was: the values it converts passed
+/// `maxNestingDepth`.
 pub fn json_value(value: &Value, originals: Option<&Originals>) -> JsValue {
     match value {
         Value::Null => JsValue::NULL,
