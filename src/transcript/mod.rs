@@ -12,6 +12,8 @@ pub mod pairing;
 pub mod protect;
 pub mod render;
 pub mod steps;
+#[cfg(test)]
+pub(crate) mod test_builders;
 
 use binary::Binary;
 use char_count::CharCount;

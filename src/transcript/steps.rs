@@ -150,38 +150,8 @@ impl Steps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::{Block, BlockKind, Message, Source};
-    use std::borrow::Cow;
-
-    fn message(role: Role, blocks: Vec<BlockKind<'static>>) -> Message<'static> {
-        Message {
-            role,
-            blocks: blocks
-                .into_iter()
-                .map(|kind| Block::new(kind, Cow::Borrowed("x"), vec![]))
-                .collect(),
-            source: Source::Index(0),
-            explicit_age: None,
-            is_library_summary: false,
-            bound_to_next: false,
-            output_item: false,
-        }
-    }
-
-    fn call(id: &str) -> BlockKind<'static> {
-        BlockKind::ToolCall {
-            id: id.to_string().into(),
-            name: "bash".into(),
-        }
-    }
-
-    fn result(id: &str) -> BlockKind<'static> {
-        BlockKind::ToolResult {
-            id: Some(id.to_string().into()),
-            name: None,
-            is_error: false,
-        }
-    }
+    use crate::transcript::BlockKind;
+    use crate::transcript::test_builders::{call, message, result};
 
     /// system, task, then `n` steps of call + result (ids from `id`), then a user message.
     fn run(n: usize, id: &dyn Fn(usize) -> String) -> Transcript<'static> {

@@ -129,38 +129,8 @@ fn safe_cuts(transcript: &Transcript) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::{Block, BlockKind, Source};
-    use std::borrow::Cow;
-
-    fn message(role: Role, kinds: Vec<BlockKind<'static>>) -> Message<'static> {
-        Message {
-            role,
-            blocks: kinds
-                .into_iter()
-                .map(|kind| Block::new(kind, Cow::Borrowed("words"), vec![]))
-                .collect(),
-            source: Source::Index(0),
-            explicit_age: None,
-            is_library_summary: false,
-            bound_to_next: false,
-            output_item: false,
-        }
-    }
-
-    fn call(id: &str) -> BlockKind<'static> {
-        BlockKind::ToolCall {
-            id: id.to_string().into(),
-            name: "bash".into(),
-        }
-    }
-
-    fn result(id: &str) -> BlockKind<'static> {
-        BlockKind::ToolResult {
-            id: Some(id.to_string().into()),
-            name: None,
-            is_error: false,
-        }
-    }
+    use crate::transcript::BlockKind;
+    use crate::transcript::test_builders::{call, message, result};
 
     #[test]
     fn runs_are_cut_at_steps_and_talk_at_user_words() {
