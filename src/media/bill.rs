@@ -178,10 +178,10 @@ fn inline_bill(
     match kind {
         _ if head.starts_with(b"%PDF") => pdf_bill(payload, provider),
         Kind::Pdf => pdf_bill(payload, provider),
-        Kind::Text => match decoded_text(payload) {
-            Some(decoded) => text.count(&decoded),
-            // Not base64: an Anthropic text document's own text.
-            None => text.count(payload),
+        Kind::Text => match header::decode(payload.as_bytes()).map(String::from_utf8) {
+            Some(Ok(decoded)) => text.count(&decoded),
+            // Not base64 (an Anthropic text document's own text), or not UTF-8.
+            _ => text.count(payload),
         },
         Kind::Image | Kind::Other => provider.image(DEFAULT_IMAGE, low_detail),
     }
@@ -196,22 +196,7 @@ fn decoded_head(payload: &str) -> Vec<u8> {
         end -= 1;
     }
     let prefix = payload.as_bytes().get(..end - end % 4).unwrap_or_default();
-    let mut head = Vec::with_capacity(prefix.len() / 4 * 3);
-    if crate::base::base64::decode_into(prefix, &mut |bytes| head.extend_from_slice(bytes))
-        .is_none()
-    {
-        head.clear();
-    }
-    head
-}
-
-/// The text base64 `payload` decodes to, when it is base64 of UTF-8.
-fn decoded_text(payload: &str) -> Option<String> {
-    let mut bytes = Vec::new();
-    crate::base::base64::decode_into(payload.as_bytes(), &mut |chunk| {
-        bytes.extend_from_slice(chunk)
-    })?;
-    String::from_utf8(bytes).ok()
+    header::decode(prefix).unwrap_or_default()
 }
 
 /// Tokens of a PDF in base64 `payload`: its page objects counted as it is decoded.

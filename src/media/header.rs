@@ -32,9 +32,14 @@ pub fn image_size(head: &[u8]) -> Option<Size> {
 
 /// The size in the header of the image whose first bytes are base64 `head`.
 pub fn image_size_of_base64(head: &str) -> Option<Size> {
+    image_size(&decode(head.as_bytes())?)
+}
+
+/// The bytes base64 `text` decodes to (`None` if it is not base64).
+pub(super) fn decode(text: &[u8]) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
-    crate::base::base64::decode_into(head.as_bytes(), &mut |chunk| bytes.extend_from_slice(chunk))?;
-    image_size(&bytes)
+    crate::base::base64::decode_into(text, &mut |chunk| bytes.extend_from_slice(chunk))?;
+    Some(bytes)
 }
 
 /// How many of an image's first bytes [`image_size`] may need (a JPEG's EXIF block comes

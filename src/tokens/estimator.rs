@@ -191,20 +191,16 @@ fn after_contraction(bytes: &[u8], at: usize) -> usize {
 }
 
 /// A run of digits from `at`: groups of up to three.
-fn digits(bytes: &[u8], mut at: usize, f: &mut Features) -> usize {
-    let mut count = 0u64;
-    while at < bytes.len() {
-        let u = scan::unit(bytes, at);
-        if u.class != DIGIT {
-            break;
-        }
-        count += 1;
-        at += u.len;
-    }
-    f[DIGIT_GROUPS] += count.div_ceil(3);
-    at
+fn digits(bytes: &[u8], at: usize, f: &mut Features) -> usize {
+    // Digits are ASCII (other digits are symbols, see [`scan`]): one byte each.
+    let count = bytes
+        .iter()
+        .skip(at)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    f[DIGIT_GROUPS] += count.div_ceil(3) as u64;
+    at + count
 }
-
 /// A punctuation piece whose characters start at `at`, and the line breaks right after it.
 fn punct(bytes: &[u8], mut at: usize, f: &mut Features) -> usize {
     f[PUNCT_PIECES] += 1;
