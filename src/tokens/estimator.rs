@@ -10,9 +10,7 @@
 
 use super::TokenCounter;
 use super::model::{COEFFICIENTS, OFFSETS, PAIRS};
-use super::scan::{
-    self, DIGIT, HAN, HANGUL, KANA, MODIFIER, NEWLINE, PUNCT, SPACE, SYMBOL, UPPER, Unit,
-};
+use super::scan::{self, DIGIT, HAN, MODIFIER, NEWLINE, PUNCT, SPACE, SYMBOL, UPPER, Unit};
 
 /// A fast estimate of o200k_base token counts (within a few percent on agent contexts: see
 /// bench/COUNTING.md), the default counter of structured contexts.
@@ -46,9 +44,8 @@ const OTHER_WORD_PIECES: usize = 2;
 const SHORT_WORDS: usize = 3;
 const ESCAPES: usize = 4;
 const CUT_UNITS: usize = 5;
+// Then kana chars (7) and hangul chars (8): [`count_cjk`] indexes the three by class.
 const HAN_CHARS: usize = 6;
-const KANA_CHARS: usize = 7;
-const HANGUL_CHARS: usize = 8;
 const DIGIT_GROUPS: usize = 9;
 const PUNCT_PIECES: usize = 10;
 const PUNCT_OVER_2: usize = 11;
@@ -168,11 +165,9 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
 /// Counts a CJK letter.
 #[inline(always)]
 fn count_cjk(class: u8, f: &mut Features) {
-    match class {
-        HAN => f[HAN_CHARS] += 1,
-        KANA => f[KANA_CHARS] += 1,
-        HANGUL => f[HANGUL_CHARS] += 1,
-        _ => {}
+    // HAN, KANA, HANGUL are consecutive classes, their features consecutive counts.
+    if scan::is_cjk(class) {
+        f[HAN_CHARS + usize::from(class - HAN)] += 1;
     }
 }
 
