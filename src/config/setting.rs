@@ -5,7 +5,7 @@
 use super::source::FieldSource;
 use crate::api::input::{MAX_SAFE_INTEGER, optional_integer, optional_number};
 use crate::base::decimal;
-use crate::error::{CompactionError, Result, check_number};
+use crate::error::{Result, check_number};
 use crate::policy::tier::Tier;
 
 /// What values a field takes: its type and range, as the docs and the error texts say them.
@@ -50,14 +50,6 @@ impl Kind {
             Kind::TierWeights => "Partial<Record<Tier, number>>",
             Kind::Strings => "string[]",
             Kind::Object { ts } => ts,
-        }
-    }
-
-    /// The largest value of an integer kind, as the reader's error states it.
-    fn max(self) -> f64 {
-        match self {
-            Kind::Integer32 { .. } => f64::from(u32::MAX),
-            _ => MAX_SAFE_INTEGER,
         }
     }
 }
@@ -108,8 +100,13 @@ macro_rules! integer_setting {
     ($($ty:ty),*) => {$(
         impl Setting for $ty {
             fn read(source: &dyn FieldSource, js: &'static str, kind: Kind) -> Result<Option<Self>> {
-                // In range by the reader's check (max is at most the type's own).
-                Ok(optional_integer(js, source.scalar(js)?, kind.max())?.map(|v| v as $ty))
+                // The largest value, as the reader's error states it; in range by the reader's
+                // check (max is at most the type's own).
+                let max = match kind {
+                    Kind::Integer32 { .. } => f64::from(u32::MAX),
+                    _ => MAX_SAFE_INTEGER,
+                };
+                Ok(optional_integer(js, source.scalar(js)?, max)?.map(|v| v as $ty))
             }
 
             fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
@@ -117,13 +114,9 @@ macro_rules! integer_setting {
                     Kind::Integer { min } | Kind::Integer32 { min } => min,
                     _ => 0,
                 };
-                if (*self as u64) < min {
-                    return Err(CompactionError::range_error(
-                        js,
-                        format!("must be an integer >= {min}, got {self}"),
-                    ));
-                }
-                Ok(())
+                // Only 0 is below a min of 0 or 1: printed as the integer it is.
+                let range = format!("an integer >= {min}");
+                check_number(js, *self as f64, *self as u64 >= min, &range).map(drop)
             }
 
             fn describe(&self) -> String {

@@ -150,16 +150,11 @@ pub fn bill(block: &Block<'_>, provider: Provider, text: &dyn TokenCounter) -> u
             _ => provider.image(DEFAULT_IMAGE, block.low_detail),
         };
     }
-    let data: &str = &block.text;
-    let payload = match data
-        .strip_prefix("data:")
-        .and_then(|rest| rest.split_once(','))
-    {
-        Some((header, payload)) if header.ends_with(";base64") => payload,
+    let (payload, base64) = super::payload(&block.text);
+    if !base64 {
         // A plain-text data URL is its text.
-        Some((_, payload)) => return text.count(payload),
-        None => data,
-    };
+        return text.count(payload);
+    }
     inline_bill(payload, kind, provider, block.low_detail, text)
 }
 
@@ -176,14 +171,13 @@ fn inline_bill(
         return provider.image(size, low_detail);
     }
     match kind {
-        _ if head.starts_with(b"%PDF") => pdf_bill(payload, provider),
-        Kind::Pdf => pdf_bill(payload, provider),
+        _ if matches!(kind, Kind::Pdf) || head.starts_with(b"%PDF") => pdf_bill(payload, provider),
         Kind::Text => match header::decode(payload.as_bytes()).map(String::from_utf8) {
             Some(Ok(decoded)) => text.count(&decoded),
             // Not base64 (an Anthropic text document's own text), or not UTF-8.
             _ => text.count(payload),
         },
-        Kind::Image | Kind::Other => provider.image(DEFAULT_IMAGE, low_detail),
+        _ => provider.image(DEFAULT_IMAGE, low_detail),
     }
 }
 
