@@ -136,14 +136,13 @@ pub enum TokenEstimator {
 impl TokenEstimator {
     /// Parses the `tokenEstimator` option (`"seed"` or `"heuristic"`); errors name `path`.
     pub fn parse(name: &str, path: &str) -> Result<Self> {
-        match name {
-            "seed" => Ok(Self::Seed),
-            "heuristic" => Ok(Self::Heuristic),
-            other => Err(CompactionError::type_error(
-                path,
-                format!("must be \"seed\" or \"heuristic\", got {other:?}"),
-            )),
-        }
+        [Self::Seed, Self::Heuristic]
+            .into_iter()
+            .find(|estimator| estimator.as_str() == name)
+            .ok_or_else(|| {
+                let problem = format!("must be \"seed\" or \"heuristic\", got {name:?}");
+                CompactionError::type_error(path, problem)
+            })
     }
 
     /// The option's spelling.
