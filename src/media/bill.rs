@@ -155,20 +155,10 @@ pub fn bill(block: &Block<'_>, provider: Provider, text: &dyn TokenCounter) -> u
         // A plain-text data URL is its text.
         return text.count(payload);
     }
-    inline_bill(payload, kind, provider, block.low_detail, text)
-}
-
-/// Tokens of inline data `payload` (base64, or a text document's own text).
-fn inline_bill(
-    payload: &str,
-    kind: Kind,
-    provider: Provider,
-    low_detail: bool,
-    text: &dyn TokenCounter,
-) -> u64 {
+    // Inline data: base64, or a text document's own text.
     let head = decoded_head(payload);
     if let Some(size) = header::image_size(&head) {
-        return provider.image(size, low_detail);
+        return provider.image(size, block.low_detail);
     }
     match kind {
         _ if matches!(kind, Kind::Pdf) || head.starts_with(b"%PDF") => pdf_bill(payload, provider),
@@ -177,7 +167,7 @@ fn inline_bill(
             // Not base64 (an Anthropic text document's own text), or not UTF-8.
             _ => text.count(payload),
         },
-        _ => provider.image(DEFAULT_IMAGE, low_detail),
+        _ => provider.image(DEFAULT_IMAGE, block.low_detail),
     }
 }
 
