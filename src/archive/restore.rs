@@ -25,6 +25,10 @@ fn bad_location(index: usize, problem: &str) -> CompactionError {
     CompactionError::type_error(format!("archive[{index}].location"), problem.to_string())
 }
 
+fn bad_content(index: usize, problem: &str) -> CompactionError {
+    CompactionError::type_error(format!("archive[{index}].content"), problem.to_string())
+}
+
 /// `a..b` (or `a`, meaning `a..a+1`) inside `prefix[...]` at the start of `location`.
 fn range(location: &str, prefix: &str, index: usize) -> Result<(usize, usize)> {
     let inner = location
@@ -62,12 +66,10 @@ fn restore_text(text: &str, archive: &[ArchiveEntry]) -> Result<String> {
             shift += replacement as isize - (b - a) as isize;
         }
         for (start, replacement, index, entry) in placed.into_iter().rev() {
-            let content = entry.content.as_str().ok_or_else(|| {
-                CompactionError::type_error(
-                    format!("archive[{index}].content"),
-                    "must be a string for a text context",
-                )
-            })?;
+            let content = entry
+                .content
+                .as_str()
+                .ok_or_else(|| bad_content(index, "must be a string for a text context"))?;
             let start =
                 usize::try_from(start).map_err(|_| bad_location(index, "is out of range"))?;
             let end = start + replacement;
@@ -104,10 +106,7 @@ fn restore_messages(mut out: Vec<Value>, archive: &[ArchiveEntry]) -> Result<Vec
             match start {
                 Some(start) => {
                     let removed = entry.content.as_array().ok_or_else(|| {
-                        CompactionError::type_error(
-                            format!("archive[{index}].content"),
-                            "must be an array of messages for a message range",
-                        )
+                        bad_content(index, "must be an array of messages for a message range")
                     })?;
                     let start = usize::try_from(start)
                         .ok()

@@ -66,8 +66,7 @@ impl Provider {
         match self {
             Self::Anthropic => {
                 let scale = (1568.0 / width.max(height)).min(1.0);
-                let tokens = (width * scale * height * scale / 750.0).ceil() as u64;
-                tokens.min(1600)
+                ((width * scale * height * scale / 750.0).ceil() as u64).min(1600)
             }
             Self::OpenAi if low_detail => 85,
             Self::OpenAi => {
