@@ -151,9 +151,7 @@ impl PdfPages {
                 n if n == TYPE.len() && byte.is_ascii_whitespace() => n,
                 // After `/Type /Page`: a page unless `s` follows.
                 n if n == TYPE.len() + PAGE.len() => {
-                    if byte != b's' {
-                        self.pages += 1;
-                    }
+                    self.pages += u64::from(byte != b's');
                     usize::from(byte == b'/')
                 }
                 n if n < TYPE.len() && TYPE[n] == byte => n + 1,

@@ -22,14 +22,10 @@ pub fn placeholder(block: &Block<'_>) -> String {
         _ => "file",
     };
     let (bytes, hex) = match &block.binary {
-        Some(binary) => (
-            binary.bytes,
-            binary
-                .sha256
-                .get(..SHOWN_HEX)
-                .unwrap_or(&binary.sha256)
-                .to_string(),
-        ),
+        Some(binary) => {
+            let shown = binary.sha256.get(..SHOWN_HEX).unwrap_or(&binary.sha256);
+            (binary.bytes, shown.to_string())
+        }
         None => {
             let (bytes, hash) = digest(&block.text);
             let hex = hash.iter().take(SHOWN_HEX / 2).map(|b| format!("{b:02x}"));

@@ -135,12 +135,10 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
             count_cjk(u.class, f);
         } else if letters > 0 {
             // Offsets by lead, first pair or not, case (lower-lower, upper-upper, upper-lower).
-            let case = if previous.class != UPPER {
-                0
-            } else if u.class == UPPER {
-                1
-            } else {
-                2
+            let case = match (previous.class, u.class) {
+                (UPPER, UPPER) => 1,
+                (UPPER, _) => 2,
+                _ => 0,
             };
             let offset = (lead * 2 + usize::from(letters > 1)) * 3 + case;
             let share = i32::from(PAIRS.get(row + index).copied().unwrap_or(b'a'))
