@@ -69,8 +69,11 @@ impl CacheModel {
     /// Cached tokens at or after `prefix_tokens` (the tokens before the first edit), which the
     /// next call writes again; none when the cache is cold (it would be written anyway).
     pub fn invalidated(&self, prefix_tokens: u64) -> u64 {
-        let invalidated = self.cached_tokens.saturating_sub(prefix_tokens);
-        self.warm.then_some(invalidated).unwrap_or(0)
+        if self.warm {
+            self.cached_tokens.saturating_sub(prefix_tokens)
+        } else {
+            0
+        }
     }
 
     /// What the next call pays for `invalidated` cached tokens being thrown away, `saved` of
@@ -90,8 +93,11 @@ impl CacheModel {
     /// The report of an outcome whose first change is after `prefix_tokens` tokens and that
     /// saved `saved` tokens.
     pub fn report(&self, prefix_tokens: u64, saved: u64) -> CacheReport {
-        let invalidated = (saved > 0).then(|| self.invalidated(prefix_tokens));
-        let invalidated = invalidated.unwrap_or(0);
+        let invalidated = if saved > 0 {
+            self.invalidated(prefix_tokens)
+        } else {
+            0
+        };
         CacheReport {
             warm: self.warm,
             invalidated_tokens: invalidated,
