@@ -58,12 +58,8 @@ impl Tier {
             .into_iter()
             .find(|tier| tier.as_str() == name)
             .ok_or_else(|| {
-                CompactionError::type_error(
-                    field,
-                    format!(
-                        "must be one of \"none\", \"micro\", \"time_based\", \"auto\", \"session_memory\", got {name:?}"
-                    ),
-                )
+                let names = r#""none", "micro", "time_based", "auto", "session_memory""#;
+                CompactionError::type_error(field, format!("must be one of {names}, got {name:?}"))
             })
     }
 

@@ -153,9 +153,7 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
     f[CUT_UNITS] += cuts;
     if letters > 0 {
         f[[WORD_PIECES, SPACE_WORD_PIECES, OTHER_WORD_PIECES][lead]] += 1;
-        if letters <= 2 {
-            f[SHORT_WORDS] += 1;
-        }
+        f[SHORT_WORDS] += u64::from(letters <= 2);
     }
     after_contraction(bytes, at)
 }
