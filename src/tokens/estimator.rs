@@ -170,13 +170,10 @@ fn count_cjk(class: u8, f: &mut Features) {
 /// Where a word ending at `at` really ends: after an English contraction ('s 't 'd 'm 'll 've
 /// 're), which o200k keeps with the word.
 fn after_contraction(bytes: &[u8], at: usize) -> usize {
-    if bytes.get(at) != Some(&b'\'') {
-        return at;
-    }
     let lower = |k: usize| bytes.get(at + k).map_or(0, |b| b | 0x20);
-    match (lower(1), lower(2)) {
-        (b's' | b't' | b'd' | b'm', _) => at + 2,
-        (b'l', b'l') | (b'v', b'e') | (b'r', b'e') => at + 3,
+    match (bytes.get(at), lower(1), lower(2)) {
+        (Some(b'\''), b's' | b't' | b'd' | b'm', _) => at + 2,
+        (Some(b'\''), b'l', b'l') | (Some(b'\''), b'v' | b'r', b'e') => at + 3,
         _ => at,
     }
 }
