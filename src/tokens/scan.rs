@@ -198,4 +198,13 @@ mod tests {
         }
         assert_eq!(got, cps);
     }
+
+    #[test]
+    fn decodes_every_code_point() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let mut buffer = [0; 4];
+            let u = unit(c.encode_utf8(&mut buffer).as_bytes(), 0);
+            assert_eq!((u.cp, u.len), (u32::from(c), c.len_utf8()), "{c:?}");
+        }
+    }
 }
