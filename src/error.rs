@@ -101,6 +101,17 @@ impl std::error::Error for CompactionError {}
 /// Shorthand for results of this crate.
 pub type Result<T, E = CompactionError> = std::result::Result<T, E>;
 
+/// `value` if `ok`, else a range error at `path`: `must be {range}, got {value}` (as JS prints
+/// it).
+pub fn check_number(path: &str, value: f64, ok: bool, range: &str) -> Result<f64> {
+    ok.then_some(value).ok_or_else(|| {
+        CompactionError::range_error(
+            path,
+            format!("must be {range}, got {}", describe_number(value)),
+        )
+    })
+}
+
 /// Describes a number for an error message the way JS would print it (`NaN`, `Infinity`, `-1`).
 pub fn describe_number(value: f64) -> String {
     if value.is_nan() {

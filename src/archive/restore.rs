@@ -21,22 +21,12 @@ pub fn restore(output: &ContextData, archive: &[ArchiveEntry]) -> Result<Context
     })
 }
 
-/// The archive in plans: runs of entries of one kind, with their indices.
-fn plans(archive: &[ArchiveEntry]) -> Vec<Vec<(usize, &ArchiveEntry)>> {
-    let mut plans: Vec<Vec<(usize, &ArchiveEntry)>> = Vec::new();
-    for (index, entry) in archive.iter().enumerate() {
-        match plans.last_mut() {
-            Some(plan) if plan.last().is_some_and(|(_, last)| last.kind == entry.kind) => {
-                plan.push((index, entry));
-            }
-            _ => plans.push(vec![(index, entry)]),
-        }
-    }
-    plans
-}
-
 fn bad_location(index: usize, problem: &str) -> CompactionError {
     CompactionError::type_error(format!("archive[{index}].location"), problem.to_string())
+}
+
+fn bad_content(index: usize, problem: &str) -> CompactionError {
+    CompactionError::type_error(format!("archive[{index}].content"), problem.to_string())
 }
 
 /// `a..b` (or `a`, meaning `a..a+1`) inside `prefix[...]` at the start of `location`.
@@ -62,24 +52,24 @@ fn range(location: &str, prefix: &str, index: usize) -> Result<(usize, usize)> {
 
 fn restore_text(text: &str, archive: &[ArchiveEntry]) -> Result<String> {
     let mut chars: Vec<char> = text.chars().collect();
-    for plan in plans(archive).into_iter().rev() {
+    // The archive's plans (runs of entries of one kind, with their indices), newest first.
+    let entries: Vec<_> = archive.iter().enumerate().collect();
+    for plan in entries.chunk_by(|(_, a), (_, b)| a.kind == b.kind).rev() {
         // Where each replacement stands in the output: its input start shifted by the growth
         // of the entries before it in the same plan.
         let mut shift: isize = 0;
         let mut placed = Vec::with_capacity(plan.len());
-        for (index, entry) in plan {
+        for &(index, entry) in plan {
             let (a, b) = range(&entry.location, "text", index)?;
             let replacement = entry.replacement.chars().count();
             placed.push((a as isize + shift, replacement, index, entry));
             shift += replacement as isize - (b - a) as isize;
         }
         for (start, replacement, index, entry) in placed.into_iter().rev() {
-            let content = entry.content.as_str().ok_or_else(|| {
-                CompactionError::type_error(
-                    format!("archive[{index}].content"),
-                    "must be a string for a text context",
-                )
-            })?;
+            let content = entry
+                .content
+                .as_str()
+                .ok_or_else(|| bad_content(index, "must be a string for a text context"))?;
             let start =
                 usize::try_from(start).map_err(|_| bad_location(index, "is out of range"))?;
             let end = start + replacement;
@@ -97,10 +87,12 @@ fn restore_text(text: &str, archive: &[ArchiveEntry]) -> Result<String> {
 }
 
 fn restore_messages(mut out: Vec<Value>, archive: &[ArchiveEntry]) -> Result<Vec<Value>> {
-    for plan in plans(archive).into_iter().rev() {
+    // The archive's plans (runs of entries of one kind, with their indices), newest first.
+    let entries: Vec<_> = archive.iter().enumerate().collect();
+    for plan in entries.chunk_by(|(_, a), (_, b)| a.kind == b.kind).rev() {
         let mut shift: isize = 0;
         let mut placed = Vec::with_capacity(plan.len());
-        for (index, entry) in plan {
+        for &(index, entry) in plan {
             if is_range(&entry.location) {
                 let (a, b) = range(&entry.location, "messages", index)?;
                 let inserted = usize::from(!entry.replacement.is_empty());
@@ -114,10 +106,7 @@ fn restore_messages(mut out: Vec<Value>, archive: &[ArchiveEntry]) -> Result<Vec
             match start {
                 Some(start) => {
                     let removed = entry.content.as_array().ok_or_else(|| {
-                        CompactionError::type_error(
-                            format!("archive[{index}].content"),
-                            "must be an array of messages for a message range",
-                        )
+                        bad_content(index, "must be an array of messages for a message range")
                     })?;
                     let start = usize::try_from(start)
                         .ok()

@@ -20,50 +20,39 @@ pub fn record_tier_event(
         .and_then(Value::as_f64)
         .filter(|t| t.is_finite())
         .unwrap_or(timestamp_seconds);
+    line.insert("type".into(), json!("compact"));
+    line.insert("timestamp".into(), finite(timestamp));
+    line.insert("detail".into(), json!(detail(result)));
+    line.insert("tokens".into(), json!(result.tokens_saved));
+    // The seed's namespaced fields, in this order.
     let mut put = |key: &str, value: Value| {
-        line.insert(key.to_string(), value);
+        line.insert(format!("compaction_{key}"), value);
     };
-    put("type", json!("compact"));
-    put("timestamp", finite(timestamp));
-    put("detail", json!(detail(result)));
-    put("tokens", json!(result.tokens_saved));
-    put("compaction_tier", json!(result.tier.as_str()));
-    put("compaction_cost_estimate", finite(result.cost_estimate));
-    put("compaction_correlation_id", json!(result.correlation_id));
-    put("compaction_tokens_before", json!(result.before_tokens));
-    put("compaction_tokens_after", json!(result.after_tokens));
-    put("compaction_reason", json!(result.reason));
+    put("tier", json!(result.tier.as_str()));
+    put("cost_estimate", finite(result.cost_estimate));
+    put("correlation_id", json!(result.correlation_id));
+    put("tokens_before", json!(result.before_tokens));
+    put("tokens_after", json!(result.after_tokens));
+    put("reason", json!(result.reason));
     if result.degraded {
-        put("compaction_degraded", json!(true));
+        put("degraded", json!(true));
     }
     if let Some(usage) = &result.summariser_usage {
-        put(
-            "compaction_summariser_input_tokens",
-            json!(usage.input_tokens),
-        );
-        put(
-            "compaction_summariser_output_tokens",
-            json!(usage.output_tokens),
-        );
+        put("summariser_input_tokens", json!(usage.input_tokens));
+        put("summariser_output_tokens", json!(usage.output_tokens));
         if let Some(cost) = usage.cost_usd {
-            put("compaction_summariser_cost_usd", finite(cost));
+            put("summariser_cost_usd", finite(cost));
         }
     }
     if let Some(cache) = &result.cache {
-        put("compaction_cache_warm", json!(cache.warm));
+        put("cache_warm", json!(cache.warm));
+        put("cache_invalidated_tokens", json!(cache.invalidated_tokens));
+        put("cache_rewrite_cost_usd", finite(cache.rewrite_cost_usd));
         put(
-            "compaction_cache_invalidated_tokens",
-            json!(cache.invalidated_tokens),
-        );
-        put(
-            "compaction_cache_rewrite_cost_usd",
-            finite(cache.rewrite_cost_usd),
-        );
-        put(
-            "compaction_cache_expected_savings_usd",
+            "cache_expected_savings_usd",
             finite(cache.expected_savings_usd),
         );
-        put("compaction_cache_deferred", json!(cache.deferred));
+        put("cache_deferred", json!(cache.deferred));
     }
     // Serialising a map of JSON values cannot fail; an empty object is the safe fallback.
     serde_json::to_string(&Value::Object(line)).unwrap_or_else(|_| "{}".to_string())

@@ -71,8 +71,8 @@ pub const RENAMED: &[(&str, &str)] = &[("maxBlockAgeTurns", "maxBlockAgeSteps")]
 impl PolicyConfig {
     /// The configured cost weight of `tier`.
     pub fn cost_weight(&self, tier: Tier) -> f64 {
-        let index = Tier::ALL.iter().position(|t| *t == tier).unwrap_or(0);
-        self.cost_weights[index]
+        // `Tier::ALL` is in declaration order.
+        self.cost_weights[tier as usize]
     }
 
     /// The input limits.

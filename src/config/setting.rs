@@ -5,7 +5,7 @@
 use super::source::FieldSource;
 use crate::api::input::{MAX_SAFE_INTEGER, optional_integer, optional_number};
 use crate::base::decimal;
-use crate::error::{CompactionError, Result, describe_number};
+use crate::error::{Result, check_number};
 use crate::policy::tier::Tier;
 
 /// What values a field takes: its type and range, as the docs and the error texts say them.
@@ -52,14 +52,6 @@ impl Kind {
             Kind::Object { ts } => ts,
         }
     }
-
-    /// The largest value of an integer kind, as the reader's error states it.
-    fn max(self) -> f64 {
-        match self {
-            Kind::Integer32 { .. } => f64::from(u32::MAX),
-            _ => MAX_SAFE_INTEGER,
-        }
-    }
 }
 
 /// One row of the policy table: everything a reader of the docs or a test needs to know of a
@@ -91,24 +83,13 @@ impl Setting for f64 {
     }
 
     fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
-        let value = *self;
         let (ok, range) = match kind {
-            Kind::Fraction => ((0.0..=1.0).contains(&value), "in [0, 1]"),
-            Kind::AtLeastOne => (value >= 1.0, ">= 1"),
-            _ => (value >= 0.0, ">= 0"),
+            Kind::Fraction => ((0.0..=1.0).contains(self), "a finite number in [0, 1]"),
+            Kind::AtLeastOne => (*self >= 1.0, "a finite number >= 1"),
+            _ => (*self >= 0.0, "a finite number >= 0"),
         };
-        if value.is_finite() && ok {
-            return Ok(());
-        }
-        Err(CompactionError::range_error(
-            js,
-            format!(
-                "must be a finite number {range}, got {}",
-                describe_number(value)
-            ),
-        ))
+        check_number(js, *self, self.is_finite() && ok, range).map(drop)
     }
-
     fn describe(&self) -> String {
         decimal::shortest(*self)
     }
@@ -119,8 +100,13 @@ macro_rules! integer_setting {
     ($($ty:ty),*) => {$(
         impl Setting for $ty {
             fn read(source: &dyn FieldSource, js: &'static str, kind: Kind) -> Result<Option<Self>> {
-                // In range by the reader's check (max is at most the type's own).
-                Ok(optional_integer(js, source.scalar(js)?, kind.max())?.map(|v| v as $ty))
+                // The largest value, as the reader's error states it; in range by the reader's
+                // check (max is at most the type's own).
+                let max = match kind {
+                    Kind::Integer32 { .. } => f64::from(u32::MAX),
+                    _ => MAX_SAFE_INTEGER,
+                };
+                Ok(optional_integer(js, source.scalar(js)?, max)?.map(|v| v as $ty))
             }
 
             fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
@@ -128,13 +114,9 @@ macro_rules! integer_setting {
                     Kind::Integer { min } | Kind::Integer32 { min } => min,
                     _ => 0,
                 };
-                if (*self as u64) < min {
-                    return Err(CompactionError::range_error(
-                        js,
-                        format!("must be an integer >= {min}, got {self}"),
-                    ));
-                }
-                Ok(())
+                // Only 0 is below a min of 0 or 1: printed as the integer it is.
+                let range = format!("an integer >= {min}");
+                check_number(js, *self as f64, *self as u64 >= min, &range).map(drop)
             }
 
             fn describe(&self) -> String {
@@ -184,33 +166,17 @@ impl Setting for [f64; 5] {
     }
 }
 
-/// An optional number: absent (or never set) is `None`, which the field's doc gives a meaning.
-impl Setting for Option<f64> {
-    fn read(source: &dyn FieldSource, js: &'static str, _: Kind) -> Result<Option<Self>> {
-        Ok(optional_number(js, source.scalar(js)?)?.map(Some))
-    }
-
-    fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
-        self.map_or(Ok(()), |value| value.check(js, kind))
-    }
-
-    fn describe(&self) -> String {
-        self.map_or_else(|| "unset".to_string(), |value| value.describe())
-    }
-}
-
-/// An optional integer: absent (or never set) is `None`, which the field's doc gives a meaning.
-impl Setting for Option<u64> {
+/// An optional value: absent (or never set) is `None`, which the field's doc gives a meaning.
+impl<T: Setting> Setting for Option<T> {
     fn read(source: &dyn FieldSource, js: &'static str, kind: Kind) -> Result<Option<Self>> {
-        Ok(<u64 as Setting>::read(source, js, kind)?.map(Some))
+        Ok(T::read(source, js, kind)?.map(Some))
     }
-
     fn check(&self, js: &'static str, kind: Kind) -> Result<()> {
-        self.map_or(Ok(()), |value| value.check(js, kind))
+        self.as_ref().map_or(Ok(()), |value| value.check(js, kind))
     }
-
     fn describe(&self) -> String {
-        self.map_or_else(|| "unset".to_string(), |value| value.describe())
+        self.as_ref()
+            .map_or_else(|| "unset".to_string(), |value| value.describe())
     }
 }
 

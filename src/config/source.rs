@@ -45,12 +45,11 @@ impl FieldSource for JsonFields<'_> {
     }
 
     fn object(&self, name: &'static str) -> Result<Option<Box<dyn FieldSource + '_>>> {
-        match self.0.get(name) {
-            None => Ok(None),
-            Some(value) => JsonFields::of(value)
-                .map(|fields| Some(Box::new(fields) as Box<dyn FieldSource>))
-                .map_err(|error| error.under(name)),
-        }
+        let Some(value) = self.0.get(name) else {
+            return Ok(None);
+        };
+        let fields = JsonFields::of(value).map_err(|error| error.under(name))?;
+        Ok(Some(Box::new(fields)))
     }
 
     fn strings(&self, name: &'static str) -> Result<Option<Vec<String>>> {
@@ -85,20 +84,12 @@ pub fn reject_unknown(
     known: &[&str],
     renamed: &[(&'static str, &'static str)],
 ) -> Result<()> {
-    for key in keys {
-        if known.contains(&key.as_str()) {
-            continue;
-        }
-        if let Some((_, new)) = renamed.iter().find(|(old, _)| old == key) {
-            return Err(CompactionError::type_error(
-                key.as_str(),
-                format!("was renamed to {new}"),
-            ));
-        }
-        return Err(CompactionError::type_error(
-            key.as_str(),
-            format!("is not a known field; expected one of {}", known.join(", ")),
-        ));
-    }
-    Ok(())
+    let Some(key) = keys.iter().find(|key| !known.contains(&key.as_str())) else {
+        return Ok(());
+    };
+    let problem = match renamed.iter().find(|(old, _)| old == key) {
+        Some((_, new)) => format!("was renamed to {new}"),
+        None => format!("is not a known field; expected one of {}", known.join(", ")),
+    };
+    Err(CompactionError::type_error(key.as_str(), problem))
 }

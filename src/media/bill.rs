@@ -66,8 +66,7 @@ impl Provider {
         match self {
             Self::Anthropic => {
                 let scale = (1568.0 / width.max(height)).min(1.0);
-                let tokens = (width * scale * height * scale / 750.0).ceil() as u64;
-                tokens.min(1600)
+                ((width * scale * height * scale / 750.0).ceil() as u64).min(1600)
             }
             Self::OpenAi if low_detail => 85,
             Self::OpenAi => {
@@ -150,40 +149,24 @@ pub fn bill(block: &Block<'_>, provider: Provider, text: &dyn TokenCounter) -> u
             _ => provider.image(DEFAULT_IMAGE, block.low_detail),
         };
     }
-    let data: &str = &block.text;
-    let payload = match data
-        .strip_prefix("data:")
-        .and_then(|rest| rest.split_once(','))
-    {
-        Some((header, payload)) if header.ends_with(";base64") => payload,
+    let (payload, base64) = super::payload(&block.text);
+    if !base64 {
         // A plain-text data URL is its text.
-        Some((_, payload)) => return text.count(payload),
-        None => data,
-    };
-    inline_bill(payload, kind, provider, block.low_detail, text)
-}
-
-/// Tokens of inline data `payload` (base64, or a text document's own text).
-fn inline_bill(
-    payload: &str,
-    kind: Kind,
-    provider: Provider,
-    low_detail: bool,
-    text: &dyn TokenCounter,
-) -> u64 {
+        return text.count(payload);
+    }
+    // Inline data: base64, or a text document's own text.
     let head = decoded_head(payload);
     if let Some(size) = header::image_size(&head) {
-        return provider.image(size, low_detail);
+        return provider.image(size, block.low_detail);
     }
     match kind {
-        _ if head.starts_with(b"%PDF") => pdf_bill(payload, provider),
-        Kind::Pdf => pdf_bill(payload, provider),
-        Kind::Text => match decoded_text(payload) {
-            Some(decoded) => text.count(&decoded),
-            // Not base64: an Anthropic text document's own text.
-            None => text.count(payload),
+        _ if matches!(kind, Kind::Pdf) || head.starts_with(b"%PDF") => pdf_bill(payload, provider),
+        Kind::Text => match header::decode(payload.as_bytes()).map(String::from_utf8) {
+            Some(Ok(decoded)) => text.count(&decoded),
+            // Not base64 (an Anthropic text document's own text), or not UTF-8.
+            _ => text.count(payload),
         },
-        Kind::Image | Kind::Other => provider.image(DEFAULT_IMAGE, low_detail),
+        _ => provider.image(DEFAULT_IMAGE, block.low_detail),
     }
 }
 
@@ -196,22 +179,7 @@ fn decoded_head(payload: &str) -> Vec<u8> {
         end -= 1;
     }
     let prefix = payload.as_bytes().get(..end - end % 4).unwrap_or_default();
-    let mut head = Vec::with_capacity(prefix.len() / 4 * 3);
-    if crate::base::base64::decode_into(prefix, &mut |bytes| head.extend_from_slice(bytes))
-        .is_none()
-    {
-        head.clear();
-    }
-    head
-}
-
-/// The text base64 `payload` decodes to, when it is base64 of UTF-8.
-fn decoded_text(payload: &str) -> Option<String> {
-    let mut bytes = Vec::new();
-    crate::base::base64::decode_into(payload.as_bytes(), &mut |chunk| {
-        bytes.extend_from_slice(chunk)
-    })?;
-    String::from_utf8(bytes).ok()
+    header::decode(prefix).unwrap_or_default()
 }
 
 /// Tokens of a PDF in base64 `payload`: its page objects counted as it is decoded.

@@ -32,47 +32,46 @@ pub fn image_size(head: &[u8]) -> Option<Size> {
 
 /// The size in the header of the image whose first bytes are base64 `head`.
 pub fn image_size_of_base64(head: &str) -> Option<Size> {
+    image_size(&decode(head.as_bytes())?)
+}
+
+/// The bytes base64 `text` decodes to (`None` if it is not base64).
+pub(super) fn decode(text: &[u8]) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
-    crate::base::base64::decode_into(head.as_bytes(), &mut |chunk| bytes.extend_from_slice(chunk))?;
-    image_size(&bytes)
+    crate::base::base64::decode_into(text, &mut |chunk| bytes.extend_from_slice(chunk))?;
+    Some(bytes)
 }
 
 /// How many of an image's first bytes [`image_size`] may need (a JPEG's EXIF block comes
 /// before its size and is at most 64 KiB).
 pub const HEAD_BYTES: usize = 80 * 1024;
 
-fn be16(bytes: &[u8], at: usize) -> Option<u32> {
-    let pair = bytes.get(at..at + 2)?;
-    Some(u32::from(pair[0]) << 8 | u32::from(pair[1]))
+/// The big-endian integer in the `n` bytes at `at`.
+fn be(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
+    let field = bytes.get(at..at + n)?;
+    Some(field.iter().fold(0, |v, &b| v << 8 | u32::from(b)))
 }
 
-fn le16(bytes: &[u8], at: usize) -> Option<u32> {
-    let pair = bytes.get(at..at + 2)?;
-    Some(u32::from(pair[1]) << 8 | u32::from(pair[0]))
-}
-
-fn le24(bytes: &[u8], at: usize) -> Option<u32> {
-    Some(le16(bytes, at)? | u32::from(*bytes.get(at + 2)?) << 16)
-}
-
-fn be32(bytes: &[u8], at: usize) -> Option<u32> {
-    Some(be16(bytes, at)? << 16 | be16(bytes, at + 2)?)
+/// The little-endian integer in the `n` bytes at `at`.
+fn le(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
+    let field = bytes.get(at..at + n)?;
+    Some(field.iter().rev().fold(0, |v, &b| v << 8 | u32::from(b)))
 }
 
 /// PNG: the IHDR chunk comes first, width and height big-endian at bytes 16 and 20.
 fn png(head: &[u8]) -> Option<Size> {
     (head.get(12..16)? == b"IHDR").then_some(())?;
     Some(Size {
-        width: be32(head, 16)?,
-        height: be32(head, 20)?,
+        width: be(head, 16, 4)?,
+        height: be(head, 20, 4)?,
     })
 }
 
 /// GIF: the logical screen's width and height, little-endian at bytes 6 and 8.
 fn gif(head: &[u8]) -> Option<Size> {
     Some(Size {
-        width: le16(head, 6)?,
-        height: le16(head, 8)?,
+        width: le(head, 6, 2)?,
+        height: le(head, 8, 2)?,
     })
 }
 
@@ -92,15 +91,15 @@ fn jpeg(head: &[u8]) -> Option<Size> {
         match marker {
             0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
                 return Some(Size {
-                    width: be16(head, at + 7)?,
-                    height: be16(head, at + 5)?,
+                    width: be(head, at + 7, 2)?,
+                    height: be(head, at + 5, 2)?,
                 });
             }
             // Standalone markers (restart, start of image, TEM) have no length.
             0xd0..=0xd8 | 0x01 => at += 2,
             // End of image or start of scan before a frame: no size to find.
             0xd9 | 0xda => return None,
-            _ => at += 2 + usize::try_from(be16(head, at + 2)?).ok()?,
+            _ => at += 2 + usize::try_from(be(head, at + 2, 2)?).ok()?,
         }
     }
 }
@@ -110,12 +109,12 @@ fn webp(head: &[u8]) -> Option<Size> {
     match head.get(12..16)? {
         // Lossy: 14-bit width and height at bytes 26 and 28, after the frame tag and start code.
         b"VP8 " => Some(Size {
-            width: le16(head, 26)? & 0x3fff,
-            height: le16(head, 28)? & 0x3fff,
+            width: le(head, 26, 2)? & 0x3fff,
+            height: le(head, 28, 2)? & 0x3fff,
         }),
         // Lossless: after the signature byte 0x2f, 14 bits of width - 1, then of height - 1.
         b"VP8L" => {
-            let bits = le16(head, 21)? | le16(head, 23)? << 16;
+            let bits = le(head, 21, 4)?;
             Some(Size {
                 width: (bits & 0x3fff) + 1,
                 height: ((bits >> 14) & 0x3fff) + 1,
@@ -123,8 +122,8 @@ fn webp(head: &[u8]) -> Option<Size> {
         }
         // Extended: canvas width - 1 and height - 1, 24 bits each, at bytes 24 and 27.
         b"VP8X" => Some(Size {
-            width: le24(head, 24)? + 1,
-            height: le24(head, 27)? + 1,
+            width: le(head, 24, 3)? + 1,
+            height: le(head, 27, 3)? + 1,
         }),
         _ => None,
     }
@@ -152,9 +151,7 @@ impl PdfPages {
                 n if n == TYPE.len() && byte.is_ascii_whitespace() => n,
                 // After `/Type /Page`: a page unless `s` follows.
                 n if n == TYPE.len() + PAGE.len() => {
-                    if byte != b's' {
-                        self.pages += 1;
-                    }
+                    self.pages += u64::from(byte != b's');
                     usize::from(byte == b'/')
                 }
                 n if n < TYPE.len() && TYPE[n] == byte => n + 1,

@@ -21,44 +21,46 @@ pub fn placeholder(block: &Block<'_>) -> String {
         BlockKind::Media { media_type, .. } => media_type.as_str(),
         _ => "file",
     };
-    if let Some(binary) = &block.binary {
-        let bytes = usize::try_from(binary.bytes).unwrap_or(usize::MAX);
-        let shown = binary.sha256.get(..SHOWN_HEX).unwrap_or(&binary.sha256);
-        return markers::media_placeholder(media_type, bytes, shown);
+    let (bytes, hex) = match &block.binary {
+        Some(binary) => {
+            let shown = binary.sha256.get(..SHOWN_HEX).unwrap_or(&binary.sha256);
+            (binary.bytes, shown.to_string())
+        }
+        None => {
+            let (bytes, hash) = digest(&block.text);
+            let hex = hash.iter().take(SHOWN_HEX / 2).map(|b| format!("{b:02x}"));
+            (bytes, hex.collect())
+        }
+    };
+    let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+    markers::media_placeholder(media_type, bytes, &hex)
+}
+
+/// The payload of `data` and whether it is base64: a data URL's payload (base64 when its header
+/// says so), else all of `data`, taken to be base64.
+fn payload(data: &str) -> (&str, bool) {
+    match data
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(','))
+    {
+        Some((header, payload)) => (payload, header.ends_with(";base64")),
+        None => (data, true),
     }
-    let (bytes, hash) = digest(&block.text);
-    let hex: String = hash
-        .iter()
-        .take(SHOWN_HEX / 2)
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    markers::media_placeholder(
-        media_type,
-        usize::try_from(bytes).unwrap_or(usize::MAX),
-        &hex,
-    )
 }
 
 /// The length and SHA-256 of the bytes `data` stands for: a data URL's payload or bare base64,
 /// decoded; anything else as its UTF-8.
-pub fn digest(data: &str) -> (u64, [u8; 32]) {
-    let payload = match data
-        .strip_prefix("data:")
-        .and_then(|rest| rest.split_once(','))
-    {
-        Some((header, payload)) if header.ends_with(";base64") => payload,
-        Some((_, payload)) => return plain(payload),
-        None => data,
-    };
+fn digest(data: &str) -> (u64, [u8; 32]) {
+    let plain = |text: &str| (text.len() as u64, Sha256::digest(text.as_bytes()).into());
+    let (payload, base64) = payload(data);
     let mut hasher = Sha256::new();
-    match crate::base::base64::decode_into(payload.as_bytes(), &mut |bytes| hasher.update(bytes)) {
+    let decoded = base64
+        .then(|| crate::base::base64::decode_into(payload.as_bytes(), &mut |b| hasher.update(b)))
+        .flatten();
+    match decoded {
         Some(bytes) => (bytes, hasher.finalize().into()),
         None => plain(payload),
     }
-}
-
-fn plain(text: &str) -> (u64, [u8; 32]) {
-    (text.len() as u64, Sha256::digest(text.as_bytes()).into())
 }
 
 #[cfg(test)]

@@ -127,12 +127,10 @@ pub struct CacheReport {
 
 /// Tokens before each message of `transcript` (one more entry than messages: the total).
 pub fn prefix_tokens(transcript: &Transcript, counter: &dyn TokenCounter) -> Vec<u64> {
-    let mut prefixes = Vec::with_capacity(transcript.messages.len() + 1);
     let mut total = 0u64;
-    prefixes.push(0);
-    for message in &transcript.messages {
+    let totals = transcript.messages.iter().map(|message| {
         total += crate::transcript::counting::message_tokens(message, counter);
-        prefixes.push(total);
-    }
-    prefixes
+        total
+    });
+    std::iter::once(0).chain(totals).collect()
 }

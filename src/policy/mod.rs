@@ -23,10 +23,7 @@ pub struct Selection {
 
 /// Picks exactly one tier for `pressure` under `policy` (seed order, first match wins).
 pub fn select_tier(pressure: &BudgetPressure, policy: &PolicyConfig) -> Tier {
-    crate::tiers::PRIORITY
-        .iter()
-        .find(|(_, trigger)| trigger(pressure, policy).is_some())
-        .map_or(Tier::None, |(tier, _)| *tier)
+    explain_selection(pressure, policy).tier
 }
 
 /// [`select_tier`] with the rule that fired, in words: each tier's trigger is asked in the

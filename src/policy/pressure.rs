@@ -2,8 +2,10 @@
 //! cache model reads (docs/design.md §11), and their validation. Unlike the seed, NaN, negative or infinite
 //! numbers are errors, never a silent tier choice.
 
-use crate::api::input::{Scalar, optional_number, required_bool, required_number};
-use crate::error::{CompactionError, Result, describe_number};
+use crate::api::input::{
+    MAX_SAFE_INTEGER, Scalar, optional_number, required_bool, required_number,
+};
+use crate::error::{CompactionError, Result, check_number};
 use serde::Serialize;
 
 /// Budget pressure of one session at one turn: what the policy selects a tier from.
@@ -100,41 +102,27 @@ impl BudgetPressure {
 }
 
 fn validate_turn_count(value: f64) -> Result<u64> {
-    if !value.is_finite() || value < 0.0 || value.fract() != 0.0 || value > 9_007_199_254_740_991.0
-    {
-        return Err(CompactionError::range_error(
-            "turnCount",
-            format!("must be an integer >= 0, got {}", describe_number(value)),
-        ));
-    }
-    Ok(value as u64)
+    let ok = value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= MAX_SAFE_INTEGER;
+    Ok(check_number("turnCount", value, ok, "an integer >= 0")? as u64)
 }
 
 fn validate_fraction(name: &str, value: f64) -> Result<f64> {
-    if !value.is_finite() || !(0.0..=1.0).contains(&value) {
-        return Err(CompactionError::range_error(
-            name,
-            format!(
-                "must be a finite number in [0, 1], got {}",
-                describe_number(value)
-            ),
-        ));
-    }
-    Ok(value)
+    check_number(
+        name,
+        value,
+        (0.0..=1.0).contains(&value),
+        "a finite number in [0, 1]",
+    )
 }
 
 /// `value` if it is a finite number >= 0, else a range error naming `name`.
 pub fn validate_non_negative(name: &str, value: f64) -> Result<f64> {
-    if !value.is_finite() || value < 0.0 {
-        return Err(CompactionError::range_error(
-            name,
-            format!(
-                "must be a finite number >= 0, got {}",
-                describe_number(value)
-            ),
-        ));
-    }
-    Ok(value)
+    check_number(
+        name,
+        value,
+        value.is_finite() && value >= 0.0,
+        "a finite number >= 0",
+    )
 }
 
 /// The JS name of a JSON value's type, for error messages.

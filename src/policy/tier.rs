@@ -58,21 +58,15 @@ impl Tier {
             .into_iter()
             .find(|tier| tier.as_str() == name)
             .ok_or_else(|| {
-                CompactionError::type_error(
-                    field,
-                    format!(
-                        "must be one of \"none\", \"micro\", \"time_based\", \"auto\", \"session_memory\", got {name:?}"
-                    ),
-                )
+                let names = r#""none", "micro", "time_based", "auto", "session_memory""#;
+                CompactionError::type_error(field, format!("must be one of {names}, got {name:?}"))
             })
     }
 
     /// The seed's default cost weight of this tier.
     pub fn default_cost_weight(self) -> f64 {
-        TIER_COST_WEIGHT
-            .iter()
-            .find(|(tier, _)| *tier == self)
-            .map_or(0.0, |(_, weight)| *weight)
+        // The table is in declaration order.
+        TIER_COST_WEIGHT[self as usize].1
     }
 
     /// Whether this tier may call the summariser.

@@ -10,9 +10,7 @@
 
 use super::TokenCounter;
 use super::model::{COEFFICIENTS, OFFSETS, PAIRS};
-use super::scan::{
-    self, DIGIT, HAN, HANGUL, KANA, MODIFIER, NEWLINE, PUNCT, SPACE, SYMBOL, UPPER, Unit,
-};
+use super::scan::{self, DIGIT, HAN, MODIFIER, NEWLINE, PUNCT, SPACE, SYMBOL, UPPER, Unit};
 
 /// A fast estimate of o200k_base token counts (within a few percent on agent contexts: see
 /// bench/COUNTING.md), the default counter of structured contexts.
@@ -46,9 +44,8 @@ const OTHER_WORD_PIECES: usize = 2;
 const SHORT_WORDS: usize = 3;
 const ESCAPES: usize = 4;
 const CUT_UNITS: usize = 5;
+// Then kana chars (7) and hangul chars (8): [`count_cjk`] indexes the three by class.
 const HAN_CHARS: usize = 6;
-const KANA_CHARS: usize = 7;
-const HANGUL_CHARS: usize = 8;
 const DIGIT_GROUPS: usize = 9;
 const PUNCT_PIECES: usize = 10;
 const PUNCT_OVER_2: usize = 11;
@@ -138,12 +135,10 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
             count_cjk(u.class, f);
         } else if letters > 0 {
             // Offsets by lead, first pair or not, case (lower-lower, upper-upper, upper-lower).
-            let case = if previous.class != UPPER {
-                0
-            } else if u.class == UPPER {
-                1
-            } else {
-                2
+            let case = match (previous.class, u.class) {
+                (UPPER, UPPER) => 1,
+                (UPPER, _) => 2,
+                _ => 0,
             };
             let offset = (lead * 2 + usize::from(letters > 1)) * 3 + case;
             let share = i32::from(PAIRS.get(row + index).copied().unwrap_or(b'a'))
@@ -158,9 +153,7 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
     f[CUT_UNITS] += cuts;
     if letters > 0 {
         f[[WORD_PIECES, SPACE_WORD_PIECES, OTHER_WORD_PIECES][lead]] += 1;
-        if letters <= 2 {
-            f[SHORT_WORDS] += 1;
-        }
+        f[SHORT_WORDS] += u64::from(letters <= 2);
     }
     after_contraction(bytes, at)
 }
@@ -168,43 +161,34 @@ fn word(bytes: &[u8], start: usize, lead: usize, escape: bool, f: &mut Features)
 /// Counts a CJK letter.
 #[inline(always)]
 fn count_cjk(class: u8, f: &mut Features) {
-    match class {
-        HAN => f[HAN_CHARS] += 1,
-        KANA => f[KANA_CHARS] += 1,
-        HANGUL => f[HANGUL_CHARS] += 1,
-        _ => {}
+    // HAN, KANA, HANGUL are consecutive classes, their features consecutive counts.
+    if scan::is_cjk(class) {
+        f[HAN_CHARS + usize::from(class - HAN)] += 1;
     }
 }
 
 /// Where a word ending at `at` really ends: after an English contraction ('s 't 'd 'm 'll 've
 /// 're), which o200k keeps with the word.
 fn after_contraction(bytes: &[u8], at: usize) -> usize {
-    if bytes.get(at) != Some(&b'\'') {
-        return at;
-    }
     let lower = |k: usize| bytes.get(at + k).map_or(0, |b| b | 0x20);
-    match (lower(1), lower(2)) {
-        (b's' | b't' | b'd' | b'm', _) => at + 2,
-        (b'l', b'l') | (b'v', b'e') | (b'r', b'e') => at + 3,
+    match (bytes.get(at), lower(1), lower(2)) {
+        (Some(b'\''), b's' | b't' | b'd' | b'm', _) => at + 2,
+        (Some(b'\''), b'l', b'l') | (Some(b'\''), b'v' | b'r', b'e') => at + 3,
         _ => at,
     }
 }
 
 /// A run of digits from `at`: groups of up to three.
-fn digits(bytes: &[u8], mut at: usize, f: &mut Features) -> usize {
-    let mut count = 0u64;
-    while at < bytes.len() {
-        let u = scan::unit(bytes, at);
-        if u.class != DIGIT {
-            break;
-        }
-        count += 1;
-        at += u.len;
-    }
-    f[DIGIT_GROUPS] += count.div_ceil(3);
-    at
+fn digits(bytes: &[u8], at: usize, f: &mut Features) -> usize {
+    // Digits are ASCII (other digits are symbols, see [`scan`]): one byte each.
+    let count = bytes
+        .iter()
+        .skip(at)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    f[DIGIT_GROUPS] += count.div_ceil(3) as u64;
+    at + count
 }
-
 /// A punctuation piece whose characters start at `at`, and the line breaks right after it.
 fn punct(bytes: &[u8], mut at: usize, f: &mut Features) -> usize {
     f[PUNCT_PIECES] += 1;

@@ -45,18 +45,15 @@ pub trait TokenCounter {
     /// so a 4 MB image costs two calls of `count`, not a 5 MB string.
     fn count_base64(&self, chars: u64) -> u64 {
         let piece = base64_stand_in();
-        let (whole, rest) = (
-            chars / BASE64_PIECE as u64,
-            (chars % BASE64_PIECE as u64) as usize,
-        );
-        let mut tokens = 0;
-        if whole > 0 {
-            tokens = self.count(&piece).saturating_mul(whole);
-        }
-        if rest > 0 {
-            tokens = tokens.saturating_add(self.count(&piece[..rest]));
-        }
-        tokens
+        let size = BASE64_PIECE as u64;
+        // Only the pieces there are: each is a call of the host's counter.
+        let whole = (chars >= size).then(|| self.count(&piece).saturating_mul(chars / size));
+        let rest = piece
+            .get(..(chars % size) as usize)
+            .filter(|rest| !rest.is_empty());
+        whole
+            .unwrap_or(0)
+            .saturating_add(rest.map_or(0, |rest| self.count(rest)))
     }
 }
 
@@ -136,14 +133,13 @@ pub enum TokenEstimator {
 impl TokenEstimator {
     /// Parses the `tokenEstimator` option (`"seed"` or `"heuristic"`); errors name `path`.
     pub fn parse(name: &str, path: &str) -> Result<Self> {
-        match name {
-            "seed" => Ok(Self::Seed),
-            "heuristic" => Ok(Self::Heuristic),
-            other => Err(CompactionError::type_error(
-                path,
-                format!("must be \"seed\" or \"heuristic\", got {other:?}"),
-            )),
-        }
+        [Self::Seed, Self::Heuristic]
+            .into_iter()
+            .find(|estimator| estimator.as_str() == name)
+            .ok_or_else(|| {
+                let problem = format!("must be \"seed\" or \"heuristic\", got {name:?}");
+                CompactionError::type_error(path, problem)
+            })
     }
 
     /// The option's spelling.

@@ -76,19 +76,12 @@ pub(super) fn unit(bytes: &[u8], at: usize) -> Unit {
 #[inline(never)]
 fn wide(bytes: &[u8], at: usize, first: u8) -> Unit {
     let next = |k: usize| u32::from(bytes.get(at + k).copied().unwrap_or(0x80) & 0x3f);
-    let (cp, len) = if first < 0xe0 {
-        ((u32::from(first & 0x1f) << 6) | next(1), 2)
-    } else if first < 0xf0 {
-        (
-            (u32::from(first & 0x0f) << 12) | (next(1) << 6) | next(2),
-            3,
-        )
-    } else {
-        (
-            (u32::from(first & 0x07) << 18) | (next(1) << 12) | (next(2) << 6) | next(3),
-            4,
-        )
-    };
+    // A lead byte of valid UTF-8 starts with as many 1 bits as the character has bytes, and
+    // keeps 7 - len bits of the code point; each continuation byte adds 6.
+    let len = first.leading_ones() as usize;
+    let cp = (1..len).fold(u32::from(first) & (0x7f >> len), |cp, k| {
+        (cp << 6) | next(k)
+    });
     Unit {
         class: class_of(cp),
         cp,
@@ -102,19 +95,10 @@ fn class_of(cp: u32) -> u8 {
         0x4e00..=0x9fff | 0x3400..=0x4dbf | 0xf900..=0xfaff | 0x20000..=0x2ffff => HAN,
         0x3040..=0x30ff | 0x31f0..=0x31ff | 0xff66..=0xff9f => KANA,
         0xac00..=0xd7af | 0x1100..=0x11ff | 0x3130..=0x318f => HANGUL,
-        0x200d | 0xfe00..=0xfe0f | 0x1f3fb..=0x1f3ff | 0x0300..=0x036f | 0xe0020..=0xe007f => {
-            MODIFIER
-        }
-        0x85
-        | 0xa0
-        | 0x1680
-        | 0x2000..=0x200a
-        | 0x2028
-        | 0x2029
-        | 0x202f
-        | 0x205f
-        | 0x3000
-        | 0xfeff => BLANK,
+        0x200d | 0xfe00..=0xfe0f | 0x1f3fb..=0x1f3ff | 0x0300..=0x036f => MODIFIER,
+        0xe0020..=0xe007f => MODIFIER,
+        0x85 | 0xa0 | 0x1680 | 0x2000..=0x200a | 0x2028..=0x2029 | 0x202f | 0x205f => BLANK,
+        0x3000 | 0xfeff => BLANK,
         _ => match char::from_u32(cp) {
             Some(c) if c.is_alphabetic() && c.is_uppercase() => UPPER,
             Some(c) if c.is_alphabetic() => OTHER_LETTER,
@@ -213,5 +197,14 @@ mod tests {
             at += u.len;
         }
         assert_eq!(got, cps);
+    }
+
+    #[test]
+    fn decodes_every_code_point() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let mut buffer = [0; 4];
+            let u = unit(c.encode_utf8(&mut buffer).as_bytes(), 0);
+            assert_eq!((u.cp, u.len), (u32::from(c), c.len_utf8()), "{c:?}");
+        }
     }
 }
