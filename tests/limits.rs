@@ -346,6 +346,67 @@ fn a_50_mb_body_is_refused() {
     );
 }
 
+/// Message lists whose source text is shorter than what serde_json writes back: numbers in their
+/// short forms (`1E3` is written `1000.0`, `-0` is `-0.0`), beside escapes and whitespace that
+/// shrink.
+const GROWING_SOURCES: [&str; 3] = [
+    r#"[{"role":"user","content":"go","n":[1E3,-0,5e-324,1E+300,7E22,0.1E1]}]"#,
+    r#"[ {"role":"user","content":"\u0041\/\ud83d\udc69","content":"kept"} , {"n":1E3} ]"#,
+    r#"[{"n":[1E1,2E2,3E3,4E4,5E5,6E6,7E7,8E8,9E9]}]"#,
+];
+
+#[test]
+fn a_list_read_from_text_is_settled_by_its_text_only_when_that_bounds_it() {
+    for source in GROWING_SOURCES {
+        let messages: Vec<Value> = serde_json::from_str(source).unwrap();
+        let exact = serde_json::to_string(&messages).unwrap().len();
+        for max_input_bytes in [exact - 1, exact, source.len(), source.len() + 40] {
+            let limits = Limits {
+                max_input_bytes,
+                max_nesting_depth: 64,
+            };
+            let read_from = limits.check_messages_read_from(&messages, Some(source.len()));
+            assert_eq!(
+                read_from.map_err(|e| e.to_string()),
+                limits.check_messages(&messages).map_err(|e| e.to_string()),
+                "{source} at {max_input_bytes}"
+            );
+        }
+    }
+    // The first and last grow: their text fits a limit their JSON does not.
+    let grown: Vec<Value> = serde_json::from_str(GROWING_SOURCES[2]).unwrap();
+    assert!(serde_json::to_string(&grown).unwrap().len() > GROWING_SOURCES[2].len());
+}
+
+#[test]
+fn a_body_whose_numbers_grow_past_the_limit_is_refused() {
+    // The body fits maxInputBytes; its messages, written back as JSON, do not.
+    let numbers = vec!["1E3"; 100].join(",");
+    let body =
+        format!(r#"{{"model":"m","messages":[{{"role":"user","content":"go","n":[{numbers}]}}]}}"#);
+    let messages = &serde_json::from_str::<Value>(&body).unwrap()["messages"];
+    let exact = serde_json::to_string(messages).unwrap().len();
+    let max = body.len() + 10;
+    assert!(exact > max, "{exact} <= {max}");
+    let policy = PolicyConfig::from_json(&json!({ "maxInputBytes": max })).unwrap();
+    let options = CompactOptions {
+        policy,
+        ..CompactOptions::default()
+    };
+    let error = block_on(compact_request_body(
+        &body,
+        "s",
+        pressure(1, 0.2, 0.0, false),
+        None,
+        &options,
+    ))
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("messages: {exact} bytes as JSON exceeds maxInputBytes {max}")
+    );
+}
+
 /// Run in a child process by `recursive_drop_overflows_where_documented`: drops a value of
 /// `TC_PROBE_LEVELS` nested objects the ordinary (recursive) way on a 2 MiB thread.
 #[test]
@@ -433,6 +494,21 @@ proptest! {
     fn json_len_is_the_serialised_length(value in any_json()) {
         prop_assert_eq!(limits::json_len(&value), serde_json::to_string(&value).unwrap().len());
         prop_assert_eq!(limits::depth(&value), depth_recursive(&value));
+    }
+
+    #[test]
+    fn a_list_read_from_its_pretty_text_is_settled_as_measured(
+        messages in prop::collection::vec(any_json(), 0..5),
+    ) {
+        let source = serde_json::to_string_pretty(&messages).unwrap();
+        let exact = serde_json::to_string(&messages).unwrap().len();
+        for max_input_bytes in [exact.max(1) - 1, exact, source.len()] {
+            let limits = Limits { max_input_bytes: max_input_bytes.max(1), max_nesting_depth: usize::MAX };
+            prop_assert_eq!(
+                limits.check_messages_read_from(&messages, Some(source.len())).map_err(|e| e.to_string()),
+                limits.check_messages(&messages).map_err(|e| e.to_string())
+            );
+        }
     }
 
     #[test]

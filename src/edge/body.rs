@@ -97,17 +97,22 @@ pub async fn compact<S: BodySource>(
         messages = messages.into_iter().map(one_user_message).collect();
     }
     let input_len = messages.len();
-    let result = run(&layout, messages, request, options).await?;
+    // What the list's text spans bounds its messages' size as JSON (a plain string list's one
+    // message is built here, not read: it is measured).
+    let source_bytes = (!layout.string_list).then(|| span.array.len());
+    let result = run(&layout, messages, source_bytes, request, options).await?;
     let output = context_messages(&result)?;
     let body = splice_messages(&source, span, input_len, output, &result.origins)?;
     let originals = source.originals(&result);
     Ok((body, result, originals))
 }
 
-/// Compacts `messages`, the list of a body laid out as `layout`.
+/// Compacts `messages`, the list of a body laid out as `layout`, read from `source_bytes` bytes
+/// of its text (`None`: built here, not read).
 async fn run(
     layout: &BodyLayout,
     messages: Vec<Value>,
+    source_bytes: Option<usize>,
     request: &BodyRequest<'_>,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
@@ -127,7 +132,7 @@ async fn run(
     // Only the Responses API keeps a conversation on the server, by these fields.
     ctx.server_history = layout.server_history && registry::structured(format)?.string_list;
     if !layout.string_list {
-        return crate::engine::compact_owned(ctx, options).await;
+        return crate::engine::compact_read_from(None, ctx, options, source_bytes).await;
     }
     // One user message, the task: nothing to compact, whatever the pressure says.
     let mut result = crate::engine::compact_with_tier_owned(Tier::None, ctx, options).await?;

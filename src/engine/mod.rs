@@ -29,7 +29,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// Selects a tier from `ctx.pressure` and runs it.
 pub async fn compact(ctx: &TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run(None, ctx, options).await?;
+    let mut result = run(None, ctx, options, None).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -40,7 +40,7 @@ pub async fn compact_with_tier(
     ctx: &TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run(Some(tier), ctx, options).await?;
+    let mut result = run(Some(tier), ctx, options, None).await?;
     fill_copies(&mut result, &ctx.input);
     Ok(result)
 }
@@ -48,9 +48,7 @@ pub async fn compact_with_tier(
 /// [`compact`], taking `ctx`: the messages the tier leaves unchanged move into the result
 /// instead of being copied.
 pub async fn compact_owned(ctx: TierContext, options: &CompactOptions<'_>) -> Result<TierResult> {
-    let mut result = run(None, &ctx, options).await?;
-    fill_moved(&mut result, ctx.input);
-    Ok(result)
+    compact_read_from(None, ctx, options, None).await
 }
 
 /// [`compact_with_tier`], taking `ctx` (see [`compact_owned`]).
@@ -59,7 +57,19 @@ pub async fn compact_with_tier_owned(
     ctx: TierContext,
     options: &CompactOptions<'_>,
 ) -> Result<TierResult> {
-    let mut result = run(Some(tier), &ctx, options).await?;
+    compact_read_from(Some(tier), ctx, options, None).await
+}
+
+/// [`compact_owned`] (`forced` `None`) or [`compact_with_tier_owned`], for messages parsed from
+/// `source_bytes` bytes of JSON text: the size limit is settled from them when it can be
+/// ([`crate::api::limits::Limits::check_messages_read_from`]).
+pub(crate) async fn compact_read_from(
+    forced: Option<Tier>,
+    ctx: TierContext,
+    options: &CompactOptions<'_>,
+    source_bytes: Option<usize>,
+) -> Result<TierResult> {
+    let mut result = run(forced, &ctx, options, source_bytes).await?;
     fill_moved(&mut result, ctx.input);
     Ok(result)
 }
@@ -71,6 +81,7 @@ async fn run(
     forced: Option<Tier>,
     ctx: &TierContext,
     options: &CompactOptions<'_>,
+    source_bytes: Option<usize>,
 ) -> Result<TierResult> {
     options.policy.validate().map_err(|e| e.under("policy"))?;
     let (choice, why) = match forced {
@@ -82,7 +93,7 @@ async fn run(
         }
     };
     ctx.validate()?;
-    check_limits(&options.policy.limits(), &ctx.input)?;
+    admit::check_limits_read_from(&options.policy.limits(), &ctx.input, source_bytes)?;
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
