@@ -94,11 +94,9 @@ impl Limits {
         source_bytes: Option<usize>,
     ) -> Result<()> {
         let bounds = self.message_lens(messages, string_len_bound)?;
-        if let Some(source) = source_bytes {
-            let bound = source as u64 + number_growth(messages);
-            if bound <= self.max_input_bytes as u64 {
-                return Ok(());
-            }
+        let read_from = |source: usize| source as u64 + number_growth(messages);
+        if source_bytes.is_some_and(|source| read_from(source) <= self.max_input_bytes as u64) {
+            return Ok(());
         }
         let frame = 2 + messages.len().saturating_sub(1) as u64;
         // In u64: what is subtracted below is exactly what was added, even where a bound saturated.

@@ -5,22 +5,14 @@ use crate::api::limits::Limits;
 use crate::error::Result;
 
 /// Checks a context against the limits: `text: 52428800 bytes exceeds maxInputBytes 33554432`,
-/// `messages[4].content: nesting deeper than 64 levels (maxNestingDepth)`.
-pub fn check_limits(limits: &Limits, input: &ContextInput) -> Result<()> {
-    check_limits_read_from(limits, input, None)
-}
-
-/// [`check_limits`] for messages parsed from `source_bytes` bytes of JSON text
+/// `messages[4].content: nesting deeper than 64 levels (maxNestingDepth)`. Messages parsed from
+/// `source` bytes of JSON text are settled by it when it can be
 /// ([`Limits::check_messages_read_from`]).
-pub(crate) fn check_limits_read_from(
-    limits: &Limits,
-    input: &ContextInput,
-    source_bytes: Option<usize>,
-) -> Result<()> {
+pub fn check_limits(limits: &Limits, input: &ContextInput, source: Option<usize>) -> Result<()> {
     match input {
         ContextInput::Text(text) => limits.check_text("text", text),
         ContextInput::Messages { messages, .. } => {
-            limits.check_messages_read_from(messages, source_bytes)
+            limits.check_messages_read_from(messages, source)
         }
     }
 }

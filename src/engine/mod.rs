@@ -93,7 +93,7 @@ async fn run(
         }
     };
     ctx.validate()?;
-    admit::check_limits_read_from(&options.policy.limits(), &ctx.input, source_bytes)?;
+    check_limits(&options.policy.limits(), &ctx.input, source_bytes)?;
     let seed_rule = SeedRule {
         chars_per_token: options.policy.chars_per_token,
     };
