@@ -502,8 +502,9 @@ proptest! {
     ) {
         let source = serde_json::to_string_pretty(&messages).unwrap();
         let exact = serde_json::to_string(&messages).unwrap().len();
-        for max_input_bytes in [exact.max(1) - 1, exact, source.len()] {
-            let limits = Limits { max_input_bytes: max_input_bytes.max(1), max_nesting_depth: usize::MAX };
+        // `exact` is at least 2 (`[]`), so every limit here is valid.
+        for max_input_bytes in [exact - 1, exact, source.len()] {
+            let limits = Limits { max_input_bytes, max_nesting_depth: usize::MAX };
             prop_assert_eq!(
                 limits.check_messages_read_from(&messages, Some(source.len())).map_err(|e| e.to_string()),
                 limits.check_messages(&messages).map_err(|e| e.to_string())
